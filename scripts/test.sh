@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The README's second command: installs dependencies, builds, runs every test.
+# GPU tests (ctest label `gpu`) run only where a CUDA device is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+bash scripts/build.sh
+
+cd "${TE_BUILD_DIR:-build}"
+CTEST_ARGS=(--output-on-failure -j "$(nproc)")
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 \
+   && grep -q "TE_HAVE_CUDA:INTERNAL=ON" CMakeCache.txt; then
+  echo "te: CUDA device and CUDA backend present: running every test, GPU tests included"
+  ctest "${CTEST_ARGS[@]}"
+else
+  echo "te: SKIPPING the GPU tests (ctest label 'gpu'): no CUDA device or no CUDA backend on this machine."
+  echo "te: run them on a GPU machine with: ctest -L gpu"
+  ctest "${CTEST_ARGS[@]}" -LE gpu
+fi

@@ -1,0 +1,31 @@
+# -*- Python -*-
+# lit configuration of te's tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "TE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.te_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "unit"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%te_src_root", config.te_src_root))
+config.substitutions.append(("%te_lib_dir", config.te_lib_dir))
+config.substitutions.append(("%python", config.host_python))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.te_tools_dir, config.llvm_tools_dir]
+tools = ["te-opt", "te-quantize", "te-run", "mlir-opt", "mlir-translate", "llc"]
+llvm_config.add_tool_substitutions(
+    [t for t in tools if any(os.path.exists(os.path.join(d, t)) for d in tool_dirs)],
+    tool_dirs)
+
+if config.te_have_cuda:
+    config.available_features.add("cuda")
