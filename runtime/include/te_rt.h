@@ -1,0 +1,410 @@
+/*===- te_rt.h - C ABI of the te runtime (libte_rt) ----------------*- C -*-===*\
+|*                                                                            *|
+|* Part of te. C99, no dependencies.                                          *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+/*
+ * The runtime executes TransformerEngine-style quantization and quantized
+ * GEMMs on one of two backends: `cpu` (the bit-exact reference, multithreaded,
+ * always available) and `cuda` (kernels + cuBLASLt; bit-identical quantized
+ * buffers). The numerics and buffer layouts are the ones of
+ * ../shared/docs/reference/te-formats.md, computed by the Format library
+ * (include/te/Format/).
+ *
+ * Conventions
+ *  - Every function returns a te_rt_status. On failure it sets a one-line,
+ *    thread-local message readable with te_rt_last_error(). No function
+ *    aborts, exits or lets a C++ exception escape.
+ *  - Tensors are dense, row-major (C order), in the context's memory: host
+ *    memory on the cpu backend, device memory on the cuda backend. The only
+ *    exceptions are documented per argument (e.g. te_rt_memcpy).
+ *  - A quantized tensor (te_rt_qtensor) is one logical tensor made of the
+ *    buffers TransformerEngine allocates for it, in TE's flatten
+ *    (`_INNER_TENSORS`) order; te_rt_qtensor_layout() describes them.
+ *  - Structs with an `_init` function must be initialised with it before
+ *    use, so that fields added in later API versions get their defaults.
+ */
+
+#ifndef TE_RT_H
+#define TE_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define TE_RT_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
+#define TE_RT_EXPORT __attribute__((visibility("default")))
+#else
+#define TE_RT_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Version of this header. Bumped on every ABI change. */
+#define TE_RT_API_VERSION 1
+
+/** Maximum rank of a (logical) tensor. */
+#define TE_RT_MAX_RANK 8
+/** Maximum number of buffers of a quantized tensor (NVFP4 has 6). */
+#define TE_RT_MAX_BUFFERS 8
+/** Capacity of te_rt_buffer_desc.name, including the terminating NUL. */
+#define TE_RT_MAX_NAME 32
+
+/*===----------------------------------------------------------------------===*
+ * Status and errors
+ *===----------------------------------------------------------------------===*/
+
+typedef enum te_rt_status {
+  TE_RT_OK = 0,
+  TE_RT_INVALID_ARGUMENT = 1,   /**< null pointer, bad shape/size/enum, ... */
+  TE_RT_UNSUPPORTED = 2,        /**< valid, but not implemented / allowed */
+  TE_RT_OUT_OF_MEMORY = 3,
+  TE_RT_BACKEND_UNAVAILABLE = 4, /**< e.g. cuda without a GPU or not built */
+  TE_RT_CUDA_ERROR = 5,
+  TE_RT_CUBLAS_ERROR = 6,
+  TE_RT_INTERNAL = 7
+} te_rt_status;
+
+/** The message of the last failing call on this thread ("" if none). */
+TE_RT_EXPORT const char *te_rt_last_error(void);
+/** Clears the thread's last error message. */
+TE_RT_EXPORT void te_rt_clear_error(void);
+/** "ok", "invalid argument", ...; "unknown status" for other values. */
+TE_RT_EXPORT const char *te_rt_status_string(te_rt_status status);
+/** TE_RT_API_VERSION of the library actually loaded. */
+TE_RT_EXPORT int te_rt_api_version(void);
+
+/*===----------------------------------------------------------------------===*
+ * Enums (values equal te::format's enums, include/te/Format/Quantizer.h)
+ *===----------------------------------------------------------------------===*/
+
+typedef enum te_rt_dtype {
+  TE_RT_U8 = 0,
+  TE_RT_F32 = 1,
+  TE_RT_F16 = 2,
+  TE_RT_BF16 = 3,
+  TE_RT_E4M3 = 4,   /**< float8_e4m3fn */
+  TE_RT_E5M2 = 5,   /**< float8_e5m2 */
+  TE_RT_E8M0 = 6,   /**< float8_e8m0fnu (MXFP8 scales) */
+  TE_RT_E2M1X2 = 7  /**< two float4_e2m1fn per byte, even index low nibble */
+} te_rt_dtype;
+
+typedef enum te_rt_recipe {
+  TE_RT_RECIPE_DELAYED = 0, /**< per-tensor FP8, delayed scaling */
+  TE_RT_RECIPE_CURRENT = 1, /**< per-tensor FP8, current scaling */
+  TE_RT_RECIPE_BLOCK = 2,   /**< FP8 1x128 / 128x128 blocks, fp32 scales */
+  TE_RT_RECIPE_MXFP8 = 3,   /**< 1x32 / 32x1 (or 32x32) blocks, E8M0 scales */
+  TE_RT_RECIPE_NVFP4 = 4    /**< 1x16 (or 16x16) blocks, E4M3 + fp32 scales */
+} te_rt_recipe;
+
+/** sm_90 is TN-only (per-tensor FP8 columnwise = physical transpose). */
+typedef enum te_rt_target { TE_RT_SM90 = 0, TE_RT_SM100 = 1 } te_rt_target;
+
+/** A bit set of representations. */
+typedef enum te_rt_usage {
+  TE_RT_USAGE_NONE = 0,
+  TE_RT_ROWWISE = 1,
+  TE_RT_COLUMNWISE = 2,
+  TE_RT_ROWWISE_AND_COLUMNWISE = 3
+} te_rt_usage;
+
+typedef enum te_rt_amax_algo {
+  TE_RT_AMAX_MAX = 0,
+  TE_RT_AMAX_MOST_RECENT = 1
+} te_rt_amax_algo;
+
+typedef enum te_rt_e8m0_rounding {
+  TE_RT_E8M0_UP = 0,   /**< TE's kernels: no element overflows */
+  TE_RT_E8M0_FLOOR = 1 /**< OCP MX spec */
+} te_rt_e8m0_rounding;
+
+typedef enum te_rt_err_mode { TE_RT_ERR_MAE = 0, TE_RT_ERR_MSE = 1 } te_rt_err_mode;
+
+typedef enum te_rt_backend {
+  TE_RT_BACKEND_CPU = 0,
+  TE_RT_BACKEND_CUDA = 1
+} te_rt_backend;
+
+/*===----------------------------------------------------------------------===*
+ * Context
+ *===----------------------------------------------------------------------===*/
+
+typedef struct te_rt_context te_rt_context;
+
+/** 1 if `backend` can be used on this machine (built, and a GPU for cuda). */
+TE_RT_EXPORT int te_rt_backend_available(te_rt_backend backend);
+TE_RT_EXPORT te_rt_status te_rt_context_create(te_rt_backend backend,
+                                               te_rt_context **out);
+/** Destroying NULL is a no-op. */
+TE_RT_EXPORT te_rt_status te_rt_context_destroy(te_rt_context *ctx);
+TE_RT_EXPORT te_rt_status te_rt_context_get_backend(const te_rt_context *ctx,
+                                                    te_rt_backend *out);
+/** Worker threads of the cpu backend; 0 = hardware concurrency (default).
+ *  Ignored by the cuda backend. */
+TE_RT_EXPORT te_rt_status te_rt_context_set_num_threads(te_rt_context *ctx,
+                                                        int num_threads);
+
+/*===----------------------------------------------------------------------===*
+ * Memory (host memory on cpu, device memory on cuda)
+ *===----------------------------------------------------------------------===*/
+
+typedef enum te_rt_memcpy_kind {
+  TE_RT_HOST_TO_HOST = 0,
+  TE_RT_HOST_TO_DEVICE = 1,
+  TE_RT_DEVICE_TO_HOST = 2,
+  TE_RT_DEVICE_TO_DEVICE = 3
+} te_rt_memcpy_kind;
+
+/** Allocates `bytes` (0 gives a valid unique pointer), 256-byte aligned. */
+TE_RT_EXPORT te_rt_status te_rt_malloc(te_rt_context *ctx, size_t bytes,
+                                       void **out);
+/** Freeing NULL is a no-op. */
+TE_RT_EXPORT te_rt_status te_rt_free(te_rt_context *ctx, void *ptr);
+/** "Device" is the context's memory (host memory on cpu). */
+TE_RT_EXPORT te_rt_status te_rt_memcpy(te_rt_context *ctx, void *dst,
+                                       const void *src, size_t bytes,
+                                       te_rt_memcpy_kind kind);
+TE_RT_EXPORT te_rt_status te_rt_memset_zero(te_rt_context *ctx, void *dst,
+                                            size_t bytes);
+/** Waits for all work queued on `stream` (NULL: the default stream). */
+TE_RT_EXPORT te_rt_status te_rt_synchronize(te_rt_context *ctx, void *stream);
+
+/*===----------------------------------------------------------------------===*
+ * Quantizer (mirrors te::format::QuantizerConfig)
+ *===----------------------------------------------------------------------===*/
+
+typedef struct te_rt_quantizer {
+  te_rt_recipe recipe;
+  /** E4M3 / E5M2 for the FP8 recipes, E2M1X2 for NVFP4. */
+  te_rt_dtype dtype;
+
+  /* Current scaling and block scaling. */
+  int32_t pow2_scales; /**< round scales down to a power of two */
+  float amax_epsilon;
+
+  /* Block scaling: 1 = 1x128 tiles, 2 = 128x128 tiles. */
+  int32_t block_dim;
+
+  /* MXFP8. */
+  int32_t mx_2d; /**< 32x32 blocks */
+  te_rt_e8m0_rounding e8m0_rounding;
+
+  /* NVFP4. */
+  int32_t rht;             /**< random Hadamard transform on columnwise */
+  uint32_t rht_sign_mask;  /**< bit i set: s_i = -1 (TE: 0xD7E8) */
+  int32_t nvfp4_2d;        /**< 16x16 blocks */
+  int32_t stochastic_rounding;
+  int32_t row_scaled;      /**< one global amax per row */
+  int32_t use_4over6;
+  float e4m3_max;          /**< 448, or 256 with 4over6 */
+  te_rt_err_mode err_mode;
+
+  /* Delayed scaling. */
+  int32_t margin;
+  int32_t history_length;
+  te_rt_amax_algo amax_algo;
+} te_rt_quantizer;
+
+/** Sets every field to te::format::QuantizerConfig's default (current
+ *  scaling, E4M3). */
+TE_RT_EXPORT void te_rt_quantizer_init_default(te_rt_quantizer *q);
+/** TE_RT_OK if the combination is one TransformerEngine accepts. */
+TE_RT_EXPORT te_rt_status te_rt_quantizer_verify(const te_rt_quantizer *q);
+
+/*===----------------------------------------------------------------------===*
+ * Tensors
+ *===----------------------------------------------------------------------===*/
+
+/** A dense row-major high-precision tensor (F32, BF16 or F16). Rank 0 is a
+ *  scalar. */
+typedef struct te_rt_tensor {
+  void *data;
+  te_rt_dtype dtype;
+  int32_t rank;
+  int64_t shape[TE_RT_MAX_RANK];
+} te_rt_tensor;
+
+typedef enum te_rt_buffer_role {
+  TE_RT_BUFFER_DATA = 0,
+  TE_RT_BUFFER_SCALE_INV = 1,
+  TE_RT_BUFFER_AMAX = 2
+} te_rt_buffer_role;
+
+/** One buffer of a quantized tensor, as TE allocates it (padded). */
+typedef struct te_rt_buffer_desc {
+  char name[TE_RT_MAX_NAME]; /**< TE attribute name, e.g. "_rowwise_data" */
+  te_rt_buffer_role role;
+  int32_t columnwise;        /**< belongs to the columnwise representation */
+  te_rt_dtype dtype;         /**< E4M3/E5M2/E2M1X2 data, F32/E8M0/E4M3 scales */
+  int32_t rank;
+  int64_t shape[TE_RT_MAX_RANK]; /**< E2M1X2: last dim counts bytes */
+  int64_t size_bytes;
+} te_rt_buffer_desc;
+
+typedef struct te_rt_buffer {
+  void *data;
+  int64_t size_bytes; /**< must be at least the layout's size_bytes */
+} te_rt_buffer;
+
+/** A quantized tensor: the quantizer, the logical shape, which
+ *  representations it holds on which target, and its buffers in TE flatten
+ *  order (see te_rt_qtensor_layout). */
+typedef struct te_rt_qtensor {
+  te_rt_quantizer quantizer;
+  int32_t rank;
+  int64_t shape[TE_RT_MAX_RANK]; /**< the logical (high-precision) shape */
+  te_rt_usage usage;
+  te_rt_target target;
+  /** MXFP8/NVFP4: the scale buffers hold the GEMM-swizzled layout
+   *  (te-formats.md §4) instead of the compact one. */
+  int32_t swizzled_scales;
+  int32_t num_buffers;
+  te_rt_buffer buffers[TE_RT_MAX_BUFFERS];
+} te_rt_qtensor;
+
+/** The buffers of a tensor of logical shape `shape[0..rank)` quantized with
+ *  `q`, holding `usage`, on `target`: writes up to `capacity` descriptors to
+ *  `out` and their count to `*num_buffers`. Fails with INVALID_ARGUMENT for a
+ *  shape the recipe forbids, and if `capacity` is too small. */
+TE_RT_EXPORT te_rt_status te_rt_qtensor_layout(
+    const te_rt_quantizer *q, int32_t rank, const int64_t *shape,
+    te_rt_usage usage, te_rt_target target, te_rt_buffer_desc *out,
+    int32_t capacity, int32_t *num_buffers);
+
+/** Fills `out`'s metadata and num_buffers / sizes from the layout; data
+ *  pointers are set to NULL. */
+TE_RT_EXPORT te_rt_status te_rt_qtensor_init(te_rt_qtensor *out,
+                                             const te_rt_quantizer *q,
+                                             int32_t rank, const int64_t *shape,
+                                             te_rt_usage usage,
+                                             te_rt_target target);
+/** te_rt_qtensor_init, then allocates every buffer with te_rt_malloc and
+ *  zero-fills it. Free with te_rt_qtensor_free. */
+TE_RT_EXPORT te_rt_status te_rt_qtensor_alloc(te_rt_context *ctx,
+                                              te_rt_qtensor *out,
+                                              const te_rt_quantizer *q,
+                                              int32_t rank,
+                                              const int64_t *shape,
+                                              te_rt_usage usage,
+                                              te_rt_target target);
+/** Frees the buffers of a te_rt_qtensor_alloc'ed tensor; NULLs them. */
+TE_RT_EXPORT te_rt_status te_rt_qtensor_free(te_rt_context *ctx,
+                                             te_rt_qtensor *q);
+
+/*===----------------------------------------------------------------------===*
+ * Quantize / dequantize / amax / delayed-scaling update
+ *===----------------------------------------------------------------------===*/
+
+typedef struct te_rt_quantize_args {
+  /** Delayed scaling: the fp32 scale to use (in, context memory). Required
+   *  for the delayed recipe, must be NULL otherwise. */
+  const float *scale;
+  /** Optional (delayed and current scaling): receives amax(x) (fp32, context
+   *  memory). Overwritten, not max-accumulated. */
+  float *amax;
+  /** Optional (current scaling): use this amax (e.g. after an all-reduce)
+   *  instead of computing it. */
+  const float *amax_in;
+  /** NVFP4 stochastic rounding: the Philox key and the counter offset.
+   *  Element e of a representation draws from Philox(seed, offset + e). */
+  uint64_t seed;
+  uint64_t offset;
+  /** cudaStream_t on the cuda backend; ignored on cpu. */
+  void *stream;
+} te_rt_quantize_args;
+
+TE_RT_EXPORT void te_rt_quantize_args_init(te_rt_quantize_args *args);
+
+/** Quantizes x (F32/BF16/F16, logical shape = q->shape) into every
+ *  representation q->usage names, in one call. All padding bytes of q's
+ *  buffers are written (zero). `args` may be NULL (all defaults). */
+TE_RT_EXPORT te_rt_status te_rt_quantize(te_rt_context *ctx,
+                                         const te_rt_tensor *x,
+                                         te_rt_qtensor *q,
+                                         const te_rt_quantize_args *args);
+
+/** Dequantizes the representation `from` (TE_RT_ROWWISE or
+ *  TE_RT_COLUMNWISE; must be held by q) into `out` (F32/BF16/F16, logical
+ *  shape = q->shape). */
+TE_RT_EXPORT te_rt_status te_rt_dequantize(te_rt_context *ctx,
+                                           const te_rt_qtensor *q,
+                                           te_rt_usage from,
+                                           te_rt_tensor *out);
+
+/** *amax = max |x| ignoring NaN (fp32, context memory). */
+TE_RT_EXPORT te_rt_status te_rt_amax(te_rt_context *ctx, const te_rt_tensor *x,
+                                     float *amax);
+
+/** Delayed scaling update (TE's delayed_scaling.cu) for `num_scales`
+ *  quantizers sharing q's fp8 dtype, margin and amax algorithm:
+ *  amax_history is fp32 [history_length, num_scales] row-major (rolled in
+ *  place), scale is fp32 [num_scales] (updated in place). */
+TE_RT_EXPORT te_rt_status te_rt_update_scale(te_rt_context *ctx,
+                                             const te_rt_quantizer *q,
+                                             float *amax_history,
+                                             float *scale,
+                                             int64_t history_length,
+                                             int64_t num_scales);
+
+/** In place: converts q's scale buffers (MXFP8, NVFP4) from the compact to
+ *  the GEMM-swizzled layout and sets q->swizzled_scales (no-op if set). */
+TE_RT_EXPORT te_rt_status te_rt_swizzle_scales(te_rt_context *ctx,
+                                               te_rt_qtensor *q);
+/** The inverse of te_rt_swizzle_scales. */
+TE_RT_EXPORT te_rt_status te_rt_unswizzle_scales(te_rt_context *ctx,
+                                                 te_rt_qtensor *q);
+
+/*===----------------------------------------------------------------------===*
+ * GEMM (TransformerEngine's general_gemm, te-formats.md §5)
+ *===----------------------------------------------------------------------===*/
+
+/** layout[0] is transa, layout[1] transb. In row-major terms, with 2-D
+ *  (flattened) logical operands:
+ *   TN: A [N, K], B [M, K]: D[M, N] = B · Aᵀ   (fprop: A = W, B = X)
+ *   NN: A [K, N], B [M, K]: D[M, N] = B · A    (dgrad: A = W, B = dY)
+ *   NT: A [K, N], B [K, M]: D[M, N] = Bᵀ · A   (wgrad: A = X, B = dY)
+ *  A reads its rowwise representation if transa, else columnwise; B its
+ *  columnwise representation if transb, else rowwise. */
+typedef enum te_rt_gemm_layout {
+  TE_RT_GEMM_TN = 0,
+  TE_RT_GEMM_NN = 1,
+  TE_RT_GEMM_NT = 2
+} te_rt_gemm_layout;
+
+typedef struct te_rt_gemm_args {
+  te_rt_gemm_layout layout;
+  /** Optional bias [N] (F32/BF16/F16), added to every row of D. */
+  const te_rt_tensor *bias;
+  /** D = alpha · op(B)·op(A) + bias (+ D if accumulate). */
+  float alpha;
+  int32_t accumulate;
+  /** cuBLASLt fast-accumulation switch (cuda); the cpu backend always
+   *  accumulates exactly (double) and ignores it. */
+  int32_t use_split_accumulator;
+  /** Optional: quantize the result (after bias/accumulate) into this
+   *  tensor too; D may then be NULL (a temporary is used). */
+  te_rt_qtensor *output;
+  const te_rt_quantize_args *output_args;
+  /** Optional cuBLASLt workspace (context memory) and cudaStream_t. */
+  void *workspace;
+  size_t workspace_bytes;
+  void *stream;
+} te_rt_gemm_args;
+
+TE_RT_EXPORT void te_rt_gemm_args_init(te_rt_gemm_args *args);
+
+/** D (F32/BF16/F16, rank 2 [M, N], or NULL when args->output is set) =
+ *  the GEMM of the quantized operands A and B (see te_rt_gemm_layout). */
+TE_RT_EXPORT te_rt_status te_rt_gemm(te_rt_context *ctx,
+                                     const te_rt_qtensor *a,
+                                     const te_rt_qtensor *b, te_rt_tensor *d,
+                                     const te_rt_gemm_args *args);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TE_RT_H */

@@ -1,0 +1,161 @@
+//===- Backend.h - The interface every runtime backend implements -*- C++ -*-===//
+//
+// Part of te. Internal to libte_rt: no MLIR, no CUDA types.
+//
+//===----------------------------------------------------------------------===//
+//
+// The C ABI front end (Api.cpp) validates every argument once (null pointers,
+// ranks, dtypes, buffer count and sizes against Format's layout, unsupported
+// combinations, size overflow) and hands the backends decoded, checked
+// descriptions. A backend never sees a te_rt_qtensor whose buffers are too
+// small or a quantizer that Format's verifyConfig rejects.
+//
+// A backend reports failure by returning a status from fail(...) (Error.h),
+// which records the thread-local message; it never throws across this
+// interface (the front end also catches std::bad_alloc and anything else).
+//
+// Backends:
+//   cpu  (runtime/lib/cpu/)  - the reference, createCpuBackend().
+//   cuda (runtime/cuda/)     - createCudaBackend(), built into the target
+//        `te_rt_cuda` (a static PIC library) when CUDA is found; the
+//        front end is compiled with TE_RT_HAVE_CUDA=1 then. The cuda backend
+//        must produce bit-identical quantized buffers to the cpu backend.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_RT_LIB_BACKEND_H
+#define TE_RT_LIB_BACKEND_H
+
+#include "te/Format/Layout.h"
+#include "te/Format/Quantizer.h"
+#include "te_rt.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace te::rt {
+
+/// A dense row-major high-precision tensor (F32, BF16 or F16) in the
+/// backend's memory.
+struct Tensor {
+  void *data = nullptr;
+  format::DType dtype = format::DType::F32;
+  format::Shape shape;  ///< logical shape (rank >= 0)
+  int64_t m = 1, k = 1; ///< flattened 2-D view (format::flatten2D)
+  int64_t numElements = 0;
+};
+
+/// A quantized tensor whose buffers have been checked against the layout.
+struct QTensor {
+  format::QuantizerConfig config;
+  format::Shape shape;  ///< logical shape
+  int64_t m = 1, k = 1; ///< flattened 2-D view
+  format::Usage usage = format::Rowwise;
+  format::Target target = format::Target::SM90;
+  bool swizzledScales = false;
+  /// Format's buffer layout, in TE flatten order, and the matching pointers.
+  std::vector<format::BufferDesc> layout;
+  std::vector<void *> buffers;
+  std::vector<int64_t> bufferBytes; ///< layout byte size of each buffer
+
+  /// The buffer called `name` ("_rowwise_data", ...), or nullptr.
+  void *buffer(const char *name) const {
+    for (size_t i = 0; i < layout.size(); ++i)
+      if (layout[i].name == name)
+        return buffers[i];
+    return nullptr;
+  }
+  /// Index of the buffer called `name`, or -1.
+  int indexOf(const char *name) const {
+    for (size_t i = 0; i < layout.size(); ++i)
+      if (layout[i].name == name)
+        return static_cast<int>(i);
+    return -1;
+  }
+  bool hasRowwise() const { return usage & format::Rowwise; }
+  bool hasColumnwise() const { return usage & format::Columnwise; }
+};
+
+/// Decoded te_rt_quantize_args (pointers are in the backend's memory).
+struct QuantizeOptions {
+  const float *scale = nullptr;  ///< delayed: the scale (in)
+  float *amaxOut = nullptr;      ///< delayed/current: amax(x) (out)
+  const float *amaxIn = nullptr; ///< current: use this amax
+  uint64_t seed = 0, offset = 0; ///< NVFP4 stochastic rounding
+  void *stream = nullptr;
+};
+
+/// Decoded te_rt_gemm_args. The operands' representations follow
+/// te-formats.md §5 (see te_rt_gemm_layout); the front end has checked that
+/// they are present and that the shapes agree: D is [m, n], the contraction
+/// length is k.
+struct GemmOptions {
+  te_rt_gemm_layout layout = TE_RT_GEMM_TN;
+  int64_t m = 0, n = 0, k = 0;
+  const Tensor *bias = nullptr; ///< [n] or nullptr
+  float alpha = 1.0f;
+  bool accumulate = false;
+  bool useSplitAccumulator = false;
+  QTensor *output = nullptr; ///< optional output quantization
+  QuantizeOptions outputOptions;
+  void *workspace = nullptr;
+  size_t workspaceBytes = 0;
+  void *stream = nullptr;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+
+  virtual te_rt_backend kind() const = 0;
+  /// cpu: worker threads (0 = hardware concurrency). Others may ignore it.
+  virtual void setNumThreads(int numThreads) { (void)numThreads; }
+
+  // Memory of this backend.
+  virtual te_rt_status allocate(size_t bytes, void **out) = 0;
+  virtual te_rt_status deallocate(void *ptr) = 0;
+  virtual te_rt_status copy(void *dst, const void *src, size_t bytes,
+                            te_rt_memcpy_kind kind) = 0;
+  virtual te_rt_status fillZero(void *dst, size_t bytes) = 0;
+  virtual te_rt_status synchronize(void *stream) = 0;
+
+  /// Writes every buffer of `q` (all representations in q.usage, the amax
+  /// buffers, zero padding). q.swizzledScales selects the scale layout.
+  virtual te_rt_status quantize(const Tensor &x, QTensor &q,
+                                const QuantizeOptions &options) = 0;
+  /// `from` is Rowwise or Columnwise (present in q.usage); `out` has q's
+  /// logical shape.
+  virtual te_rt_status dequantize(const QTensor &q, format::Usage from,
+                                  Tensor &out, void *stream) = 0;
+  virtual te_rt_status amax(const Tensor &x, float *amaxOut,
+                            void *stream) = 0;
+  virtual te_rt_status updateScale(const format::QuantizerConfig &config,
+                                   float *amaxHistory, float *scale,
+                                   int64_t historyLength, int64_t numScales,
+                                   void *stream) = 0;
+  /// In place, compact <-> swizzled (toSwizzled), MXFP8 and NVFP4 only; the
+  /// front end flips q.swizzledScales afterwards.
+  virtual te_rt_status swizzleScales(QTensor &q, bool toSwizzled,
+                                     void *stream) = 0;
+  /// d (rank 2, [m, n]) may be null when options.output is set.
+  virtual te_rt_status gemm(const QTensor &a, const QTensor &b, Tensor *d,
+                            const GemmOptions &options) = 0;
+};
+
+/// The reference backend (runtime/lib/cpu/). Never fails to create.
+std::unique_ptr<Backend> createCpuBackend();
+
+#if defined(TE_RT_HAVE_CUDA) && TE_RT_HAVE_CUDA
+/// Implemented in runtime/cuda/. Returns nullptr and sets `*error` when no
+/// usable GPU is present.
+std::unique_ptr<Backend> createCudaBackend(std::string *error);
+/// True if a GPU the cuda backend supports is present.
+bool cudaBackendAvailable();
+#endif
+
+} // namespace te::rt
+
+#endif // TE_RT_LIB_BACKEND_H
