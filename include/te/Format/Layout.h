@@ -1,4 +1,5 @@
-//===- Layout.h - Buffer layouts of quantized tensors ------------*- C++ -*-===//
+//===- Layout.h - Buffer layouts of quantized tensors ------------*- C++
+//-*-===//
 //
 // Part of te. Dependency-free C++17.
 //
@@ -34,17 +35,38 @@ using Shape = std::vector<int64_t>;
 enum class BufferRole : uint8_t { Data, ScaleInv, Amax };
 
 struct BufferDesc {
-  std::string name;  ///< TE attribute name, e.g. "_rowwise_scale_inv"
+  std::string name; ///< TE attribute name, e.g. "_rowwise_scale_inv"
   BufferRole role;
-  bool columnwise;   ///< belongs to the columnwise representation
-  Shape shape;       ///< padded, as allocated by TE's C++ create_tensor
-  DType dtype;       ///< U8 data is described by its real type (E4M3, ...)
+  bool columnwise; ///< belongs to the columnwise representation
+  Shape shape;     ///< padded, as allocated by TE's C++ create_tensor
+  DType dtype;     ///< U8 data is described by its real type (E4M3, ...)
 };
 
 /// The ordered buffers of a tensor of logical shape `shape` (N-D; leading dims
 /// are flattened to M, the last is K) quantized with `config` holding `usage`
 /// on `target`. Returns false and sets `*error` for an invalid request
-/// (a shape the recipe forbids, an empty usage, a rank-0 shape, ...).
+/// (an invalid config (verifyConfig), a shape the recipe forbids
+/// (verifyShape), an empty usage, a rank-0 shape, an int64 overflow, ...).
+///
+/// Buffers (te-formats.md §3; C++ create_tensor layouts; M = d0*..*d_{n-2},
+/// K = d_{n-1}; only the requested usage's buffers appear):
+/// * Delayed / Current: `_data` (logical shape, config.dtype) if rowwise, or
+///   columnwise on sm_100 (where it also serves columnwise reads; it is
+///   marked columnwise only when the usage is columnwise alone);
+///   `_transpose` (d_{n-1}, d0..d_{n-2}) if columnwise on sm_90;
+///   `_scale_inv` (1,) F32 always.
+/// * Block: `_rowwise_data` (logical), `_rowwise_scale_inv` F32 1D
+///   (ceil(K/128), rup(M,4)) / 2D (ceil(M/128), rup(ceil(K/128),4));
+///   `_columnwise_data` (d_{n-1}, d0..d_{n-2}), `_columnwise_scale_inv`
+///   1D (ceil(M/128), rup(K,4)) / 2D (ceil(K/128), rup(ceil(M/128),4)).
+/// * MXFP8: `_rowwise_data` (logical), `_rowwise_scale_inv` E8M0
+///   (rup(M,128), rup(ceil(K/32),4)); `_columnwise_data` (logical, not
+///   transposed), `_columnwise_scale_inv` (rup(ceil(M/32),4), rup(K,128)).
+/// * NVFP4: `_rowwise_data` (d0..d_{n-2}, K/2) E2M1x2, `_rowwise_scale_inv`
+///   E4M3 (rup(M,128), rup(ceil(K/16),4)); `_columnwise_data` (K, M/2)
+///   E2M1x2 (always 2-D, §9.1), `_columnwise_scale_inv`
+///   (rup(K,128), rup(ceil(M/16),4)); then `_amax_rowwise` (1,) or (M,) if
+///   rowScaled, `_amax_columnwise` (1,) or (K,) if rowScaled (§9.2), F32.
 bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
                      Usage usage, Target target, std::vector<BufferDesc> &out,
                      std::string *error = nullptr);
@@ -55,15 +77,36 @@ bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
 /// "NVFP4 needs the last dimension divisible by 16, got 100".
 std::string verifyShape(const QuantizerConfig &config, const Shape &shape);
 
+/// Target rules that do not change a layout but that TE enforces: MXFP8 and
+/// NVFP4 need sm_100 (te-formats.md §1.3); block scaling on sm_100 is
+/// emulated with MXFP8 GEMMs and needs power-of-two scales (§3.4). Returns an
+/// empty string or a one-line message. getBufferLayout does not call it, so
+/// that a CPU emulation can still ask for any layout.
+std::string verifyTarget(const QuantizerConfig &config, Target target);
+
 /// Flattened 2-D view [M, K] of an N-D shape (M = product of leading dims).
-/// Rank-1 shapes are [1, K].
+/// Rank-1 shapes are [1, K]; rank 0 gives [1, 1]. M is kDynamic if any
+/// leading dim is; M is -1 if the product overflows int64 (or a dim is
+/// negative).
 void flatten2D(const Shape &shape, int64_t &m, int64_t &k);
 
-/// Number of elements of a shape, or kDynamic. Returns -1 on int64 overflow.
+/// Number of elements of a shape, or kDynamic if any dim is dynamic. Returns
+/// -1 on int64 overflow or a negative static dim.
 int64_t numElements(const Shape &shape);
 
 /// Bytes of one element (E2M1x2: one byte holds two values).
 int64_t dtypeBytes(DType t);
+
+/// The buffer named `name` in `buffers`, or null.
+const BufferDesc *findBuffer(const std::vector<BufferDesc> &buffers,
+                             const std::string &name);
+
+/// Dimension arithmetic of layouts, exposed so that other rooms never
+/// re-derive a formula: kDynamic in gives kDynamic out; -1 signals int64
+/// overflow (or a negative argument).
+int64_t ceilDivDim(int64_t a, int64_t b); ///< ceil(a / b), b > 0
+int64_t roundUpDim(int64_t a, int64_t b); ///< ceil(a / b) * b, b > 0
+int64_t mulDim(int64_t a, int64_t b);     ///< a * b
 
 } // namespace te::format
 

@@ -14,52 +14,12 @@
 #ifndef TE_FORMAT_QUANTIZER_H
 #define TE_FORMAT_QUANTIZER_H
 
+#include "te/Format/Types.h"
+
 #include <cstdint>
 #include <string>
 
 namespace te::format {
-
-/// The recipes (TransformerEngine quantizer classes).
-enum class Recipe : uint8_t {
-  Delayed, ///< Float8Quantizer: per-tensor FP8, delayed scaling.
-  Current, ///< Float8CurrentScalingQuantizer: per-tensor FP8, current scaling.
-  Block,   ///< Float8BlockQuantizer: 1x128 or 128x128 blocks, fp32 scales.
-  MXFP8,   ///< MXFP8Quantizer: 1x32 / 32x1 (or 32x32) blocks, E8M0 scales.
-  NVFP4,   ///< NVFP4Quantizer: 1x16 (or 16x16) blocks, E4M3 + fp32 scales.
-};
-
-/// Element types of logical tensors and of buffers.
-enum class DType : uint8_t {
-  U8,     ///< raw bytes
-  F32,
-  F16,
-  BF16,
-  E4M3,   ///< float8_e4m3fn (MLIR f8E4M3FN)
-  E5M2,   ///< float8_e5m2 (MLIR f8E5M2)
-  E8M0,   ///< float8_e8m0fnu (MLIR f8E8M0FNU), MXFP8 scales
-  E2M1x2, ///< two float4_e2m1fn per byte, element 2i in the low nibble
-};
-
-/// The GPU generation a layout is for: sm_90 is TN-only (per-tensor FP8
-/// columnwise data is a physical transpose); sm_100 is not.
-enum class Target : uint8_t { SM90, SM100 };
-
-/// Which representations a quantized tensor holds (a bit set).
-enum Usage : uint8_t {
-  UsageNone = 0,
-  Rowwise = 1,
-  Columnwise = 2,
-  RowwiseAndColumnwise = 3,
-};
-
-enum class AmaxAlgo : uint8_t { Max, MostRecent };
-
-/// How an MXFP8 E8M0 scale is derived from amax / fp8_max: TE's kernels round
-/// the exponent up (so no element overflows); the OCP MX spec floors it.
-enum class E8M0Rounding : uint8_t { Up, Floor };
-
-/// NVFP4 4over6 candidate selection error.
-enum class ErrMode : uint8_t { MAE, MSE };
 
 /// The static configuration of one quantizer. Fields that a recipe does not
 /// use keep their defaults; verifyConfig() rejects contradictions.
@@ -81,13 +41,13 @@ struct QuantizerConfig {
   E8M0Rounding e8m0Rounding = E8M0Rounding::Up;
 
   // NVFP4.
-  bool rht = false;          ///< random Hadamard transform on columnwise
-  uint32_t rhtSignMask = 0;  ///< bit i set: s_i = -1 (TE's 0xD7E8 by default)
-  bool nvfp4_2D = false;     ///< 16x16 blocks (weights)
+  bool rht = false;         ///< random Hadamard transform on columnwise
+  uint32_t rhtSignMask = 0; ///< bit i set: s_i = -1 (TE's 0xD7E8 by default)
+  bool nvfp4_2D = false;    ///< 16x16 blocks (weights)
   bool stochasticRounding = false;
-  bool rowScaled = false;    ///< one global amax per row
+  bool rowScaled = false; ///< one global amax per row
   bool use4over6 = false;
-  float e4m3Max = 448.0f;    ///< 448, or 256 with 4over6
+  float e4m3Max = 448.0f; ///< 448, or 256 with 4over6
   ErrMode errMode = ErrMode::MAE;
 
   // Delayed scaling.
@@ -101,11 +61,36 @@ struct QuantizerConfig {
 
 /// Returns an empty string if `config` is a combination TransformerEngine
 /// accepts, otherwise a one-line message naming the offending fields
-/// ("NVFP4 row-scaled is incompatible with RHT").
+/// ("NVFP4 row-scaled is incompatible with RHT"). The first violated rule is
+/// reported, in this order:
+/// * the recipe is known; dtype: E4M3 or E5M2 for delayed / current / block /
+///   MXFP8, E2M1x2 for NVFP4;
+/// * fields of other recipes keep their defaults ("mx2D is an MXFP8 option,
+///   not valid for current scaling"): pow2Scales and amaxEpsilon belong to
+///   current and block scaling; blockDim to block; mx2D and e8m0Rounding to
+///   MXFP8; rht, rhtSignMask, nvfp4_2D, stochasticRounding, rowScaled,
+///   use4over6, e4m3Max, errMode to NVFP4; margin, historyLength, amaxAlgo to
+///   delayed scaling;
+/// * amaxEpsilon finite and >= 0; blockDim 1 or 2; historyLength >= 1;
+///   margin >= 0;
+/// * NVFP4: row-scaled is incompatible with RHT, 2D and stochastic rounding;
+///   4over6 is incompatible with RHT and stochastic rounding; e4m3Max is 448
+///   or 256, and 256 only with 4over6; errMode MSE only with 4over6;
+///   rhtSignMask only with rht and below 2^16.
+/// (TE's "2D x 2D block GEMM" and "pre-RHT amax" rules concern pairs of
+/// quantizers or unexposed fields and are not checked here.)
 std::string verifyConfig(const QuantizerConfig &config);
 
-const char *recipeName(Recipe r);   ///< "delayed", "current", "block", ...
-const char *dtypeName(DType t);     ///< "f32", "bf16", "f8E4M3FN", ...
+const char *recipeName(Recipe r); ///< "delayed", "current", "block", ...
+const char *dtypeName(DType t);   ///< "f32", "bf16", "f8E4M3FN", ...
+const char *targetName(Target t); ///< "sm_90", "sm_100"
+const char *usageName(Usage u);   ///< "none", "rowwise", "columnwise", "both"
+
+/// The default configuration of `recipe` (TE's defaults, te-formats.md §2-3):
+/// E4M3 everywhere except NVFP4 (E2M1x2); block: 1x128 and pow2 scales (TE's
+/// Float8BlockQuantizer default force_pow_2_scales=True); NVFP4: no RHT, 1D,
+/// no SR, e4m3Max 448. Every other field keeps its struct default.
+QuantizerConfig defaultConfig(Recipe recipe);
 
 } // namespace te::format
 
