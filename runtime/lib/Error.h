@@ -20,6 +20,9 @@ te_rt_status fail(te_rt_status status, const std::string &message);
 /// Clears this thread's message.
 void clearError();
 
+/// This thread's message ("" if none).
+const char *lastErrorMessage();
+
 } // namespace te::rt
 
 #endif // TE_RT_LIB_ERROR_H

@@ -1,0 +1,833 @@
+//===- Api.cpp - The C ABI of libte_rt: validation and dispatch -*- C++ -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every te_rt_* entry point checks its arguments here, once, turns them into
+// the Backend's decoded structs (Backend.h) and calls the context's backend.
+// No C++ exception crosses the ABI: each entry point runs inside guard().
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+#include "Error.h"
+
+#include "te/Format/Layout.h"
+#include "te/Format/Quantizer.h"
+
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+
+using namespace te::format;
+using te::rt::fail;
+
+struct te_rt_context {
+  te_rt_backend kind;
+  std::unique_ptr<te::rt::Backend> backend;
+};
+
+namespace {
+
+using te::rt::GemmOptions;
+using te::rt::QTensor;
+using te::rt::QuantizeOptions;
+using te::rt::Tensor;
+
+template <typename F> te_rt_status guard(F &&f) noexcept {
+  try {
+    return f();
+  } catch (const std::bad_alloc &) {
+    return fail(TE_RT_OUT_OF_MEMORY, "out of host memory");
+  } catch (const std::exception &e) {
+    return fail(TE_RT_INTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return fail(TE_RT_INTERNAL, "internal error");
+  }
+}
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+const char *dtypeLabel(int d) {
+  if (d < 0 || d > static_cast<int>(DType::E2M1x2))
+    return "invalid";
+  return dtypeName(static_cast<DType>(d));
+}
+
+std::string shapeString(const Shape &s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i)
+    r += (i ? ", " : "") + str(s[i]);
+  return r + "]";
+}
+
+te_rt_status checkContext(const te_rt_context *ctx) {
+  if (!ctx || !ctx->backend)
+    return fail(TE_RT_INVALID_ARGUMENT, "ctx is null");
+  return TE_RT_OK;
+}
+
+/// Reads a shape, checking rank, signs and the element-count overflow.
+te_rt_status decodeShape(const char *what, int32_t rank, const int64_t *dims,
+                         int minRank, Shape &shape) {
+  if (rank < minRank || rank > TE_RT_MAX_RANK)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(what) + " has rank " + str(rank) +
+                    ", expected " + str(minRank) + ".." + str(TE_RT_MAX_RANK));
+  if (rank > 0 && !dims)
+    return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " shape is null");
+  shape.assign(dims, dims + rank);
+  for (int i = 0; i < rank; ++i)
+    if (shape[i] < 0)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string(what) + " dimension " + str(i) +
+                      " is negative (" + str(shape[i]) + ")");
+  if (numElements(shape) < 0)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(what) + " shape " + shapeString(shape) +
+                    " has too many elements (int64 overflow)");
+  return TE_RT_OK;
+}
+
+/// A high-precision tensor (F32/BF16/F16).
+te_rt_status decodeTensor(const char *what, const te_rt_tensor *t,
+                          Tensor &out) {
+  if (!t)
+    return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " is null");
+  if (t->dtype != TE_RT_F32 && t->dtype != TE_RT_BF16 &&
+      t->dtype != TE_RT_F16)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(what) + " must be f32, bf16 or f16, got " +
+                    dtypeLabel(t->dtype));
+  if (te_rt_status s = decodeShape(what, t->rank, t->shape, 0, out.shape))
+    return s;
+  out.dtype = static_cast<DType>(t->dtype);
+  out.numElements = out.shape.empty() ? 1 : numElements(out.shape);
+  if (out.numElements > std::numeric_limits<int64_t>::max() / 4)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(what) + " is too large (byte size overflows)");
+  if (!t->data && out.numElements > 0)
+    return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " data is null");
+  out.data = t->data;
+  if (out.shape.empty()) {
+    out.m = out.k = 1;
+  } else {
+    flatten2D(out.shape, out.m, out.k);
+  }
+  return TE_RT_OK;
+}
+
+te_rt_status decodeQuantizer(const te_rt_quantizer *q, QuantizerConfig &c) {
+  if (!q)
+    return fail(TE_RT_INVALID_ARGUMENT, "quantizer is null");
+  if (q->recipe < TE_RT_RECIPE_DELAYED || q->recipe > TE_RT_RECIPE_NVFP4)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "quantizer recipe " + str(q->recipe) + " is not a recipe");
+  if (q->dtype < TE_RT_U8 || q->dtype > TE_RT_E2M1X2)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "quantizer dtype " + str(q->dtype) + " is not a dtype");
+  if (q->e8m0_rounding != TE_RT_E8M0_UP && q->e8m0_rounding != TE_RT_E8M0_FLOOR)
+    return fail(TE_RT_INVALID_ARGUMENT, "quantizer e8m0_rounding " +
+                                            str(q->e8m0_rounding) +
+                                            " is not up (0) or floor (1)");
+  if (q->err_mode != TE_RT_ERR_MAE && q->err_mode != TE_RT_ERR_MSE)
+    return fail(TE_RT_INVALID_ARGUMENT, "quantizer err_mode " +
+                                            str(q->err_mode) +
+                                            " is not MAE (0) or MSE (1)");
+  if (q->amax_algo != TE_RT_AMAX_MAX && q->amax_algo != TE_RT_AMAX_MOST_RECENT)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "quantizer amax_algo " + str(q->amax_algo) +
+                    " is not max (0) or most_recent (1)");
+  c = QuantizerConfig();
+  c.recipe = static_cast<Recipe>(q->recipe);
+  c.dtype = static_cast<DType>(q->dtype);
+  c.pow2Scales = q->pow2_scales != 0;
+  c.amaxEpsilon = q->amax_epsilon;
+  c.blockDim = q->block_dim;
+  c.mx2D = q->mx_2d != 0;
+  c.e8m0Rounding = static_cast<E8M0Rounding>(q->e8m0_rounding);
+  c.rht = q->rht != 0;
+  c.rhtSignMask = q->rht_sign_mask;
+  c.nvfp4_2D = q->nvfp4_2d != 0;
+  c.stochasticRounding = q->stochastic_rounding != 0;
+  c.rowScaled = q->row_scaled != 0;
+  c.use4over6 = q->use_4over6 != 0;
+  c.e4m3Max = q->e4m3_max;
+  c.errMode = static_cast<ErrMode>(q->err_mode);
+  c.margin = q->margin;
+  c.historyLength = q->history_length;
+  c.amaxAlgo = static_cast<AmaxAlgo>(q->amax_algo);
+  std::string msg = verifyConfig(c);
+  if (!msg.empty())
+    return fail(TE_RT_INVALID_ARGUMENT, "invalid quantizer: " + msg);
+  return TE_RT_OK;
+}
+
+te_rt_status decodeLayout(const te_rt_quantizer *tq, int32_t rank,
+                          const int64_t *dims, te_rt_usage usage,
+                          te_rt_target target, QTensor &q) {
+  if (te_rt_status s = decodeQuantizer(tq, q.config))
+    return s;
+  if (te_rt_status s = decodeShape("quantized tensor", rank, dims, 1, q.shape))
+    return s;
+  if (usage < TE_RT_ROWWISE || usage > TE_RT_ROWWISE_AND_COLUMNWISE)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "usage " + str(usage) +
+                    " must be rowwise (1), columnwise (2) or both (3)");
+  if (target != TE_RT_SM90 && target != TE_RT_SM100)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "target " + str(target) + " must be sm_90 (0) or sm_100 (1)");
+  q.usage = static_cast<Usage>(usage);
+  q.target = static_cast<Target>(target);
+  std::string err;
+  if (!getBufferLayout(q.config, q.shape, q.usage, q.target, q.layout, &err))
+    return fail(TE_RT_INVALID_ARGUMENT, err);
+  flatten2D(q.shape, q.m, q.k);
+  q.bufferBytes.clear();
+  for (const BufferDesc &d : q.layout) {
+    int64_t n = numElements(d.shape);
+    int64_t b = dtypeBytes(d.dtype);
+    if (n < 0 || n > std::numeric_limits<int64_t>::max() / b)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "the size of buffer " + d.name + " overflows int64");
+    q.bufferBytes.push_back(n * b);
+  }
+  return TE_RT_OK;
+}
+
+/// A quantized tensor whose buffers match its layout.
+te_rt_status decodeQTensor(const char *what, const te_rt_qtensor *t,
+                           QTensor &q) {
+  if (!t)
+    return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " is null");
+  if (te_rt_status s = decodeLayout(&t->quantizer, t->rank, t->shape, t->usage,
+                                    t->target, q))
+    return s;
+  q.swizzledScales = t->swizzled_scales != 0;
+  if (q.swizzledScales && q.config.recipe != Recipe::MXFP8 &&
+      q.config.recipe != Recipe::NVFP4)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(what) + ": swizzled scales exist only for MXFP8 "
+                                    "and NVFP4, not " +
+                    recipeName(q.config.recipe));
+  if (t->num_buffers != static_cast<int32_t>(q.layout.size()))
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(what) + " has " + str(t->num_buffers) +
+                    " buffers, its layout has " + str(q.layout.size()));
+  q.buffers.clear();
+  for (size_t i = 0; i < q.layout.size(); ++i) {
+    const te_rt_buffer &b = t->buffers[i];
+    if (!b.data && q.bufferBytes[i] > 0)
+      return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " buffer " +
+                                              str(i) + " (" + q.layout[i].name +
+                                              ") is null");
+    if (b.size_bytes < q.bufferBytes[i])
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string(what) + " buffer " + str(i) + " (" +
+                      q.layout[i].name + ") has " + str(b.size_bytes) +
+                      " bytes, needs " + str(q.bufferBytes[i]));
+    q.buffers.push_back(b.data);
+  }
+  return TE_RT_OK;
+}
+
+void toDesc(const BufferDesc &d, int64_t bytes, te_rt_buffer_desc &out) {
+  std::memset(&out, 0, sizeof(out));
+  std::strncpy(out.name, d.name.c_str(), TE_RT_MAX_NAME - 1);
+  out.role = static_cast<te_rt_buffer_role>(d.role);
+  out.columnwise = d.columnwise;
+  out.dtype = static_cast<te_rt_dtype>(d.dtype);
+  out.rank = static_cast<int32_t>(d.shape.size());
+  for (size_t i = 0; i < d.shape.size() && i < TE_RT_MAX_RANK; ++i)
+    out.shape[i] = d.shape[i];
+  out.size_bytes = bytes;
+}
+
+te_rt_status decodeQuantizeArgs(const te_rt_quantize_args *args,
+                                const QuantizerConfig &c, QuantizeOptions &o) {
+  te_rt_quantize_args a;
+  te_rt_quantize_args_init(&a);
+  if (args)
+    a = *args;
+  o.scale = a.scale;
+  o.amaxOut = a.amax;
+  o.amaxIn = a.amax_in;
+  o.seed = a.seed;
+  o.offset = a.offset;
+  o.stream = a.stream;
+  if (c.recipe == Recipe::Delayed && !o.scale)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "delayed scaling needs args->scale (the live fp32 scale)");
+  if (c.recipe != Recipe::Delayed && o.scale)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string("args->scale is only for delayed scaling, not ") +
+                    recipeName(c.recipe));
+  if (o.amaxOut && c.recipe != Recipe::Delayed && c.recipe != Recipe::Current)
+    return fail(TE_RT_UNSUPPORTED,
+                std::string("args->amax is only for per-tensor recipes; ") +
+                    recipeName(c.recipe) + " stores its amax in buffers");
+  if (o.amaxIn && c.recipe != Recipe::Current)
+    return fail(TE_RT_UNSUPPORTED,
+                std::string("args->amax_in is only for current scaling, not ") +
+                    recipeName(c.recipe));
+  return TE_RT_OK;
+}
+
+te_rt_status checkQuantizeInput(const Tensor &x, const QTensor &q) {
+  if (x.shape != q.shape)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "input shape " + shapeString(x.shape) +
+                    " differs from the quantized tensor's shape " +
+                    shapeString(q.shape));
+  if (q.config.recipe == Recipe::NVFP4 && q.config.rht && q.hasColumnwise() &&
+      x.dtype != DType::BF16)
+    return fail(TE_RT_UNSUPPORTED,
+                std::string("NVFP4 RHT needs a bf16 input, got ") +
+                    dtypeName(x.dtype));
+  return TE_RT_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *te_rt_last_error(void) { return te::rt::lastErrorMessage(); }
+void te_rt_clear_error(void) { te::rt::clearError(); }
+
+const char *te_rt_status_string(te_rt_status status) {
+  switch (status) {
+  case TE_RT_OK:
+    return "ok";
+  case TE_RT_INVALID_ARGUMENT:
+    return "invalid argument";
+  case TE_RT_UNSUPPORTED:
+    return "unsupported";
+  case TE_RT_OUT_OF_MEMORY:
+    return "out of memory";
+  case TE_RT_BACKEND_UNAVAILABLE:
+    return "backend unavailable";
+  case TE_RT_CUDA_ERROR:
+    return "CUDA error";
+  case TE_RT_CUBLAS_ERROR:
+    return "cuBLAS error";
+  case TE_RT_INTERNAL:
+    return "internal error";
+  }
+  return "unknown status";
+}
+
+int te_rt_api_version(void) { return TE_RT_API_VERSION; }
+
+int te_rt_backend_available(te_rt_backend backend) {
+  if (backend == TE_RT_BACKEND_CPU)
+    return 1;
+#if defined(TE_RT_HAVE_CUDA) && TE_RT_HAVE_CUDA
+  if (backend == TE_RT_BACKEND_CUDA) {
+    try {
+      return te::rt::cudaBackendAvailable() ? 1 : 0;
+    } catch (...) {
+      return 0;
+    }
+  }
+#endif
+  return 0;
+}
+
+te_rt_status te_rt_context_create(te_rt_backend backend, te_rt_context **out) {
+  return guard([&]() -> te_rt_status {
+    if (!out)
+      return fail(TE_RT_INVALID_ARGUMENT, "out is null");
+    *out = nullptr;
+    std::unique_ptr<te::rt::Backend> b;
+    if (backend == TE_RT_BACKEND_CPU) {
+      b = te::rt::createCpuBackend();
+    } else if (backend == TE_RT_BACKEND_CUDA) {
+#if defined(TE_RT_HAVE_CUDA) && TE_RT_HAVE_CUDA
+      std::string err;
+      b = te::rt::createCudaBackend(&err);
+      if (!b)
+        return fail(TE_RT_BACKEND_UNAVAILABLE,
+                    "the cuda backend is unavailable: " + err);
+#else
+      return fail(TE_RT_BACKEND_UNAVAILABLE,
+                  "the cuda backend is unavailable: libte_rt was built without "
+                  "CUDA");
+#endif
+    } else {
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "backend " + str(backend) + " must be cpu (0) or cuda (1)");
+    }
+    if (!b)
+      return fail(TE_RT_OUT_OF_MEMORY, "cannot create the backend");
+    *out = new te_rt_context{backend, std::move(b)};
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_context_destroy(te_rt_context *ctx) {
+  return guard([&]() -> te_rt_status {
+    delete ctx;
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_context_get_backend(const te_rt_context *ctx,
+                                       te_rt_backend *out) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (!out)
+      return fail(TE_RT_INVALID_ARGUMENT, "out is null");
+    *out = ctx->kind;
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_context_set_num_threads(te_rt_context *ctx,
+                                           int num_threads) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (num_threads < 0)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "num_threads must be >= 0, got " + str(num_threads));
+    ctx->backend->setNumThreads(num_threads);
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_malloc(te_rt_context *ctx, size_t bytes, void **out) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (!out)
+      return fail(TE_RT_INVALID_ARGUMENT, "out is null");
+    *out = nullptr;
+    if (bytes > static_cast<size_t>(std::numeric_limits<int64_t>::max()) / 2)
+      return fail(TE_RT_OUT_OF_MEMORY,
+                  "cannot allocate " + std::to_string(bytes) + " bytes");
+    return ctx->backend->allocate(bytes, out);
+  });
+}
+
+te_rt_status te_rt_free(te_rt_context *ctx, void *ptr) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (!ptr)
+      return TE_RT_OK;
+    return ctx->backend->deallocate(ptr);
+  });
+}
+
+te_rt_status te_rt_memcpy(te_rt_context *ctx, void *dst, const void *src,
+                          size_t bytes, te_rt_memcpy_kind kind) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (kind < TE_RT_HOST_TO_HOST || kind > TE_RT_DEVICE_TO_DEVICE)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "memcpy kind " + str(kind) + " is not a te_rt_memcpy_kind");
+    if (bytes && (!dst || !src))
+      return fail(TE_RT_INVALID_ARGUMENT, "memcpy dst or src is null");
+    return ctx->backend->copy(dst, src, bytes, kind);
+  });
+}
+
+te_rt_status te_rt_memset_zero(te_rt_context *ctx, void *dst, size_t bytes) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (bytes && !dst)
+      return fail(TE_RT_INVALID_ARGUMENT, "memset dst is null");
+    return ctx->backend->fillZero(dst, bytes);
+  });
+}
+
+te_rt_status te_rt_synchronize(te_rt_context *ctx, void *stream) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    return ctx->backend->synchronize(stream);
+  });
+}
+
+void te_rt_quantizer_init_default(te_rt_quantizer *q) {
+  if (!q)
+    return;
+  QuantizerConfig c;
+  std::memset(q, 0, sizeof(*q));
+  q->recipe = static_cast<te_rt_recipe>(c.recipe);
+  q->dtype = static_cast<te_rt_dtype>(c.dtype);
+  q->pow2_scales = c.pow2Scales;
+  q->amax_epsilon = c.amaxEpsilon;
+  q->block_dim = c.blockDim;
+  q->mx_2d = c.mx2D;
+  q->e8m0_rounding = static_cast<te_rt_e8m0_rounding>(c.e8m0Rounding);
+  q->rht = c.rht;
+  q->rht_sign_mask = c.rhtSignMask;
+  q->nvfp4_2d = c.nvfp4_2D;
+  q->stochastic_rounding = c.stochasticRounding;
+  q->row_scaled = c.rowScaled;
+  q->use_4over6 = c.use4over6;
+  q->e4m3_max = c.e4m3Max;
+  q->err_mode = static_cast<te_rt_err_mode>(c.errMode);
+  q->margin = c.margin;
+  q->history_length = c.historyLength;
+  q->amax_algo = static_cast<te_rt_amax_algo>(c.amaxAlgo);
+}
+
+te_rt_status te_rt_quantizer_verify(const te_rt_quantizer *q) {
+  return guard([&]() -> te_rt_status {
+    QuantizerConfig c;
+    return decodeQuantizer(q, c);
+  });
+}
+
+te_rt_status te_rt_qtensor_layout(const te_rt_quantizer *q, int32_t rank,
+                                  const int64_t *shape, te_rt_usage usage,
+                                  te_rt_target target, te_rt_buffer_desc *out,
+                                  int32_t capacity, int32_t *num_buffers) {
+  return guard([&]() -> te_rt_status {
+    if (!num_buffers)
+      return fail(TE_RT_INVALID_ARGUMENT, "num_buffers is null");
+    *num_buffers = 0;
+    QTensor t;
+    if (te_rt_status s = decodeLayout(q, rank, shape, usage, target, t))
+      return s;
+    int32_t n = static_cast<int32_t>(t.layout.size());
+    if (capacity < n || (!out && n > 0))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "the layout has " + str(n) + " buffers, capacity is " +
+                      str(capacity));
+    for (int32_t i = 0; i < n; ++i)
+      toDesc(t.layout[i], t.bufferBytes[i], out[i]);
+    *num_buffers = n;
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_qtensor_init(te_rt_qtensor *out, const te_rt_quantizer *q,
+                                int32_t rank, const int64_t *shape,
+                                te_rt_usage usage, te_rt_target target) {
+  return guard([&]() -> te_rt_status {
+    if (!out)
+      return fail(TE_RT_INVALID_ARGUMENT, "out is null");
+    QTensor t;
+    if (te_rt_status s = decodeLayout(q, rank, shape, usage, target, t))
+      return s;
+    std::memset(out, 0, sizeof(*out));
+    out->quantizer = *q;
+    out->rank = rank;
+    for (int i = 0; i < rank; ++i)
+      out->shape[i] = shape[i];
+    out->usage = usage;
+    out->target = target;
+    out->num_buffers = static_cast<int32_t>(t.layout.size());
+    for (size_t i = 0; i < t.layout.size(); ++i)
+      out->buffers[i].size_bytes = t.bufferBytes[i];
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_qtensor_alloc(te_rt_context *ctx, te_rt_qtensor *out,
+                                 const te_rt_quantizer *q, int32_t rank,
+                                 const int64_t *shape, te_rt_usage usage,
+                                 te_rt_target target) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (te_rt_status s = te_rt_qtensor_init(out, q, rank, shape, usage, target))
+      return s;
+    for (int32_t i = 0; i < out->num_buffers; ++i) {
+      size_t bytes = static_cast<size_t>(out->buffers[i].size_bytes);
+      te_rt_status s = ctx->backend->allocate(bytes, &out->buffers[i].data);
+      if (s == TE_RT_OK)
+        s = ctx->backend->fillZero(out->buffers[i].data, bytes);
+      if (s != TE_RT_OK) {
+        std::string msg = te_rt_last_error();
+        for (int32_t j = 0; j <= i; ++j) {
+          if (out->buffers[j].data)
+            ctx->backend->deallocate(out->buffers[j].data);
+          out->buffers[j].data = nullptr;
+        }
+        return fail(s, msg);
+      }
+    }
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_qtensor_free(te_rt_context *ctx, te_rt_qtensor *q) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (!q)
+      return TE_RT_OK;
+    if (q->num_buffers < 0 || q->num_buffers > TE_RT_MAX_BUFFERS)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "qtensor num_buffers " + str(q->num_buffers) +
+                      " is out of range");
+    for (int32_t i = 0; i < q->num_buffers; ++i) {
+      if (q->buffers[i].data)
+        ctx->backend->deallocate(q->buffers[i].data);
+      q->buffers[i].data = nullptr;
+    }
+    return TE_RT_OK;
+  });
+}
+
+void te_rt_quantize_args_init(te_rt_quantize_args *args) {
+  if (args)
+    std::memset(args, 0, sizeof(*args));
+}
+
+te_rt_status te_rt_quantize(te_rt_context *ctx, const te_rt_tensor *x,
+                            te_rt_qtensor *q,
+                            const te_rt_quantize_args *args) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    Tensor xt;
+    QTensor qt;
+    QuantizeOptions o;
+    if (te_rt_status s = decodeTensor("x", x, xt))
+      return s;
+    if (te_rt_status s = decodeQTensor("q", q, qt))
+      return s;
+    if (te_rt_status s = checkQuantizeInput(xt, qt))
+      return s;
+    if (te_rt_status s = decodeQuantizeArgs(args, qt.config, o))
+      return s;
+    return ctx->backend->quantize(xt, qt, o);
+  });
+}
+
+te_rt_status te_rt_dequantize(te_rt_context *ctx, const te_rt_qtensor *q,
+                              te_rt_usage from, te_rt_tensor *out) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    QTensor qt;
+    Tensor ot;
+    if (te_rt_status s = decodeQTensor("q", q, qt))
+      return s;
+    if (te_rt_status s = decodeTensor("out", out, ot))
+      return s;
+    if (from != TE_RT_ROWWISE && from != TE_RT_COLUMNWISE)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "dequantize reads one representation: rowwise (1) or "
+                  "columnwise (2), got " +
+                      str(from));
+    if (!(qt.usage & from))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("q holds no ") +
+                      (from == TE_RT_ROWWISE ? "rowwise" : "columnwise") +
+                      " representation");
+    if (ot.shape != qt.shape)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "out shape " + shapeString(ot.shape) +
+                      " differs from the quantized tensor's shape " +
+                      shapeString(qt.shape));
+    return ctx->backend->dequantize(qt, static_cast<Usage>(from), ot, nullptr);
+  });
+}
+
+te_rt_status te_rt_amax(te_rt_context *ctx, const te_rt_tensor *x,
+                        float *amax) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    Tensor xt;
+    if (te_rt_status s = decodeTensor("x", x, xt))
+      return s;
+    if (!amax)
+      return fail(TE_RT_INVALID_ARGUMENT, "amax is null");
+    return ctx->backend->amax(xt, amax, nullptr);
+  });
+}
+
+te_rt_status te_rt_update_scale(te_rt_context *ctx, const te_rt_quantizer *q,
+                                float *amax_history, float *scale,
+                                int64_t history_length, int64_t num_scales) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    QuantizerConfig c;
+    if (te_rt_status s = decodeQuantizer(q, c))
+      return s;
+    if (c.recipe != Recipe::Delayed)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("update_scale needs a delayed-scaling "
+                              "quantizer, got ") +
+                      recipeName(c.recipe));
+    if (history_length < 1 || history_length > (1 << 24))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "history_length must be in 1..2^24, got " +
+                      str(history_length));
+    if (num_scales < 1 ||
+        num_scales > std::numeric_limits<int64_t>::max() / 4 / history_length)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "num_scales must be >= 1 and the history must fit in "
+                  "int64, got " +
+                      str(num_scales));
+    if (!amax_history || !scale)
+      return fail(TE_RT_INVALID_ARGUMENT, "amax_history or scale is null");
+    return ctx->backend->updateScale(c, amax_history, scale, history_length,
+                                     num_scales, nullptr);
+  });
+}
+
+static te_rt_status swizzle(te_rt_context *ctx, te_rt_qtensor *q,
+                            bool toSwizzled) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    QTensor qt;
+    if (te_rt_status s = decodeQTensor("q", q, qt))
+      return s;
+    if (qt.config.recipe != Recipe::MXFP8 && qt.config.recipe != Recipe::NVFP4)
+      return fail(TE_RT_UNSUPPORTED,
+                  std::string("only MXFP8 and NVFP4 scales are swizzled, not ") +
+                      recipeName(qt.config.recipe));
+    if (qt.swizzledScales == toSwizzled)
+      return TE_RT_OK;
+    if (te_rt_status s = ctx->backend->swizzleScales(qt, toSwizzled, nullptr))
+      return s;
+    q->swizzled_scales = toSwizzled ? 1 : 0;
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_swizzle_scales(te_rt_context *ctx, te_rt_qtensor *q) {
+  return swizzle(ctx, q, true);
+}
+te_rt_status te_rt_unswizzle_scales(te_rt_context *ctx, te_rt_qtensor *q) {
+  return swizzle(ctx, q, false);
+}
+
+void te_rt_gemm_args_init(te_rt_gemm_args *args) {
+  if (!args)
+    return;
+  std::memset(args, 0, sizeof(*args));
+  args->layout = TE_RT_GEMM_TN;
+  args->alpha = 1.0f;
+}
+
+te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
+                        const te_rt_qtensor *b, te_rt_tensor *d,
+                        const te_rt_gemm_args *args) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    te_rt_gemm_args ga;
+    te_rt_gemm_args_init(&ga);
+    if (args)
+      ga = *args;
+    if (ga.layout != TE_RT_GEMM_TN && ga.layout != TE_RT_GEMM_NN &&
+        ga.layout != TE_RT_GEMM_NT)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "gemm layout " + str(ga.layout) + " must be TN, NN or NT");
+    QTensor at, bt;
+    if (te_rt_status s = decodeQTensor("A", a, at))
+      return s;
+    if (te_rt_status s = decodeQTensor("B", b, bt))
+      return s;
+    static const char *names[] = {"TN", "NN", "NT"};
+    const char *lname = names[ga.layout];
+    const bool transa = ga.layout == TE_RT_GEMM_TN;
+    const bool transb = ga.layout == TE_RT_GEMM_NT;
+    // §5: A reads rowwise if transa else columnwise; B columnwise if transb.
+    Usage needA = transa ? Rowwise : Columnwise;
+    Usage needB = transb ? Columnwise : Rowwise;
+    if (!(at.usage & needA))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("gemm ") + lname + " reads A's " +
+                      (needA == Rowwise ? "rowwise" : "columnwise") +
+                      " representation, which A does not hold");
+    if (!(bt.usage & needB))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("gemm ") + lname + " reads B's " +
+                      (needB == Rowwise ? "rowwise" : "columnwise") +
+                      " representation, which B does not hold");
+    auto family = [](Recipe r) {
+      return r == Recipe::Delayed ? Recipe::Current : r;
+    };
+    if (family(at.config.recipe) != family(bt.config.recipe))
+      return fail(TE_RT_UNSUPPORTED,
+                  std::string("gemm operands must use the same recipe, got ") +
+                      recipeName(at.config.recipe) + " and " +
+                      recipeName(bt.config.recipe));
+    if (at.config.recipe == Recipe::Block && at.config.blockDim == 2 &&
+        bt.config.blockDim == 2)
+      return fail(TE_RT_UNSUPPORTED,
+                  "FP8 block scaling GEMM cannot take two 128x128-scaled "
+                  "operands");
+    GemmOptions o;
+    o.layout = ga.layout;
+    // Row-major: TN A [N,K] B [M,K]; NN A [K,N] B [M,K]; NT A [K,N] B [K,M].
+    int64_t aRows = at.m, aCols = at.k, bRows = bt.m, bCols = bt.k;
+    int64_t N = transa ? aRows : aCols, KA = transa ? aCols : aRows;
+    int64_t M = transb ? bCols : bRows, KB = transb ? bRows : bCols;
+    if (KA != KB)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("gemm ") + lname +
+                      ": the contraction dimensions differ (A gives " +
+                      str(KA) + ", B gives " + str(KB) + ")");
+    o.m = M;
+    o.n = N;
+    o.k = KA;
+    o.alpha = ga.alpha;
+    o.accumulate = ga.accumulate != 0;
+    o.useSplitAccumulator = ga.use_split_accumulator != 0;
+    o.workspace = ga.workspace;
+    o.workspaceBytes = ga.workspace_bytes;
+    o.stream = ga.stream;
+    Tensor dt, biasT;
+    if (d) {
+      if (te_rt_status s = decodeTensor("D", d, dt))
+        return s;
+      if (dt.shape != Shape{M, N})
+        return fail(TE_RT_INVALID_ARGUMENT,
+                    "D has shape " + shapeString(dt.shape) + ", gemm " + lname +
+                        " produces [" + str(M) + ", " + str(N) + "]");
+    } else if (!ga.output) {
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "gemm needs D or args->output (or both)");
+    }
+    if (o.accumulate && !d)
+      return fail(TE_RT_INVALID_ARGUMENT, "accumulate needs D");
+    if (ga.bias) {
+      if (te_rt_status s = decodeTensor("bias", ga.bias, biasT))
+        return s;
+      if (biasT.shape != Shape{N})
+        return fail(TE_RT_INVALID_ARGUMENT,
+                    "bias has shape " + shapeString(biasT.shape) +
+                        ", expected [" + str(N) + "]");
+      o.bias = &biasT;
+    }
+    QTensor outQ;
+    if (ga.output) {
+      if (te_rt_status s = decodeQTensor("args->output", ga.output, outQ))
+        return s;
+      if (outQ.shape != Shape{M, N})
+        return fail(TE_RT_INVALID_ARGUMENT,
+                    "args->output has shape " + shapeString(outQ.shape) +
+                        ", gemm produces [" + str(M) + ", " + str(N) + "]");
+      if (outQ.config.recipe == Recipe::NVFP4 && outQ.config.rht &&
+          outQ.hasColumnwise())
+        return fail(TE_RT_UNSUPPORTED,
+                    "an NVFP4 RHT output quantizer needs a bf16 input; the "
+                    "gemm result is f32");
+      if (te_rt_status s =
+              decodeQuantizeArgs(ga.output_args, outQ.config, o.outputOptions))
+        return s;
+      o.output = &outQ;
+    }
+    return ctx->backend->gemm(at, bt, d ? &dt : nullptr, o);
+  });
+}
+
+} // extern "C"
