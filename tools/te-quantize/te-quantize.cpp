@@ -1,0 +1,349 @@
+//===- te-quantize.cpp - Quantize a .npy tensor with any quantizer --------===//
+//
+// Part of te. A plain C++ tool over libte_rt's C ABI (no MLIR).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Npy.h"
+#include "QuantizerSyntax.h"
+#include "te_rt.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char *kHelp = R"(USAGE: te-quantize --quantizer Q --input X.npy --output-dir DIR [options]
+
+Quantizes a float32 .npy tensor with a TransformerEngine quantizer on the cpu
+(reference) or cuda backend of libte_rt and writes every buffer of the
+quantized tensor, in TransformerEngine's flatten order and names, as
+DIR/<buffer name>.npy: data as uint8 bit patterns (FP4: two values per byte,
+the even element in the low nibble), scales as float32 (per-tensor and block
+scaling) or uint8 bits (E8M0 for MXFP8, E4M3 for NVFP4), amaxes as float32,
+padding zero. Also writes DIR/dequantized.npy (float32, from the rowwise
+representation if held, else the columnwise one) and, for per-tensor
+recipes, DIR/amax.npy.
+
+OPTIONS:
+  --quantizer Q        the quantizer in the te dialect's attribute syntax:
+                         #te.<recipe><element-type (, field = value)*>
+  --input X.npy        float32 ('<f4') C-order array, rank >= 1
+  --input-type T       f32 (default) or bf16: with bf16 every value must be
+                       exactly representable in bf16
+  --usage U            rowwise, columnwise or rowwise,columnwise (default)
+  --target T           sm_90 or sm_100 (default: sm_100 for mxfp8 and nvfp4,
+                       else sm_90)
+  --backend B          cpu (default) or cuda
+  --swizzled           MXFP8/NVFP4: write GEMM-swizzled scales
+  --seed N, --offset N NVFP4 stochastic rounding (default 0)
+  --scale S            delayed scaling: the scale to use (default 1.0)
+  --output-dir DIR     created if missing
+  --help               this text
+
+QUANTIZERS (one example per recipe; fields equal to their default may be
+omitted):
+  #te.delayed<f8E4M3FN, margin = 0, history = 1024, algo = max>
+  #te.current<f8E5M2, pow2_scales = true, amax_epsilon = 1.0e-06>
+  #te.block<f8E4M3FN, dims = 2, pow2_scales = true, amax_epsilon = 0.0>
+  #te.mxfp8<f8E4M3FN, block_2d = false, e8m0_rounding = up>
+  #te.nvfp4<f4E2M1FN, rht = true, rht_sign_mask = 0xD7E8>
+  #te.nvfp4<f4E2M1FN, block_2d = true>
+  #te.nvfp4<f4E2M1FN, stochastic_rounding = true>
+  #te.nvfp4<f4E2M1FN, row_scaled = true>
+  #te.nvfp4<f4E2M1FN, four_over_six = true, e4m3_max = 256.0, err_mode = mse>
+
+EXAMPLE:
+  te-quantize --quantizer '#te.mxfp8<f8E4M3FN>' --input x.npy --output-dir out
+)";
+
+int error(const std::string &msg) {
+  std::fprintf(stderr, "te-quantize: error: %s\n", msg.c_str());
+  return 1;
+}
+
+bool parseU64(const char *s, uint64_t &out) {
+  if (!s || !*s || *s == '-')
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(s, &end, 0);
+  if (errno || !end || *end)
+    return false;
+  out = v;
+  return true;
+}
+
+te::npy::Kind kindOf(te_rt_dtype d) {
+  return d == TE_RT_F32 ? te::npy::Kind::F32 : te::npy::Kind::U8;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string quantizerText, inputPath, inputType = "f32", usageText,
+                                        targetText, backendText = "cpu",
+                                        outDir;
+  bool swizzled = false;
+  uint64_t seed = 0, offset = 0;
+  float delayedScale = 1.0f;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string &dst) {
+      if (i + 1 >= argc)
+        return false;
+      dst = argv[++i];
+      return true;
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+    bool ok = true;
+    if (a == "--quantizer")
+      ok = value(quantizerText);
+    else if (a == "--input")
+      ok = value(inputPath);
+    else if (a == "--input-type")
+      ok = value(inputType);
+    else if (a == "--usage")
+      ok = value(usageText);
+    else if (a == "--target")
+      ok = value(targetText);
+    else if (a == "--backend")
+      ok = value(backendText);
+    else if (a == "--output-dir")
+      ok = value(outDir);
+    else if (a == "--swizzled")
+      swizzled = true;
+    else if (a == "--seed" || a == "--offset") {
+      std::string v;
+      ok = value(v) && parseU64(v.c_str(), a == "--seed" ? seed : offset);
+      if (!ok)
+        return error(a + " expects a non-negative integer");
+    } else if (a == "--scale") {
+      std::string v;
+      char *end = nullptr;
+      ok = value(v);
+      if (ok)
+        delayedScale = std::strtof(v.c_str(), &end);
+      if (!ok || !end || *end || v.empty())
+        return error("--scale expects a float");
+    } else
+      return error("unknown option '" + a + "' (see --help)");
+    if (!ok)
+      return error(a + " expects a value");
+  }
+  if (quantizerText.empty())
+    return error("missing --quantizer (see --help)");
+  if (inputPath.empty())
+    return error("missing --input");
+  if (outDir.empty())
+    return error("missing --output-dir");
+
+  te_rt_quantizer qz;
+  std::string err;
+  if (!te::tools::parseQuantizer(quantizerText, qz, &err))
+    return error("bad quantizer syntax: " + err);
+  if (te_rt_quantizer_verify(&qz) != TE_RT_OK)
+    return error(te_rt_last_error());
+
+  int usage = 0;
+  if (usageText.empty()) {
+    usage = TE_RT_ROWWISE_AND_COLUMNWISE;
+  } else {
+    size_t p = 0;
+    while (p <= usageText.size()) {
+      size_t c = usageText.find(',', p);
+      std::string u = usageText.substr(
+          p, c == std::string::npos ? std::string::npos : c - p);
+      if (u == "rowwise")
+        usage |= TE_RT_ROWWISE;
+      else if (u == "columnwise")
+        usage |= TE_RT_COLUMNWISE;
+      else
+        return error("--usage expects rowwise, columnwise or "
+                     "rowwise,columnwise, got '" +
+                     usageText + "'");
+      if (c == std::string::npos)
+        break;
+      p = c + 1;
+    }
+  }
+  te_rt_target target;
+  if (targetText.empty())
+    target = (qz.recipe == TE_RT_RECIPE_MXFP8 || qz.recipe == TE_RT_RECIPE_NVFP4)
+                 ? TE_RT_SM100
+                 : TE_RT_SM90;
+  else if (targetText == "sm_90")
+    target = TE_RT_SM90;
+  else if (targetText == "sm_100")
+    target = TE_RT_SM100;
+  else
+    return error("--target expects sm_90 or sm_100, got '" + targetText + "'");
+  te_rt_backend backend;
+  if (backendText == "cpu")
+    backend = TE_RT_BACKEND_CPU;
+  else if (backendText == "cuda")
+    backend = TE_RT_BACKEND_CUDA;
+  else
+    return error("--backend expects cpu or cuda, got '" + backendText + "'");
+  if (inputType != "f32" && inputType != "bf16")
+    return error("--input-type expects f32 or bf16, got '" + inputType + "'");
+
+  te::npy::Array in;
+  if (!te::npy::read(inputPath, in, &err))
+    return error(err);
+  if (in.kind != te::npy::Kind::F32)
+    return error("input '" + inputPath + "' must be float32 ('<f4'), got '" +
+                 te::npy::descr(in.kind) + "'");
+  if (in.shape.empty())
+    return error("input '" + inputPath + "' is a scalar; a quantized tensor "
+                                         "needs rank >= 1");
+  if (in.shape.size() > TE_RT_MAX_RANK)
+    return error("input '" + inputPath + "' has rank " +
+                 std::to_string(in.shape.size()) + ", at most " +
+                 std::to_string(TE_RT_MAX_RANK) + " is supported");
+  int64_t n = in.numElements();
+  std::vector<uint8_t> hostInput = in.bytes;
+  te_rt_dtype xType = TE_RT_F32;
+  if (inputType == "bf16") {
+    std::vector<uint8_t> b16(static_cast<size_t>(n) * 2);
+    for (int64_t i = 0; i < n; ++i) {
+      uint32_t u;
+      std::memcpy(&u, in.bytes.data() + 4 * i, 4);
+      if (u & 0xFFFFu) {
+        float f;
+        std::memcpy(&f, &u, 4);
+        return error("input element " + std::to_string(i) + " (" +
+                     std::to_string(f) + ") is not representable in bf16");
+      }
+      uint16_t h = static_cast<uint16_t>(u >> 16);
+      std::memcpy(b16.data() + 2 * i, &h, 2);
+    }
+    hostInput.swap(b16);
+    xType = TE_RT_BF16;
+  }
+
+  if (!te_rt_backend_available(backend))
+    return error("the " + backendText + " backend is not available here");
+  te_rt_context *ctx = nullptr;
+  if (te_rt_context_create(backend, &ctx) != TE_RT_OK)
+    return error(te_rt_last_error());
+  struct Cleanup {
+    te_rt_context *ctx;
+    std::vector<void *> ptrs;
+    te_rt_qtensor *q = nullptr;
+    ~Cleanup() {
+      for (void *p : ptrs)
+        te_rt_free(ctx, p);
+      if (q)
+        te_rt_qtensor_free(ctx, q);
+      te_rt_context_destroy(ctx);
+    }
+  } cleanup{ctx, {}};
+
+  te_rt_qtensor q;
+  std::memset(&q, 0, sizeof(q));
+  if (te_rt_qtensor_alloc(ctx, &q, &qz, static_cast<int32_t>(in.shape.size()),
+                          in.shape.data(), static_cast<te_rt_usage>(usage),
+                          target) != TE_RT_OK)
+    return error(te_rt_last_error());
+  cleanup.q = &q;
+  q.swizzled_scales = swizzled ? 1 : 0;
+
+  auto devAlloc = [&](size_t bytes, void **p) {
+    if (te_rt_malloc(ctx, bytes, p) != TE_RT_OK)
+      return false;
+    cleanup.ptrs.push_back(*p);
+    return true;
+  };
+  te_rt_tensor x;
+  std::memset(&x, 0, sizeof(x));
+  x.dtype = xType;
+  x.rank = static_cast<int32_t>(in.shape.size());
+  for (size_t i = 0; i < in.shape.size(); ++i)
+    x.shape[i] = in.shape[i];
+  if (!devAlloc(hostInput.size(), &x.data) ||
+      te_rt_memcpy(ctx, x.data, hostInput.data(), hostInput.size(),
+                   TE_RT_HOST_TO_DEVICE) != TE_RT_OK)
+    return error(te_rt_last_error());
+
+  te_rt_quantize_args args;
+  te_rt_quantize_args_init(&args);
+  args.seed = seed;
+  args.offset = offset;
+  float *devScale = nullptr, *devAmax = nullptr;
+  bool perTensor =
+      qz.recipe == TE_RT_RECIPE_DELAYED || qz.recipe == TE_RT_RECIPE_CURRENT;
+  if (perTensor) {
+    if (!devAlloc(4, reinterpret_cast<void **>(&devAmax)))
+      return error(te_rt_last_error());
+    args.amax = devAmax;
+  }
+  if (qz.recipe == TE_RT_RECIPE_DELAYED) {
+    if (!devAlloc(4, reinterpret_cast<void **>(&devScale)) ||
+        te_rt_memcpy(ctx, devScale, &delayedScale, 4, TE_RT_HOST_TO_DEVICE) !=
+            TE_RT_OK)
+      return error(te_rt_last_error());
+    args.scale = devScale;
+  }
+  if (te_rt_quantize(ctx, &x, &q, &args) != TE_RT_OK)
+    return error(te_rt_last_error());
+
+  std::error_code ec;
+  std::filesystem::create_directories(outDir, ec);
+  if (ec)
+    return error("cannot create '" + outDir + "': " + ec.message());
+
+  te_rt_buffer_desc descs[TE_RT_MAX_BUFFERS];
+  int32_t nb = 0;
+  if (te_rt_qtensor_layout(&qz, q.rank, q.shape, q.usage, q.target, descs,
+                           TE_RT_MAX_BUFFERS, &nb) != TE_RT_OK)
+    return error(te_rt_last_error());
+  for (int32_t i = 0; i < nb; ++i) {
+    te::npy::Array a;
+    a.kind = kindOf(descs[i].dtype);
+    a.shape.assign(descs[i].shape, descs[i].shape + descs[i].rank);
+    a.bytes.resize(static_cast<size_t>(descs[i].size_bytes));
+    if (te_rt_memcpy(ctx, a.bytes.data(), q.buffers[i].data, a.bytes.size(),
+                     TE_RT_DEVICE_TO_HOST) != TE_RT_OK)
+      return error(te_rt_last_error());
+    if (!te::npy::write(outDir + "/" + descs[i].name + ".npy", a, &err))
+      return error(err);
+  }
+  if (perTensor) {
+    te::npy::Array a;
+    a.kind = te::npy::Kind::F32;
+    a.shape = {1};
+    a.bytes.resize(4);
+    if (te_rt_memcpy(ctx, a.bytes.data(), devAmax, 4, TE_RT_DEVICE_TO_HOST) !=
+        TE_RT_OK)
+      return error(te_rt_last_error());
+    if (!te::npy::write(outDir + "/amax.npy", a, &err))
+      return error(err);
+  }
+
+  te_rt_tensor dq = x;
+  dq.dtype = TE_RT_F32;
+  if (!devAlloc(static_cast<size_t>(n) * 4, &dq.data))
+    return error(te_rt_last_error());
+  te_rt_usage from = (usage & TE_RT_ROWWISE) ? TE_RT_ROWWISE : TE_RT_COLUMNWISE;
+  if (te_rt_dequantize(ctx, &q, from, &dq) != TE_RT_OK)
+    return error(te_rt_last_error());
+  te::npy::Array d;
+  d.kind = te::npy::Kind::F32;
+  d.shape = in.shape;
+  d.bytes.resize(static_cast<size_t>(n) * 4);
+  if (te_rt_memcpy(ctx, d.bytes.data(), dq.data, d.bytes.size(),
+                   TE_RT_DEVICE_TO_HOST) != TE_RT_OK)
+    return error(te_rt_last_error());
+  if (!te::npy::write(outDir + "/dequantized.npy", d, &err))
+    return error(err);
+  return 0;
+}
