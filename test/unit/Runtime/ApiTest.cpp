@@ -1,0 +1,2 @@
+//===- ApiTest.cpp ---===//
+#include "TestUtil.h"

@@ -1,0 +1,2 @@
+//===- HandTest.cpp ---===//
+#include "TestUtil.h"

@@ -1,0 +1,2 @@
+//===- NpyTest.cpp ---===//
+#include "TestUtil.h"
