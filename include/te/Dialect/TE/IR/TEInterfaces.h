@@ -1,0 +1,76 @@
+//===- TEInterfaces.h - te quantizer attribute interface ---------*- C++
+//-*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// QuantizerAttrInterface and the enums it speaks in (Usage, Target, ...),
+// with the bridges to the Format library's C++ types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_DIALECT_TE_IR_TEINTERFACES_H
+#define TE_DIALECT_TE_IR_TEINTERFACES_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/LLVM.h"
+#include "te/Format/Layout.h"
+#include "te/Format/Quantizer.h"
+
+#include <string>
+
+#include "te/Dialect/TE/IR/TEEnums.h.inc"
+
+namespace mlir::te {
+
+/// One buffer of a quantized tensor, as the Format library describes it, with
+/// its MLIR tensor type.
+struct QTensorBuffer {
+  std::string name; ///< TE attribute name, e.g. "_rowwise_scale_inv"
+  ::te::format::BufferRole role;
+  bool columnwise; ///< belongs to the columnwise representation
+  RankedTensorType type;
+};
+
+/// Enum bridges between the dialect and the Format library.
+::te::format::Usage toFormat(Usage usage);
+::te::format::Target toFormat(Target target);
+::te::format::AmaxAlgo toFormat(AmaxAlgo algo);
+::te::format::E8M0Rounding toFormat(E8M0Rounding rounding);
+::te::format::ErrMode toFormat(ErrMode mode);
+
+/// The MLIR type of a quantized-data element type (E4M3 -> f8E4M3FN, E5M2 ->
+/// f8E5M2, E2M1x2 -> f4E2M1FN); null for other types.
+Type getQuantizedElementType(MLIRContext *ctx, ::te::format::DType dtype);
+/// The inverse of getQuantizedElementType.
+std::optional<::te::format::DType> getQuantizedFormatType(Type type);
+/// The MLIR element type of a buffer (E4M3 -> f8E4M3FN, E5M2 -> f8E5M2,
+/// E8M0 -> f8E8M0FNU, F32 -> f32, packed E2M1x2 -> i8, U8 -> i8, ...).
+Type getBufferElementType(MLIRContext *ctx, ::te::format::DType dtype);
+
+/// A short name of a recipe family, for diagnostics: per-tensor FP8 (delayed
+/// and current scaling), block, mxfp8, nvfp4.
+StringRef getRecipeFamilyName(::te::format::Recipe recipe);
+/// True if operands of the two recipes may meet in one GEMM.
+bool isSameRecipeFamily(::te::format::Recipe a, ::te::format::Recipe b);
+
+namespace detail {
+Type getQuantizedElementType(MLIRContext *ctx,
+                             const ::te::format::QuantizerConfig &config);
+FailureOr<SmallVector<QTensorBuffer>>
+getBufferLayout(MLIRContext *ctx, const ::te::format::QuantizerConfig &config,
+                ArrayRef<int64_t> shape, Usage usage, Target target,
+                function_ref<InFlightDiagnostic()> emitError);
+LogicalResult verifyShape(const ::te::format::QuantizerConfig &config,
+                          ArrayRef<int64_t> shape,
+                          function_ref<InFlightDiagnostic()> emitError);
+} // namespace detail
+
+} // namespace mlir::te
+
+#include "te/Dialect/TE/IR/TEAttrInterfaces.h.inc"
+
+#endif // TE_DIALECT_TE_IR_TEINTERFACES_H

@@ -1,0 +1,459 @@
+//===- TEOps.td - te dialect operations --------------------*- tablegen -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_DIALECT_TE_IR_TEOPS_TD
+#define TE_DIALECT_TE_IR_TEOPS_TD
+
+include "te/Dialect/TE/IR/TETypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class TE_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TE_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def TE_QTensor : Type<CPred<"::llvm::isa<::mlir::te::QTensorType>($_self)">,
+                      "quantized tensor", "::mlir::te::QTensorType">;
+
+def TE_FloatTensor : RankedTensorOf<[BF16, F16, F32]>;
+
+def TE_F32x1Tensor
+    : Type<And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
+                CPred<"::llvm::cast<::mlir::RankedTensorType>($_self)"
+                      ".getShape() == ::llvm::ArrayRef<int64_t>{1}">,
+                CPred<"::llvm::cast<::mlir::RankedTensorType>($_self)"
+                      ".getElementType().isF32()">]>,
+           "tensor<1xf32>", "::mlir::RankedTensorType">,
+      BuildableType<"::mlir::RankedTensorType::get({1}, $_builder.getF32Type())">;
+
+def TE_F32Tensor : RankedTensorOf<[F32]>;
+
+//===----------------------------------------------------------------------===//
+// Quantize / dequantize
+//===----------------------------------------------------------------------===//
+
+def TE_QuantizeOp : TE_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
+  let summary = "quantize a high-precision tensor";
+  let description = [{
+    Quantizes `input` with the quantizer of the result type, producing the
+    representations its usage names (te-formats.md §3). The result's shape
+    and nominal type are those of `input`.
+
+    * Delayed scaling (`#te.delayed`): the live scale is the `scale`
+      operand (`tensor<1xf32>`), and the op also yields
+      `amax = max|input|` (`tensor<1xf32>`), to be reduced and fed to
+      `te.update_scale`. Both are required with `#te.delayed` and forbidden
+      otherwise.
+    * Stochastic rounding (`#te.nvfp4<..., stochastic_rounding = true>`):
+      `seed` and `offset` (`i64`) select the random stream (Philox);
+      required iff the quantizer rounds stochastically.
+    * RHT (`#te.nvfp4<..., rht = true>` with columnwise usage) needs a
+      `bf16` input.
+
+    The op is `Pure`: every input of the computation, including the scale and
+    the random seed, is an operand, and every output is a result.
+
+    ```mlir
+    %q = te.quantize %x : tensor<32x64xbf16>
+        -> !te.qtensor<32x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise|columnwise>
+    %q, %amax = te.quantize %x scale %s : tensor<32x64xbf16>
+        -> !te.qtensor<32x64xbf16, #te.delayed<f8E4M3FN>, rowwise>, tensor<1xf32>
+    %g = te.quantize %dy seed %seed offset %off : tensor<32x64xbf16>
+        -> !te.qtensor<32x64xbf16, #te.nvfp4<f4E2M1FN, stochastic_rounding = true>, columnwise>
+    ```
+  }];
+  let arguments = (ins
+    TE_FloatTensor:$input,
+    Optional<TE_F32x1Tensor>:$scale,
+    Optional<I64>:$seed,
+    Optional<I64>:$offset
+  );
+  let results = (outs TE_QTensor:$result, Optional<TE_F32x1Tensor>:$amax);
+  let assemblyFormat = [{
+    $input (`scale` $scale^)? (`seed` $seed^)? (`offset` $offset^)? attr-dict
+    `:` type($input) `->` qualified(type($result)) (`,` type($amax)^)?
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::te::QTensorType":$resultType, "::mlir::Value":$input,
+                   CArg<"::mlir::Value", "{}">:$scale,
+                   CArg<"::mlir::Value", "{}">:$seed,
+                   CArg<"::mlir::Value", "{}">:$offset)>
+  ];
+}
+
+def TE_DequantizeOp : TE_Op<"dequantize", [Pure]> {
+  let summary = "dequantize a quantized tensor to high precision";
+  let description = [{
+    Returns the values `input` represents, as a tensor of its shape with
+    element type `bf16`, `f16` or `f32` (not necessarily the nominal type).
+    It reads the rowwise representation. A tensor holding only columnwise
+    data can be dequantized when the columnwise data carries the same values
+    (te-formats.md §3.1 "Columnwise-only dequantize"): per-tensor FP8
+    (`#te.delayed`, `#te.current`) and 128x128 block scaling
+    (`#te.block<..., dims = 2>`).
+
+    ```mlir
+    %y = te.dequantize %q : !te.qtensor<32x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
+        -> tensor<32x64xf32>
+    ```
+  }];
+  let arguments = (ins TE_QTensor:$input);
+  let results = (outs TE_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM
+//===----------------------------------------------------------------------===//
+
+def TE_GemmOp : TE_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
+  let summary = "quantized GEMM with TransformerEngine's operand conventions";
+  let description = [{
+    TransformerEngine's `general_gemm(A, B, layout)` (te-formats.md §5) on
+    two quantized operands. `layout` is `TN`, `NN` or `NT`
+    (`transa = layout[0] == 'T'`, `transb = layout[1] == 'T'`); in row-major
+    terms `D = op_b(B) · op_a(A)` with `op(X) = Xᵀ` when transposed.
+    Writing `[r, c]` for an operand flattened to 2-D (leading dimensions
+    multiplied):
+
+    | layout | A | B | D | typical use |
+    |---|---|---|---|---|
+    | `TN` | `[N, K]` | `[..., K]` (M = leading) | `[..., N]` | fprop `Y = X·Wᵀ` (A = W, B = X) |
+    | `NN` | `[K, N]` | `[..., K]` (M = leading) | `[..., N]` | dgrad `dX = dY·W` (A = W, B = dY) |
+    | `NT` | `[..., N]` (K = leading) | `[..., M]` (K = leading) | `[M, N]` | wgrad `dW = dYᵀ·X` (A = X, B = dY) |
+
+    In `TN` and `NN` A has rank 2 and D has B's leading dimensions.
+
+    Operand rules (TE's `CanonicalizeGemmInput`):
+    * A needs rowwise usage if `transa`, columnwise otherwise; B needs
+      columnwise usage if `transb`, rowwise otherwise.
+    * Both operands come from the same recipe family (per-tensor FP8 =
+      `#te.delayed` / `#te.current`, `#te.block`, `#te.mxfp8`, `#te.nvfp4`).
+    * Two `#te.block<..., dims = 2>` operands are refused (2D×2D), and so are
+      two `f8E5M2` operands (cuBLASLt).
+    * The contraction dimension K is divisible by 16.
+
+    Optional parts:
+    * `bias(%bias : tensor<Nx...>)`: added to every row of D.
+    * `accumulate(%c : type(D))`: `D = op_b(B)·op_a(A) + C` (not with a
+      quantized D).
+    * `use_split_accumulator` (unit attribute): promote partial sums to fp32
+      every few K blocks (cuBLAS's non-fast-accumulation mode; the absence is
+      "fast accumulation").
+    * A quantized result: when D has type `!te.qtensor`, its quantizer is
+      the output quantizer (rowwise usage only). A `#te.delayed` output
+      quantizer takes its live scale as `scale %s` and the op then also
+      yields the output amax. Output quantizers with stochastic rounding are
+      refused.
+
+    ```mlir
+    %y = te.gemm %w, %x layout TN bias(%b : tensor<64xbf16>)
+        : !te.qtensor<64x128xbf16, #te.mxfp8<f8E4M3FN>, rowwise>,
+          !te.qtensor<32x128xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
+        -> tensor<32x64xbf16>
+    ```
+  }];
+  let arguments = (ins
+    TE_QTensor:$a,
+    TE_QTensor:$b,
+    TE_GemmLayoutAttr:$layout,
+    Optional<TE_FloatTensor>:$bias,
+    Optional<TE_FloatTensor>:$accumulate,
+    Optional<TE_F32x1Tensor>:$outScale,
+    UnitAttr:$use_split_accumulator
+  );
+  let results = (outs AnyTypeOf<[TE_FloatTensor, TE_QTensor]>:$result,
+                      Optional<TE_F32x1Tensor>:$amax);
+  let assemblyFormat = [{
+    $a `,` $b `layout` custom<GemmLayout>($layout)
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`accumulate` `(` $accumulate^ `:` type($accumulate) `)`)?
+    (`scale` $outScale^)?
+    attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->`
+    qualified(type($result)) (`,` type($amax)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool getTransA() { return getLayout() == ::mlir::te::GemmLayout::TN; }
+    bool getTransB() { return getLayout() == ::mlir::te::GemmLayout::NT; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Linear
+//===----------------------------------------------------------------------===//
+
+def TE_LinearOp : TE_Op<"linear",
+    [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
+  let summary = "forward pass of TransformerEngine's quantized Linear module";
+  let description = [{
+    `Y = X·Wᵀ + bias` computed the way `te.Linear` does (te-formats.md §6):
+    the input `X` `[..., in]` is quantized with `input_quantizer`
+    (rowwise + columnwise), the weight `W` `[out, in]` with
+    `weight_quantizer` (rowwise + columnwise), and the fprop GEMM runs in
+    layout `TN`.
+
+    Results (all types are inferred from operands and attributes):
+    1. `output`: `[..., out]`, the input's element type; a `!te.qtensor`
+       with rowwise usage when `output_quantizer` is given.
+    2. `saved_input`: the quantized input, columnwise only, for wgrad.
+    3. `saved_weight`: the quantized weight, rowwise + columnwise.
+    4. `new_workspace` (only with `cache_weight`): the quantized weight again,
+       to be passed as `workspace` to later micro-batches.
+
+    Weight caching: with `workspace(%ws : ...)` the weight is not
+    re-quantized; `%ws` (of `saved_weight`'s type) is used as the quantized
+    weight (a cache hit). With `cache_weight` the weight is quantized and
+    also returned as `new_workspace` (a cache miss / refresh). The two are
+    exclusive. Values returned twice (`saved_weight`, `new_workspace`) are
+    separate SSA values; `te-eliminate-aliases` deduplicates them.
+
+    Checks (TE's `assert_dim_for_fp8_exec`, `linear_compile`): the flattened
+    leading dimensions of the input are divisible by 8, `in_features` and
+    `out_features` by 16; the input and weight quantizers are of the same
+    recipe family and not both 128x128 blocks; the quantized shapes pass the
+    recipe's shape rules. Delayed-scaling quantizers are refused (their
+    state is SSA: use `te.quantize` + `te.gemm`); a quantizer with stochastic
+    rounding needs `seed` / `offset`.
+
+    ```mlir
+    %y, %xs, %ws = te.linear %x, %w bias(%b : tensor<64xbf16>)
+        {input_quantizer = #te.mxfp8<f8E4M3FN>,
+         weight_quantizer = #te.mxfp8<f8E4M3FN>}
+        : tensor<32x128xbf16>, tensor<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    TE_FloatTensor:$input,
+    TE_FloatTensor:$weight,
+    Optional<TE_FloatTensor>:$bias,
+    Optional<TE_QTensor>:$workspace,
+    Optional<I64>:$seed,
+    Optional<I64>:$offset,
+    TE_QuantizerAttrInterface:$input_quantizer,
+    TE_QuantizerAttrInterface:$weight_quantizer,
+    OptionalAttr<TE_QuantizerAttrInterface>:$output_quantizer,
+    UnitAttr:$cache_weight
+  );
+  let results = (outs
+    AnyTypeOf<[TE_FloatTensor, TE_QTensor]>:$output,
+    TE_QTensor:$saved_input,
+    TE_QTensor:$saved_weight,
+    Optional<TE_QTensor>:$new_workspace
+  );
+  let assemblyFormat = [{
+    $input `,` $weight
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`workspace` `(` $workspace^ `:` qualified(type($workspace)) `)`)?
+    (`seed` $seed^)? (`offset` $offset^)?
+    attr-dict `:` type($input) `,` type($weight)
+  }];
+  let hasVerifier = 1;
+}
+
+def TE_LinearGradOp : TE_Op<"linear_grad",
+    [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
+  let summary = "backward pass of TransformerEngine's quantized Linear module";
+  let description = [{
+    The gradients of `te.linear` (te-formats.md §6 "Backward"), from the
+    gradient of the output `dY` `[..., out]` and the values the forward
+    saved: `saved_input` (`[..., in]`, needs columnwise usage) and
+    `saved_weight` (`[out, in]`, needs columnwise usage).
+
+    `dY` is quantized with `grad_output_quantizer` (rowwise + columnwise);
+    * dgrad `dX = dY·W`: GEMM `NN` (A = W columnwise, B = dY rowwise);
+    * wgrad `dW = dYᵀ·X`: GEMM `NT` (A = X columnwise, B = dY columnwise);
+    * with `has_bias`, the bias gradient `db = Σ_rows dY`.
+
+    Results (inferred): `dgrad` `[..., in]` (a rowwise `!te.qtensor` when
+    `grad_input_quantizer` is given, else `dY`'s element type), `wgrad`
+    `[out, in]` in `dY`'s element type, and `bias_grad` `[out]` when
+    `has_bias`. The checks of `te.linear` apply (alignment, recipe families,
+    2D×2D, shape rules, no delayed scaling, `seed`/`offset` iff a quantizer
+    rounds stochastically).
+
+    ```mlir
+    %dx, %dw, %db = te.linear_grad %dy, %xs, %ws
+        {grad_output_quantizer = #te.mxfp8<f8E5M2>, has_bias}
+        : tensor<32x64xbf16>,
+          !te.qtensor<32x128xbf16, #te.mxfp8<f8E4M3FN>, columnwise>,
+          !te.qtensor<64x128xbf16, #te.mxfp8<f8E4M3FN>, rowwise|columnwise>
+    ```
+  }];
+  let arguments = (ins
+    TE_FloatTensor:$grad_output,
+    TE_QTensor:$saved_input,
+    TE_QTensor:$saved_weight,
+    Optional<I64>:$seed,
+    Optional<I64>:$offset,
+    TE_QuantizerAttrInterface:$grad_output_quantizer,
+    OptionalAttr<TE_QuantizerAttrInterface>:$grad_input_quantizer,
+    UnitAttr:$has_bias
+  );
+  let results = (outs
+    AnyTypeOf<[TE_FloatTensor, TE_QTensor]>:$dgrad,
+    TE_FloatTensor:$wgrad,
+    Optional<TE_FloatTensor>:$bias_grad
+  );
+  let assemblyFormat = [{
+    $grad_output `,` $saved_input `,` $saved_weight
+    (`seed` $seed^)? (`offset` $offset^)?
+    attr-dict `:` type($grad_output) `,` qualified(type($saved_input)) `,`
+    qualified(type($saved_weight))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Scaling state
+//===----------------------------------------------------------------------===//
+
+def TE_AmaxOp : TE_Op<"amax", [Pure]> {
+  let summary = "maximum absolute value of a tensor";
+  let description = [{
+    `max |x|` over all elements of `input`, as `tensor<1xf32>`, computed in
+    fp32 with IEEE maxNum (NaN elements are ignored), as TE's
+    `nvte_compute_amax` (te-formats.md §3.2). An empty tensor gives 0.
+
+    ```mlir
+    %a = te.amax %x : tensor<32x64xbf16>
+    ```
+  }];
+  let arguments = (ins TE_FloatTensor:$input);
+  let results = (outs TE_F32x1Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def TE_UpdateScaleOp : TE_Op<"update_scale", [Pure,
+    AllTypesMatch<["history", "new_history"]>]> {
+  let summary = "delayed-scaling update: roll the amax history, compute the next scale";
+  let description = [{
+    TE's delayed-scaling update (te-formats.md §3.1, `delayed_scaling.cu`)
+    for one quantizer. `amax` is the step's (reduced) amax -- TE's
+    `amax_history[0]` --, `history` the `[L]` amax history (`L` = the
+    quantizer's `history`), `scale` the current scale. With `last = amax`:
+
+    * `new_history[0] = 0`, `new_history[i] = history[i+1]` for
+      `1 ≤ i ≤ L−2`, `new_history[L−1] = last` (for `L = 1`:
+      `new_history[0] = last`);
+    * `a = max(history[1..L−1], last)` for `algo = max`, `a = last` for
+      `most_recent`;
+    * `new_scale = fp8_max · 2^(−margin) / a` if `a` is finite and > 0,
+      else `scale`; an infinite quotient becomes `FLT_MAX`.
+
+    ```mlir
+    %h2, %s2 = te.update_scale %amax, %history, %scale
+        {quantizer = #te.delayed<f8E4M3FN, history = 16>} : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins
+    TE_F32x1Tensor:$amax,
+    TE_F32Tensor:$history,
+    TE_F32x1Tensor:$scale,
+    TE_DelayedAttr:$quantizer
+  );
+  let results = (outs TE_F32Tensor:$new_history, TE_F32x1Tensor:$new_scale);
+  let assemblyFormat = [{
+    $amax `,` $history `,` $scale attr-dict `:` type($history)
+  }];
+  let hasVerifier = 1;
+}
+
+def TE_AllReduceMaxOp : TE_Op<"allreduce_max",
+    [AllTypesMatch<["input", "result"]>]> {
+  let summary = "element-wise maximum across a process group";
+  let description = [{
+    All-reduces `input` with MAX over the ranks of the process group named
+    `group` (e.g. the tensor-parallel group), as TE does with amaxes before
+    computing scales. The group is named on the op and never stored in a
+    quantizer (the seed's ProcessGroup guard). Not `Pure`: it communicates.
+
+    ```mlir
+    %r = te.allreduce_max %amax group "tp" : tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins TE_F32Tensor:$input, StrAttr:$group);
+  let results = (outs TE_F32Tensor:$result);
+  let assemblyFormat = "$input `group` $group attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Allocation, flatten and unflatten
+//===----------------------------------------------------------------------===//
+
+def TE_EmptyOp : TE_Op<"empty", [Pure]> {
+  let summary = "allocate an uninitialized quantized tensor";
+  let description = [{
+    A quantized tensor with uninitialized contents, as
+    `Quantizer.make_empty` / TensorSpec allocation (te-formats.md §7.2).
+    Like `tensor.empty`, one `index` operand gives each dynamic dimension of
+    the result type, in order.
+
+    ```mlir
+    %q = te.empty(%n) : !te.qtensor<?x64xbf16, #te.current<f8E4M3FN>, rowwise>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$dynamicSizes);
+  let results = (outs TE_QTensor:$result);
+  let assemblyFormat = "`(` $dynamicSizes `)` attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TE_BuffersOp : TE_Op<"buffers", [Pure]> {
+  let summary = "the buffers of a quantized tensor (flatten)";
+  let description = [{
+    Returns the buffers of `input` in TransformerEngine's flatten order
+    (`__tensor_flatten__`, te-formats.md §1.2). The result types must be
+    those the Format library gives for the tensor's quantizer, shape and
+    usage on the module's target (`te.target`, default `sm_90`).
+    `te.buffers(te.from_buffers(%b...))` folds to `%b...`.
+
+    ```mlir
+    %d, %t, %s = te.buffers %q
+        : !te.qtensor<16x32xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>
+        -> tensor<16x32xf8E4M3FN>, tensor<32x16xf8E4M3FN>, tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins TE_QTensor:$input);
+  let results = (outs Variadic<AnyRankedTensor>:$buffers);
+  let assemblyFormat = [{
+    $input attr-dict `:` qualified(type($input)) `->` type($buffers)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TE_FromBuffersOp : TE_Op<"from_buffers", [Pure]> {
+  let summary = "a quantized tensor from its buffers (unflatten)";
+  let description = [{
+    The inverse of `te.buffers`: builds a quantized tensor of the result type
+    from its buffers, given in TransformerEngine's flatten order with the
+    types the Format library gives on the module's target.
+    `te.from_buffers(te.buffers(%q))` folds to `%q`.
+
+    ```mlir
+    %q = te.from_buffers %d, %t, %s
+        : tensor<16x32xf8E4M3FN>, tensor<32x16xf8E4M3FN>, tensor<1xf32>
+        -> !te.qtensor<16x32xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$buffers);
+  let results = (outs TE_QTensor:$result);
+  let assemblyFormat = [{
+    $buffers attr-dict `:` type($buffers) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // TE_DIALECT_TE_IR_TEOPS_TD

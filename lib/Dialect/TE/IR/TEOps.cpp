@@ -1,0 +1,692 @@
+//===- TEOps.cpp - te dialect operations ------------------------*- C++ -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// Verifiers, type inference and folders of the te operations. Format facts
+// (buffer layouts, shape rules) are asked of the quantizer attributes, which
+// ask the Format library; the operand rules of GEMMs and Linear follow
+// te-formats.md §5 and §6.
+//
+//===----------------------------------------------------------------------===//
+
+#include "te/Dialect/TE/IR/TEOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::te;
+namespace fmt = ::te::format;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// A shape as `[32, ?, 64]`, for diagnostics.
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  llvm::interleave(
+      shape,
+      [&](int64_t d) {
+        text += ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+      },
+      [&] { text += ", "; });
+  return text + "]";
+}
+
+static bool isDynamic(int64_t dim) { return ShapedType::isDynamic(dim); }
+
+static bool dimsCompatible(int64_t a, int64_t b) {
+  return isDynamic(a) || isDynamic(b) || a == b;
+}
+
+static bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  return a.size() == b.size() &&
+         llvm::all_of(llvm::zip_equal(a, b), [](auto dims) {
+           return dimsCompatible(std::get<0>(dims), std::get<1>(dims));
+         });
+}
+
+/// Product of the dimensions; dynamic if one is; 1 for none.
+static int64_t product(ArrayRef<int64_t> dims) {
+  int64_t result = 1;
+  for (int64_t d : dims) {
+    if (isDynamic(d))
+      return ShapedType::kDynamic;
+    result *= d;
+  }
+  return result;
+}
+
+static ArrayRef<int64_t> getShapeOf(Type type) {
+  if (auto q = dyn_cast<QTensorType>(type))
+    return q.getShape();
+  return cast<RankedTensorType>(type).getShape();
+}
+
+/// An inherent attribute seen by type inference. When the custom parser
+/// infers result types, inherent attributes are still in the attribute
+/// dictionary; they move into the properties when the op is created.
+template <typename AttrT>
+static AttrT inherentAttr(Attribute fromProperties, DictionaryAttr attributes,
+                          StringRef name) {
+  if (fromProperties)
+    return dyn_cast<AttrT>(fromProperties);
+  return attributes ? dyn_cast_or_null<AttrT>(attributes.get(name)) : AttrT();
+}
+
+static fmt::QuantizerConfig configOf(QuantizerAttrInterface quantizer) {
+  return quantizer.getFormatConfig();
+}
+
+/// Verifies a (possibly inferred, hence unchecked) qtensor type.
+static LogicalResult verifyQTensor(Operation *op, StringRef what,
+                                   QTensorType type) {
+  return QTensorType::verify(
+      [&]() -> InFlightDiagnostic { return op->emitOpError() << what << ": "; },
+      type.getShape(), type.getElementType(), type.getQuantizer(),
+      type.getUsage());
+}
+
+/// TE's rules for two quantized operands that meet in one GEMM
+/// (te-formats.md §5; cublaslt-fp8-hopper.md for E5M2 x E5M2).
+static LogicalResult verifyGemmOperandPair(Operation *op, StringRef gemm,
+                                           StringRef lhsName,
+                                           const fmt::QuantizerConfig &lhs,
+                                           StringRef rhsName,
+                                           const fmt::QuantizerConfig &rhs) {
+  if (!isSameRecipeFamily(lhs.recipe, rhs.recipe))
+    return op->emitOpError()
+           << gemm << " mixes recipe families: " << lhsName << " is "
+           << getRecipeFamilyName(lhs.recipe) << ", " << rhsName << " is "
+           << getRecipeFamilyName(rhs.recipe);
+  if (lhs.recipe == fmt::Recipe::Block && lhs.blockDim == 2 &&
+      rhs.blockDim == 2)
+    return op->emitOpError()
+           << gemm << " multiplies two 128x128-block operands (" << lhsName
+           << " and " << rhsName << "): 2Dx2D block scaling is not supported";
+  if (lhs.dtype == fmt::DType::E5M2 && rhs.dtype == fmt::DType::E5M2)
+    return op->emitOpError()
+           << gemm << " multiplies two f8E5M2 operands (" << lhsName << " and "
+           << rhsName << "), which cuBLASLt does not support";
+  return success();
+}
+
+/// TE's Linear shape checks (assert_dim_for_fp8_exec and linear_compile).
+static LogicalResult verifyLinearAlignment(Operation *op,
+                                           ArrayRef<int64_t> leading,
+                                           int64_t inFeatures,
+                                           int64_t outFeatures) {
+  int64_t m = product(leading);
+  if (!isDynamic(m) && m % 8 != 0)
+    return op->emitOpError() << "needs the flattened leading dimensions of "
+                                "the input divisible by 8, got "
+                             << m;
+  if (!isDynamic(inFeatures) && inFeatures % 16 != 0)
+    return op->emitOpError()
+           << "needs in_features divisible by 16, got " << inFeatures;
+  if (!isDynamic(outFeatures) && outFeatures % 16 != 0)
+    return op->emitOpError()
+           << "needs out_features divisible by 16, got " << outFeatures;
+  return success();
+}
+
+/// Delayed scaling keeps SSA state that te.linear / te.linear_grad cannot
+/// thread.
+static LogicalResult verifyNotDelayed(Operation *op, StringRef name,
+                                      QuantizerAttrInterface quantizer) {
+  if (quantizer && configOf(quantizer).recipe == fmt::Recipe::Delayed)
+    return op->emitOpError()
+           << "does not take #te.delayed quantizers (" << name
+           << "): delayed scaling keeps its scale and amax history as SSA "
+              "state, use te.quantize and te.gemm";
+  return success();
+}
+
+static bool roundsStochastically(QuantizerAttrInterface quantizer) {
+  return quantizer && configOf(quantizer).stochasticRounding;
+}
+
+static LogicalResult verifyRandomOperands(Operation *op, bool needed,
+                                          Value seed, Value offset) {
+  if (needed && (!seed || !offset))
+    return op->emitOpError() << "needs 'seed' and 'offset' operands: a "
+                                "quantizer rounds stochastically";
+  if (!needed && (seed || offset))
+    return op->emitOpError() << "takes 'seed' and 'offset' only when a "
+                                "quantizer rounds stochastically";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp
+//===----------------------------------------------------------------------===//
+
+void QuantizeOp::build(OpBuilder &builder, OperationState &state,
+                       QTensorType resultType, Value input, Value scale,
+                       Value seed, Value offset) {
+  Type amaxType =
+      scale ? RankedTensorType::get({1}, builder.getF32Type()) : Type();
+  build(builder, state, resultType, amaxType, input, scale, seed, offset);
+}
+
+LogicalResult QuantizeOp::verify() {
+  auto inputType = getInput().getType();
+  QTensorType resultType = getResult().getType();
+  if (!shapesCompatible(inputType.getShape(), resultType.getShape()))
+    return emitOpError() << "input shape " << shapeStr(inputType.getShape())
+                         << " does not match the result shape "
+                         << shapeStr(resultType.getShape());
+  if (inputType.getElementType() != resultType.getElementType())
+    return emitOpError() << "input element type " << inputType.getElementType()
+                         << " does not match the nominal type "
+                         << resultType.getElementType() << " of the result";
+  fmt::QuantizerConfig config = configOf(resultType.getQuantizer());
+  bool delayed = config.recipe == fmt::Recipe::Delayed;
+  if (delayed && !getScale())
+    return emitOpError() << "with a #te.delayed quantizer needs the live "
+                            "'scale' operand";
+  if (delayed && !getAmax())
+    return emitOpError() << "with a #te.delayed quantizer yields the amax: "
+                            "add a tensor<1xf32> result";
+  if (!delayed && getScale())
+    return emitOpError()
+           << "takes a 'scale' operand only with a #te.delayed quantizer";
+  if (!delayed && getAmax())
+    return emitOpError() << "yields an amax only with a #te.delayed quantizer";
+  return verifyRandomOperands(*this, config.stochasticRounding, getSeed(),
+                              getOffset());
+}
+
+//===----------------------------------------------------------------------===//
+// DequantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantizeOp::verify() {
+  QTensorType inputType = getInput().getType();
+  auto resultType = getResult().getType();
+  if (!shapesCompatible(inputType.getShape(), resultType.getShape()))
+    return emitOpError() << "result shape " << shapeStr(resultType.getShape())
+                         << " does not match the input shape "
+                         << shapeStr(inputType.getShape());
+  if (inputType.hasRowwise())
+    return success();
+  // Columnwise data holds the rowwise values only where it is their exact
+  // transpose (te-formats.md §3.1, §3.4).
+  fmt::QuantizerConfig config = configOf(inputType.getQuantizer());
+  bool columnwiseHoldsValues =
+      config.recipe == fmt::Recipe::Delayed ||
+      config.recipe == fmt::Recipe::Current ||
+      (config.recipe == fmt::Recipe::Block && config.blockDim == 2);
+  if (!columnwiseHoldsValues)
+    return emitOpError()
+           << "needs rowwise usage: only per-tensor FP8 and 128x128-block "
+              "tensors dequantize from columnwise data, got a "
+           << getRecipeFamilyName(config.recipe) << " tensor with usage "
+           << stringifyUsage(inputType.getUsage());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+/// `TN` | `NN` | `NT`, a bare keyword.
+static ParseResult parseGemmLayout(OpAsmParser &parser, GemmLayoutAttr &attr) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<GemmLayout> layout = symbolizeGemmLayout(keyword);
+  if (!layout)
+    return parser.emitError(loc)
+           << "expected GEMM layout TN, NN or NT, got '" << keyword << "'";
+  attr = GemmLayoutAttr::get(parser.getContext(), *layout);
+  return success();
+}
+
+static void printGemmLayout(OpAsmPrinter &printer, Operation *,
+                            GemmLayoutAttr attr) {
+  printer << stringifyGemmLayout(attr.getValue());
+}
+
+LogicalResult GemmOp::verify() {
+  QTensorType a = getA().getType(), b = getB().getType();
+  StringRef layout = stringifyGemmLayout(getLayout());
+  bool transa = getTransA(), transb = getTransB();
+
+  // Operand usages (CanonicalizeGemmInput).
+  auto usageError = [&](StringRef operand, StringRef needed, QTensorType type) {
+    return emitOpError() << "layout " << layout << " reads operand " << operand
+                         << " " << needed << ", but it holds only "
+                         << stringifyUsage(type.getUsage());
+  };
+  if (transa && !a.hasRowwise())
+    return usageError("A", "rowwise", a);
+  if (!transa && !a.hasColumnwise())
+    return usageError("A", "columnwise", a);
+  if (transb && !b.hasColumnwise())
+    return usageError("B", "columnwise", b);
+  if (!transb && !b.hasRowwise())
+    return usageError("B", "rowwise", b);
+
+  if (failed(verifyGemmOperandPair(*this, "GEMM", "A",
+                                   configOf(a.getQuantizer()), "B",
+                                   configOf(b.getQuantizer()))))
+    return failure();
+
+  // Shapes, with operands flattened to 2-D.
+  ArrayRef<int64_t> as = a.getShape(), bs = b.getShape();
+  int64_t kA = 0, kB = 0, n = 0;
+  SmallVector<int64_t> expected;
+  switch (getLayout()) {
+  case GemmLayout::TN:
+  case GemmLayout::NN:
+    if (as.size() != 2)
+      return emitOpError() << "layout " << layout << " needs operand A of "
+                           << "rank 2 (" << (transa ? "[N, K]" : "[K, N]")
+                           << "), got " << shapeStr(as);
+    kA = transa ? as[1] : as[0];
+    n = transa ? as[0] : as[1];
+    kB = bs.back();
+    expected.assign(bs.begin(), bs.end() - 1);
+    expected.push_back(n);
+    break;
+  case GemmLayout::NT:
+    kA = product(as.drop_back());
+    n = as.back();
+    kB = product(bs.drop_back());
+    expected = {bs.back(), n};
+    break;
+  }
+  if (!dimsCompatible(kA, kB))
+    return emitOpError() << "contraction dimensions differ: A " << shapeStr(as)
+                         << " has K = " << kA << ", B " << shapeStr(bs)
+                         << " has K = " << kB;
+  int64_t k = isDynamic(kA) ? kB : kA;
+  if (!isDynamic(k) && k % 16 != 0)
+    return emitOpError()
+           << "needs the contraction dimension K divisible by 16, got " << k;
+
+  Type resultType = getResult().getType();
+  ArrayRef<int64_t> resultShape = getShapeOf(resultType);
+  if (!shapesCompatible(resultShape, expected))
+    return emitOpError() << "result shape " << shapeStr(resultShape)
+                         << " does not match layout " << layout << " of A "
+                         << shapeStr(as) << " and B " << shapeStr(bs)
+                         << ": expected " << shapeStr(expected);
+
+  if (Value bias = getBias()) {
+    ArrayRef<int64_t> biasShape = getShapeOf(bias.getType());
+    if (biasShape.size() != 1 || !dimsCompatible(biasShape[0], n))
+      return emitOpError() << "bias must have shape [N] = "
+                           << shapeStr(ArrayRef<int64_t>(n)) << ", got "
+                           << shapeStr(biasShape);
+  }
+
+  auto quantized = dyn_cast<QTensorType>(resultType);
+  if (Value acc = getAccumulate()) {
+    if (quantized)
+      return emitOpError() << "cannot accumulate into a quantized result";
+    if (acc.getType() != resultType)
+      return emitOpError() << "accumulator type " << acc.getType()
+                           << " must be the result type " << resultType;
+  }
+
+  bool delayedOut = false;
+  if (quantized) {
+    if (!quantized.hasRowwise())
+      return emitOpError() << "writes a quantized result rowwise, but its "
+                              "usage is "
+                           << stringifyUsage(quantized.getUsage());
+    fmt::QuantizerConfig out = configOf(quantized.getQuantizer());
+    if (out.stochasticRounding)
+      return emitOpError() << "does not support an output quantizer with "
+                              "stochastic rounding";
+    delayedOut = out.recipe == fmt::Recipe::Delayed;
+  }
+  if (delayedOut && !getOutScale())
+    return emitOpError() << "with a #te.delayed output quantizer needs its "
+                            "live 'scale' operand";
+  if (delayedOut && !getAmax())
+    return emitOpError() << "with a #te.delayed output quantizer yields the "
+                            "output amax: add a tensor<1xf32> result";
+  if (!delayedOut && getOutScale())
+    return emitOpError()
+           << "takes a 'scale' operand only with a #te.delayed output "
+              "quantizer";
+  if (!delayedOut && getAmax())
+    return emitOpError()
+           << "yields an amax only with a #te.delayed output quantizer";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LinearOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+LinearOp::inferReturnTypes(MLIRContext *context,
+                           std::optional<Location> location, Adaptor adaptor,
+                           SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto weight = dyn_cast<RankedTensorType>(adaptor.getWeight().getType());
+  const LinearOp::Properties &props = adaptor.getProperties();
+  DictionaryAttr attrs = adaptor.getAttributes();
+  auto inputQ = inherentAttr<QuantizerAttrInterface>(props.input_quantizer,
+                                                     attrs, "input_quantizer");
+  auto weightQ = inherentAttr<QuantizerAttrInterface>(
+      props.weight_quantizer, attrs, "weight_quantizer");
+  auto outputQ = inherentAttr<QuantizerAttrInterface>(
+      props.output_quantizer, attrs, "output_quantizer");
+  bool cacheWeight = inherentAttr<UnitAttr>(props.cache_weight, attrs,
+                                            "cache_weight") != nullptr;
+  if (!input || !weight || !inputQ || !weightQ)
+    return failure();
+  if (input.getRank() < 1 || weight.getRank() != 2)
+    return emitOptionalError(location,
+                             "te.linear needs an input [..., in_features] "
+                             "and a weight [out_features, in_features]");
+  SmallVector<int64_t> outShape(input.getShape().drop_back());
+  outShape.push_back(weight.getDimSize(0));
+  if (outputQ)
+    inferredReturnTypes.push_back(QTensorType::get(
+        context, outShape, input.getElementType(), outputQ, Usage::Rowwise));
+  else
+    inferredReturnTypes.push_back(
+        RankedTensorType::get(outShape, input.getElementType()));
+  inferredReturnTypes.push_back(QTensorType::get(context, input.getShape(),
+                                                 input.getElementType(), inputQ,
+                                                 Usage::Columnwise));
+  auto savedWeight =
+      QTensorType::get(context, weight.getShape(), weight.getElementType(),
+                       weightQ, Usage::Rowwise | Usage::Columnwise);
+  inferredReturnTypes.push_back(savedWeight);
+  if (cacheWeight)
+    inferredReturnTypes.push_back(savedWeight);
+  return success();
+}
+
+LogicalResult LinearOp::verify() {
+  auto input = getInput().getType();
+  auto weight = getWeight().getType();
+  if (input.getRank() < 2)
+    return emitOpError() << "needs an input of rank >= 2 ([..., "
+                            "in_features]), got "
+                         << shapeStr(input.getShape());
+  ArrayRef<int64_t> ws = weight.getShape();
+  if (!dimsCompatible(input.getShape().back(), ws[1]))
+    return emitOpError() << "input " << shapeStr(input.getShape()) << " has "
+                         << input.getShape().back() << " features, the weight "
+                         << shapeStr(ws) << " expects " << ws[1];
+  int64_t inFeatures = isDynamic(ws[1]) ? input.getShape().back() : ws[1];
+  if (failed(verifyLinearAlignment(*this, input.getShape().drop_back(),
+                                   inFeatures, ws[0])))
+    return failure();
+  if (Value bias = getBias()) {
+    ArrayRef<int64_t> bs = getShapeOf(bias.getType());
+    if (bs.size() != 1 || !dimsCompatible(bs[0], ws[0]))
+      return emitOpError() << "bias must have shape [out_features] = "
+                           << shapeStr(ws.take_front()) << ", got "
+                           << shapeStr(bs);
+  }
+
+  QuantizerAttrInterface inputQ = getInputQuantizer();
+  QuantizerAttrInterface weightQ = getWeightQuantizer();
+  QuantizerAttrInterface outputQ = getOutputQuantizerAttr();
+  if (failed(verifyNotDelayed(*this, "input_quantizer", inputQ)) ||
+      failed(verifyNotDelayed(*this, "weight_quantizer", weightQ)) ||
+      failed(verifyNotDelayed(*this, "output_quantizer", outputQ)))
+    return failure();
+  if (failed(verifyGemmOperandPair(*this, "fprop GEMM", "input_quantizer",
+                                   configOf(inputQ), "weight_quantizer",
+                                   configOf(weightQ))))
+    return failure();
+  if (failed(verifyRandomOperands(*this,
+                                  roundsStochastically(inputQ) ||
+                                      roundsStochastically(weightQ) ||
+                                      roundsStochastically(outputQ),
+                                  getSeed(), getOffset())))
+    return failure();
+
+  if (getWorkspace() && getCacheWeight())
+    return emitOpError() << "takes either a 'workspace' (reuse the cached "
+                            "weight) or 'cache_weight' (refresh it), not both";
+  QTensorType savedWeight = getSavedWeight().getType();
+  if (Value workspace = getWorkspace())
+    if (workspace.getType() != savedWeight)
+      return emitOpError() << "workspace type " << workspace.getType()
+                           << " must be the quantized weight type "
+                           << savedWeight;
+
+  if (auto out = dyn_cast<QTensorType>(getOutput().getType()))
+    if (failed(verifyQTensor(*this, "output", out)))
+      return failure();
+  if (failed(verifyQTensor(*this, "quantized input",
+                           getSavedInput().getType().withUsage(
+                               Usage::Rowwise | Usage::Columnwise))) ||
+      failed(verifyQTensor(*this, "quantized weight", savedWeight)))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LinearGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearGradOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto gradOutput =
+      dyn_cast<RankedTensorType>(adaptor.getGradOutput().getType());
+  auto savedWeight = dyn_cast<QTensorType>(adaptor.getSavedWeight().getType());
+  if (!gradOutput || !savedWeight)
+    return failure();
+  if (gradOutput.getRank() < 1 || savedWeight.getRank() != 2)
+    return emitOptionalError(location,
+                             "te.linear_grad needs a grad_output [..., "
+                             "out_features] and a saved weight "
+                             "[out_features, in_features]");
+  const LinearGradOp::Properties &props = adaptor.getProperties();
+  DictionaryAttr attrs = adaptor.getAttributes();
+  auto gradInputQ = inherentAttr<QuantizerAttrInterface>(
+      props.grad_input_quantizer, attrs, "grad_input_quantizer");
+  bool hasBias =
+      inherentAttr<UnitAttr>(props.has_bias, attrs, "has_bias") != nullptr;
+  ArrayRef<int64_t> ws = savedWeight.getShape();
+  Type elementType = gradOutput.getElementType();
+  SmallVector<int64_t> dgradShape(gradOutput.getShape().drop_back());
+  dgradShape.push_back(ws[1]);
+  if (gradInputQ)
+    inferredReturnTypes.push_back(QTensorType::get(
+        context, dgradShape, elementType, gradInputQ, Usage::Rowwise));
+  else
+    inferredReturnTypes.push_back(
+        RankedTensorType::get(dgradShape, elementType));
+  inferredReturnTypes.push_back(RankedTensorType::get(ws, elementType));
+  if (hasBias)
+    inferredReturnTypes.push_back(
+        RankedTensorType::get(ws.take_front(), elementType));
+  return success();
+}
+
+LogicalResult LinearGradOp::verify() {
+  auto gradOutput = getGradOutput().getType();
+  QTensorType savedInput = getSavedInput().getType();
+  QTensorType savedWeight = getSavedWeight().getType();
+  if (gradOutput.getRank() < 2)
+    return emitOpError() << "needs a grad_output of rank >= 2 ([..., "
+                            "out_features]), got "
+                         << shapeStr(gradOutput.getShape());
+  if (!savedInput.hasColumnwise())
+    return emitOpError() << "needs the saved input with columnwise usage "
+                            "(wgrad reads it transposed), got "
+                         << stringifyUsage(savedInput.getUsage());
+  if (!savedWeight.hasColumnwise())
+    return emitOpError() << "needs the saved weight with columnwise usage "
+                            "(dgrad reads it transposed), got "
+                         << stringifyUsage(savedWeight.getUsage());
+
+  ArrayRef<int64_t> gs = gradOutput.getShape(), xs = savedInput.getShape(),
+                    ws = savedWeight.getShape();
+  if (!dimsCompatible(gs.back(), ws[0]))
+    return emitOpError() << "grad_output " << shapeStr(gs) << " has "
+                         << gs.back() << " features, the weight "
+                         << shapeStr(ws) << " has out_features = " << ws[0];
+  if (!dimsCompatible(xs.back(), ws[1]))
+    return emitOpError() << "saved input " << shapeStr(xs) << " has "
+                         << xs.back() << " features, the weight "
+                         << shapeStr(ws) << " has in_features = " << ws[1];
+  if (!shapesCompatible(gs.drop_back(), xs.drop_back()))
+    return emitOpError() << "grad_output " << shapeStr(gs)
+                         << " and saved input " << shapeStr(xs)
+                         << " differ in their leading dimensions";
+  if (failed(verifyLinearAlignment(*this, gs.drop_back(), ws[1], ws[0])))
+    return failure();
+
+  QuantizerAttrInterface gradOutputQ = getGradOutputQuantizer();
+  QuantizerAttrInterface gradInputQ = getGradInputQuantizerAttr();
+  if (failed(verifyNotDelayed(*this, "grad_output_quantizer", gradOutputQ)) ||
+      failed(verifyNotDelayed(*this, "grad_input_quantizer", gradInputQ)) ||
+      failed(
+          verifyNotDelayed(*this, "saved input", savedInput.getQuantizer())) ||
+      failed(
+          verifyNotDelayed(*this, "saved weight", savedWeight.getQuantizer())))
+    return failure();
+  fmt::QuantizerConfig gradConfig = configOf(gradOutputQ);
+  if (failed(verifyGemmOperandPair(*this, "dgrad GEMM", "grad_output_quantizer",
+                                   gradConfig, "saved weight",
+                                   configOf(savedWeight.getQuantizer()))) ||
+      failed(verifyGemmOperandPair(*this, "wgrad GEMM", "grad_output_quantizer",
+                                   gradConfig, "saved input",
+                                   configOf(savedInput.getQuantizer()))))
+    return failure();
+  if (failed(verifyRandomOperands(*this,
+                                  roundsStochastically(gradOutputQ) ||
+                                      roundsStochastically(gradInputQ),
+                                  getSeed(), getOffset())))
+    return failure();
+
+  if (failed(verifyQTensor(
+          *this, "quantized grad_output",
+          QTensorType::get(getContext(), gs, gradOutput.getElementType(),
+                           gradOutputQ, Usage::Rowwise | Usage::Columnwise))))
+    return failure();
+  if (auto dgrad = dyn_cast<QTensorType>(getDgrad().getType()))
+    if (failed(verifyQTensor(*this, "dgrad", dgrad)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// UpdateScaleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult UpdateScaleOp::verify() {
+  auto history = getHistory().getType();
+  if (history.getRank() != 1)
+    return emitOpError() << "needs a rank-1 amax history, got "
+                         << shapeStr(history.getShape());
+  int64_t length = history.getDimSize(0);
+  if (!isDynamic(length) && length != getQuantizer().getHistory())
+    return emitOpError() << "amax history has length " << length
+                         << " but the quantizer's history is "
+                         << getQuantizer().getHistory();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AllReduceMaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllReduceMaxOp::verify() {
+  if (getGroup().empty())
+    return emitOpError() << "needs a non-empty process group name";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// EmptyOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmptyOp::verify() {
+  QTensorType type = getResult().getType();
+  if (static_cast<int64_t>(getDynamicSizes().size()) !=
+      type.getNumDynamicDims())
+    return emitOpError() << "needs " << type.getNumDynamicDims()
+                         << " dynamic size operand(s) for " << type << ", got "
+                         << getDynamicSizes().size();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BuffersOp / FromBuffersOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `types` are the buffers of `type` on the op's target.
+static LogicalResult verifyBufferTypes(Operation *op, QTensorType type,
+                                       TypeRange types) {
+  Target target = getTarget(op);
+  FailureOr<SmallVector<QTensorBuffer>> buffers =
+      type.getBuffers(target, [&] { return op->emitOpError(); });
+  if (failed(buffers))
+    return failure();
+  if (buffers->size() != types.size()) {
+    std::string names;
+    llvm::interleave(
+        *buffers, [&](const QTensorBuffer &b) { names += b.name; },
+        [&] { names += ", "; });
+    return op->emitOpError() << "expects " << buffers->size() << " buffers for "
+                             << type << " on " << stringifyTarget(target)
+                             << " (" << names << "), got " << types.size();
+  }
+  for (auto [i, buffer, actual] : llvm::enumerate(*buffers, types))
+    if (buffer.type != actual)
+      return op->emitOpError()
+             << "buffer #" << i << " (" << buffer.name << ") of " << type
+             << " on " << stringifyTarget(target) << " has type " << buffer.type
+             << ", got " << actual;
+  return success();
+}
+
+LogicalResult BuffersOp::verify() {
+  return verifyBufferTypes(*this, getInput().getType(),
+                           getBuffers().getTypes());
+}
+
+LogicalResult BuffersOp::fold(FoldAdaptor,
+                              SmallVectorImpl<OpFoldResult> &results) {
+  auto from = getInput().getDefiningOp<FromBuffersOp>();
+  if (!from ||
+      !llvm::equal(from.getBuffers().getTypes(), getBuffers().getTypes()))
+    return failure();
+  for (Value buffer : from.getBuffers())
+    results.push_back(buffer);
+  return success();
+}
+
+LogicalResult FromBuffersOp::verify() {
+  return verifyBufferTypes(*this, getResult().getType(),
+                           getBuffers().getTypes());
+}
+
+OpFoldResult FromBuffersOp::fold(FoldAdaptor) {
+  if (getBuffers().empty())
+    return {};
+  auto source = getBuffers().front().getDefiningOp<BuffersOp>();
+  if (!source || source.getInput().getType() != getResult().getType() ||
+      source.getNumResults() != getBuffers().size())
+    return {};
+  for (auto [i, buffer] : llvm::enumerate(getBuffers()))
+    if (buffer != source.getResult(i))
+      return {};
+  return source.getInput();
+}
+
+#define GET_OP_CLASSES
+#include "te/Dialect/TE/IR/TEOps.cpp.inc"
