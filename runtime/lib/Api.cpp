@@ -124,21 +124,21 @@ te_rt_status decodeQuantizer(const te_rt_quantizer *q, QuantizerConfig &c) {
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer is null");
   if (q->recipe < TE_RT_RECIPE_DELAYED || q->recipe > TE_RT_RECIPE_NVFP4)
     return fail(TE_RT_INVALID_ARGUMENT,
-                "quantizer recipe " + str(q->recipe) + " is not a recipe");
+                "quantizer recipe " + str(static_cast<int>(q->recipe)) + " is not a recipe");
   if (q->dtype < TE_RT_U8 || q->dtype > TE_RT_E2M1X2)
     return fail(TE_RT_INVALID_ARGUMENT,
-                "quantizer dtype " + str(q->dtype) + " is not a dtype");
+                "quantizer dtype " + str(static_cast<int>(q->dtype)) + " is not a dtype");
   if (q->e8m0_rounding != TE_RT_E8M0_UP && q->e8m0_rounding != TE_RT_E8M0_FLOOR)
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer e8m0_rounding " +
-                                            str(q->e8m0_rounding) +
+                                            str(static_cast<int>(q->e8m0_rounding)) +
                                             " is not up (0) or floor (1)");
   if (q->err_mode != TE_RT_ERR_MAE && q->err_mode != TE_RT_ERR_MSE)
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer err_mode " +
-                                            str(q->err_mode) +
+                                            str(static_cast<int>(q->err_mode)) +
                                             " is not MAE (0) or MSE (1)");
   if (q->amax_algo != TE_RT_AMAX_MAX && q->amax_algo != TE_RT_AMAX_MOST_RECENT)
     return fail(TE_RT_INVALID_ARGUMENT,
-                "quantizer amax_algo " + str(q->amax_algo) +
+                "quantizer amax_algo " + str(static_cast<int>(q->amax_algo)) +
                     " is not max (0) or most_recent (1)");
   c = QuantizerConfig();
   c.recipe = static_cast<Recipe>(q->recipe);
@@ -174,11 +174,11 @@ te_rt_status decodeLayout(const te_rt_quantizer *tq, int32_t rank,
     return s;
   if (usage < TE_RT_ROWWISE || usage > TE_RT_ROWWISE_AND_COLUMNWISE)
     return fail(TE_RT_INVALID_ARGUMENT,
-                "usage " + str(usage) +
+                "usage " + str(static_cast<int>(usage)) +
                     " must be rowwise (1), columnwise (2) or both (3)");
   if (target != TE_RT_SM90 && target != TE_RT_SM100)
     return fail(TE_RT_INVALID_ARGUMENT,
-                "target " + str(target) + " must be sm_90 (0) or sm_100 (1)");
+                "target " + str(static_cast<int>(target)) + " must be sm_90 (0) or sm_100 (1)");
   q.usage = static_cast<Usage>(usage);
   q.target = static_cast<Target>(target);
   std::string err;
@@ -357,7 +357,7 @@ te_rt_status te_rt_context_create(te_rt_backend backend, te_rt_context **out) {
 #endif
     } else {
       return fail(TE_RT_INVALID_ARGUMENT,
-                  "backend " + str(backend) + " must be cpu (0) or cuda (1)");
+                  "backend " + str(static_cast<int>(backend)) + " must be cpu (0) or cuda (1)");
     }
     if (!b)
       return fail(TE_RT_OUT_OF_MEMORY, "cannot create the backend");
@@ -429,7 +429,7 @@ te_rt_status te_rt_memcpy(te_rt_context *ctx, void *dst, const void *src,
       return s;
     if (kind < TE_RT_HOST_TO_HOST || kind > TE_RT_DEVICE_TO_DEVICE)
       return fail(TE_RT_INVALID_ARGUMENT,
-                  "memcpy kind " + str(kind) + " is not a te_rt_memcpy_kind");
+                  "memcpy kind " + str(static_cast<int>(kind)) + " is not a te_rt_memcpy_kind");
     if (bytes && (!dst || !src))
       return fail(TE_RT_INVALID_ARGUMENT, "memcpy dst or src is null");
     return ctx->backend->copy(dst, src, bytes, kind);
@@ -620,7 +620,7 @@ te_rt_status te_rt_dequantize(te_rt_context *ctx, const te_rt_qtensor *q,
       return fail(TE_RT_INVALID_ARGUMENT,
                   "dequantize reads one representation: rowwise (1) or "
                   "columnwise (2), got " +
-                      str(from));
+                      str(static_cast<int>(from)));
     if (!(qt.usage & from))
       return fail(TE_RT_INVALID_ARGUMENT,
                   std::string("q holds no ") +
@@ -729,7 +729,7 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
     if (ga.layout != TE_RT_GEMM_TN && ga.layout != TE_RT_GEMM_NN &&
         ga.layout != TE_RT_GEMM_NT)
       return fail(TE_RT_INVALID_ARGUMENT,
-                  "gemm layout " + str(ga.layout) + " must be TN, NN or NT");
+                  "gemm layout " + str(static_cast<int>(ga.layout)) + " must be TN, NN or NT");
     QTensor at, bt;
     if (te_rt_status s = decodeQTensor("A", a, at))
       return s;
