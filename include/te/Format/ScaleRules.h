@@ -199,11 +199,13 @@ TE_HD inline float nvfp4ElementFactor(uint8_t sDecB, float sDec) {
   return fminNum(1.0f / (decodeE4M3(sDecB) * sDec), kFloatMax);
 }
 
-/// Dequantization factor of one NVFP4 block: float(S_dec_b) * amax /
-/// (6 * e4m3Max), i.e. x ~= decodeE2M1(q) * nvfp4DequantFactor(..).
+/// Dequantization factor of one NVFP4 block, in the order of TE's
+/// dequantize_fp4_kernel: final = (float(S_dec_b) * amax) * fl(1/(6*e4m3Max));
+/// then x ~= decodeE2M1(q) * final (rounded to the output type).
 TE_HD inline float nvfp4DequantFactor(uint8_t sDecB, float amax,
                                       float e4m3Max) {
-  return decodeE4M3(sDecB) * amax * (1.0f / (kE2M1Max * e4m3Max));
+  const float inv = 1.0f / (kE2M1Max * e4m3Max);
+  return (decodeE4M3(sDecB) * amax) * inv;
 }
 
 } // namespace te::format

@@ -252,6 +252,10 @@ TEST(ScaleRules, NVFP4BlockScaleAndFactor) {
   EXPECT_EQ(nvfp4ElementFactor(0x30, 0.25f), 8.0f);
   EXPECT_EQ(nvfp4ElementFactor(0x33, 1.0f), static_cast<float>(1.0 / 0.6875));
   EXPECT_EQ(nvfp4ElementFactor(0x00, 1.0f), FLT_MAX); // all-zero block
+  // Dequantization (TE: the constant 1/(6*448) is computed in double).
+  const float inv2688 = static_cast<float>(1.0 / (6.0 * 448.0));
+  EXPECT_EQ(nvfp4DequantFactor(0x30, 10.0f, 448.0f), (0.5f * 10.0f) * inv2688);
+  EXPECT_EQ(nvfp4DequantFactor(0x00, 10.0f, 448.0f), 0.0f);
 }
 
 } // namespace
