@@ -59,14 +59,13 @@ TE_HD inline uint64_t roundMagnitude(uint64_t sig, int e2, int mbits,
                                      int emin) {
   if (sig == 0)
     return 0;
-  // Exponent of the leading bit.
+  int lead; // exponent of the leading bit
 #if defined(__CUDA_ARCH__)
-  int lead = 63 - __clzll(static_cast<long long>(sig));
+  lead = 63 - __clzll(static_cast<long long>(sig));
 #elif defined(__GNUC__) || defined(__clang__)
-  int lead = 63 - __builtin_clzll(sig);
+  lead = 63 - __builtin_clzll(sig);
 #else
-  int lead = 63;
-  while (!((sig >> lead) & 1))
+  for (lead = 63; !((sig >> lead) & 1);)
     --lead;
 #endif
   int e = e2 + lead;
