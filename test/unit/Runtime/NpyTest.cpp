@@ -1,2 +1,142 @@
-//===- NpyTest.cpp ---===//
-#include "TestUtil.h"
+//===- NpyTest.cpp - The .npy reader and writer ---------------------------===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// Headers are written out by hand here, byte for byte as NumPy writes them
+// (format 1.0 / 2.0: magic, version, little-endian header length, a Python
+// dict literal padded with spaces to a multiple of 64 bytes, '\n').
+//
+//===----------------------------------------------------------------------===//
+
+#include "Npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+namespace {
+
+std::vector<uint8_t> npyFile(int version, const std::string &dict,
+                             const std::vector<uint8_t> &data) {
+  size_t pre = version == 1 ? 10 : 12;
+  std::string h = dict;
+  while ((pre + h.size() + 1) % 64)
+    h += ' ';
+  h += '\n';
+  std::vector<uint8_t> f = {0x93, 'N', 'U', 'M', 'P', 'Y',
+                            static_cast<uint8_t>(version), 0};
+  f.push_back(static_cast<uint8_t>(h.size() & 0xFF));
+  f.push_back(static_cast<uint8_t>(h.size() >> 8));
+  if (version != 1) {
+    f.push_back(0);
+    f.push_back(0);
+  }
+  f.insert(f.end(), h.begin(), h.end());
+  f.insert(f.end(), data.begin(), data.end());
+  return f;
+}
+
+TEST(Npy, ParsesVersion1Float32) {
+  std::vector<uint8_t> data(2 * 3 * 4);
+  float v[6] = {1, 2, 3, 4, 5, -6.5f};
+  std::memcpy(data.data(), v, sizeof(v));
+  te::npy::Array a;
+  std::string err;
+  ASSERT_TRUE(te::npy::parse(
+      npyFile(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+              data),
+      a, &err))
+      << err;
+  EXPECT_EQ(a.kind, te::npy::Kind::F32);
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(a.numElements(), 6);
+  EXPECT_EQ(std::memcmp(a.bytes.data(), v, sizeof(v)), 0);
+}
+
+TEST(Npy, ParsesVersion2AndOtherKinds) {
+  te::npy::Array a;
+  std::string err;
+  ASSERT_TRUE(te::npy::parse(
+      npyFile(2, "{'descr': '|u1', 'fortran_order': False, 'shape': (4,), }",
+              {1, 2, 3, 4}),
+      a, &err))
+      << err;
+  EXPECT_EQ(a.kind, te::npy::Kind::U8);
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{4}));
+  ASSERT_TRUE(te::npy::parse(
+      npyFile(1, "{'descr': '<u2', 'fortran_order': False, 'shape': (), }",
+              {0x80, 0x3F}),
+      a, &err))
+      << err;
+  EXPECT_EQ(a.kind, te::npy::Kind::U16);
+  EXPECT_TRUE(a.shape.empty());
+  EXPECT_EQ(a.numElements(), 1);
+}
+
+TEST(Npy, RejectsWithAMessage) {
+  te::npy::Array a;
+  std::string err;
+  EXPECT_FALSE(te::npy::parse({'x', 'y'}, a, &err));
+  EXPECT_EQ(err, "not a .npy file (bad magic)");
+  EXPECT_FALSE(te::npy::parse(
+      npyFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
+              std::vector<uint8_t>(8)),
+      a, &err));
+  EXPECT_EQ(err, "unsupported .npy dtype '<f8' (expected '<f4', '|u1' or '<u2')");
+  EXPECT_FALSE(te::npy::parse(
+      npyFile(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
+              std::vector<uint8_t>(4)),
+      a, &err));
+  EXPECT_EQ(err, "unsupported .npy dtype '>f4' (expected '<f4', '|u1' or '<u2')");
+  EXPECT_FALSE(te::npy::parse(
+      npyFile(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
+              std::vector<uint8_t>(16)),
+      a, &err));
+  EXPECT_EQ(err, "fortran_order True .npy files are not supported");
+  EXPECT_FALSE(te::npy::parse(
+      npyFile(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+              std::vector<uint8_t>(8)),
+      a, &err));
+  EXPECT_EQ(err, "truncated .npy data: expected 12 bytes, got 8");
+  std::vector<uint8_t> v9 = npyFile(1, "{}", {});
+  v9[6] = 9;
+  EXPECT_FALSE(te::npy::parse(v9, a, &err));
+  EXPECT_EQ(err, "unsupported .npy version 9");
+  EXPECT_FALSE(te::npy::parse(
+      npyFile(1,
+              "{'descr': '<f4', 'fortran_order': False, 'shape': "
+              "(99999999999999999999,), }",
+              {}),
+      a, &err));
+  EXPECT_EQ(err, "a .npy dimension overflows int64");
+  EXPECT_FALSE(te::npy::read("/nonexistent/dir/x.npy", a, &err));
+  EXPECT_EQ(err, "cannot open '/nonexistent/dir/x.npy'");
+}
+
+TEST(Npy, SerializeRoundTripsAndAligns) {
+  te::npy::Array a;
+  a.kind = te::npy::Kind::U8;
+  a.shape = {3, 1, 2};
+  a.bytes = {1, 2, 3, 4, 5, 6};
+  std::vector<uint8_t> f = te::npy::serialize(a);
+  size_t headerLen = f[8] | (f[9] << 8);
+  EXPECT_EQ((10 + headerLen) % 64, 0u);
+  std::string h(f.begin() + 10, f.begin() + 10 + headerLen);
+  EXPECT_EQ(h.rfind("{'descr': '|u1', 'fortran_order': False, 'shape': (3, 1, 2), }", 0),
+            0u)
+      << h;
+  te::npy::Array b;
+  std::string err;
+  ASSERT_TRUE(te::npy::parse(f, b, &err)) << err;
+  EXPECT_EQ(b.shape, a.shape);
+  EXPECT_EQ(b.bytes, a.bytes);
+  a.shape = {6};
+  f = te::npy::serialize(a);
+  std::string h1(f.begin() + 10, f.begin() + 10 + (f[8] | (f[9] << 8)));
+  EXPECT_NE(h1.find("'shape': (6,)"), std::string::npos) << h1;
+}
+
+} // namespace
