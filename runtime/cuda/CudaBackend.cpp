@@ -1,0 +1,535 @@
+//===- CudaBackend.cpp - The cuda backend: memory and quantization -*- C++
+//-*-===//
+//
+// Part of te. Internal to libte_rt.
+//
+//===----------------------------------------------------------------------===//
+//
+// Device memory, and the dispatch of quantize / dequantize / amax / delayed
+// update / swizzle onto the kernels of Kernels.cu, mirroring the cpu
+// backend's steps (runtime/lib/cpu/CpuBackend.cpp) so that both write the
+// same bits. Temporaries are stream-ordered (cudaMallocAsync).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaBackend.h"
+
+#include "Error.h"
+#include "Kernels.h"
+
+#include "te/Format/Codecs.h"
+
+#include <new>
+
+using namespace te::format;
+
+namespace te::rt {
+
+std::string cudaErrorText(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+}
+
+std::string cublasStatusText(cublasStatus_t s) {
+  switch (s) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_ALLOC_FAILED:
+    return "CUBLAS_STATUS_ALLOC_FAILED";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_ARCH_MISMATCH:
+    return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case CUBLAS_STATUS_MAPPING_ERROR:
+    return "CUBLAS_STATUS_MAPPING_ERROR";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case CUBLAS_STATUS_INTERNAL_ERROR:
+    return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  case CUBLAS_STATUS_LICENSE_ERROR:
+    return "CUBLAS_STATUS_LICENSE_ERROR";
+  }
+  return "cublasStatus " + std::to_string(static_cast<int>(s));
+}
+
+namespace {
+
+te_rt_status cudaFail(cudaError_t e, const std::string &what) {
+  return fail(TE_RT_CUDA_ERROR, what + ": " + cudaErrorText(e));
+}
+
+#define TE_CUDA_CHECK(expr, what)                                              \
+  do {                                                                         \
+    cudaError_t teErr_ = (expr);                                               \
+    if (teErr_ != cudaSuccess)                                                 \
+      return cudaFail(teErr_, what);                                           \
+  } while (0)
+
+/// A stream-ordered device temporary, freed (stream-ordered) on scope exit.
+class DeviceTemp {
+public:
+  DeviceTemp(cudaStream_t s) : stream(s) {}
+  ~DeviceTemp() {
+    if (ptr)
+      cudaFreeAsync(ptr, stream);
+  }
+  cudaError_t allocate(size_t bytes) {
+    return cudaMallocAsync(&ptr, bytes ? bytes : 1, stream);
+  }
+  template <typename T> T *as() const { return static_cast<T *>(ptr); }
+
+private:
+  cudaStream_t stream;
+  void *ptr = nullptr;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Creation and memory
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<CudaBackend> CudaBackend::create(std::string *error) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    if (error)
+      *error = e != cudaSuccess
+                   ? "no usable CUDA device (cudaGetDeviceCount: " +
+                         cudaErrorText(e) + ")"
+                   : std::string("no CUDA device found");
+    cudaGetLastError(); // clear
+    return nullptr;
+  }
+  std::unique_ptr<CudaBackend> b(new (std::nothrow) CudaBackend());
+  if (!b) {
+    if (error)
+      *error = "out of host memory";
+    return nullptr;
+  }
+  cudaGetDevice(&b->device);
+  cudaDeviceGetAttribute(&b->ccMajor, cudaDevAttrComputeCapabilityMajor,
+                         b->device);
+  cudaDeviceGetAttribute(&b->ccMinor, cudaDevAttrComputeCapabilityMinor,
+                         b->device);
+  e = cuda::probeKernels();
+  if (e != cudaSuccess) {
+    if (error)
+      *error = "the kernels of this build do not run on the sm_" +
+               std::to_string(b->ccMajor * 10 + b->ccMinor) +
+               " device (built for sm_90a/sm_100a): " + cudaErrorText(e);
+    cudaGetLastError();
+    return nullptr;
+  }
+  cublasStatus_t s = cublasLtCreate(&b->lt);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    if (error)
+      *error = "cublasLtCreate failed: " + cublasStatusText(s);
+    b->lt = nullptr;
+    return nullptr;
+  }
+  b->workspaceBytes = size_t(32) << 20; // 32 MiB on Hopper (doc §1.6)
+  e = cudaMalloc(&b->workspace, b->workspaceBytes);
+  if (e != cudaSuccess) {
+    if (error)
+      *error =
+          "cannot allocate the 32 MiB cuBLASLt workspace: " + cudaErrorText(e);
+    b->workspace = nullptr;
+    cudaGetLastError();
+    return nullptr;
+  }
+  return b;
+}
+
+CudaBackend::~CudaBackend() {
+  if (workspace)
+    cudaFree(workspace);
+  if (lt)
+    cublasLtDestroy(lt);
+}
+
+te_rt_status CudaBackend::allocate(size_t bytes, void **out) {
+  size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
+  void *p = nullptr;
+  cudaError_t e = cudaMalloc(&p, rounded);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return fail(e == cudaErrorMemoryAllocation ? TE_RT_OUT_OF_MEMORY
+                                               : TE_RT_CUDA_ERROR,
+                "cannot allocate " + std::to_string(bytes) +
+                    " bytes of device memory: " + cudaErrorText(e));
+  }
+  *out = p;
+  return TE_RT_OK;
+}
+
+te_rt_status CudaBackend::deallocate(void *ptr) {
+  TE_CUDA_CHECK(cudaFree(ptr), "cudaFree");
+  return TE_RT_OK;
+}
+
+te_rt_status CudaBackend::copy(void *dst, const void *src, size_t bytes,
+                               te_rt_memcpy_kind kind) {
+  if (!bytes)
+    return TE_RT_OK;
+  cudaMemcpyKind k = cudaMemcpyDefault;
+  switch (kind) {
+  case TE_RT_HOST_TO_HOST:
+    k = cudaMemcpyHostToHost;
+    break;
+  case TE_RT_HOST_TO_DEVICE:
+    k = cudaMemcpyHostToDevice;
+    break;
+  case TE_RT_DEVICE_TO_HOST:
+    k = cudaMemcpyDeviceToHost;
+    break;
+  case TE_RT_DEVICE_TO_DEVICE:
+    k = cudaMemcpyDeviceToDevice;
+    break;
+  }
+  TE_CUDA_CHECK(cudaMemcpy(dst, src, bytes, k), "cudaMemcpy");
+  return TE_RT_OK;
+}
+
+te_rt_status CudaBackend::fillZero(void *dst, size_t bytes) {
+  if (bytes)
+    TE_CUDA_CHECK(cudaMemset(dst, 0, bytes), "cudaMemset");
+  return TE_RT_OK;
+}
+
+te_rt_status CudaBackend::synchronize(void *stream) {
+  TE_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)),
+                "cudaStreamSynchronize");
+  return TE_RT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantize
+//===----------------------------------------------------------------------===//
+
+static bool isBlockScaledBytes(const QTensor &q) {
+  return q.config.recipe == Recipe::MXFP8 || q.config.recipe == Recipe::NVFP4;
+}
+
+template <typename T> static T *bufferAs(const QTensor &q, const char *name) {
+  return static_cast<T *>(q.buffer(name));
+}
+
+static int64_t scaleStride(const QTensor &q, const char *name) {
+  int i = q.indexOf(name);
+  return i >= 0 ? q.layout[i].shape[1] : 0;
+}
+
+te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
+                                   const QuantizeOptions &o) {
+  auto stream = static_cast<cudaStream_t>(o.stream);
+  for (size_t i = 0; i < q.buffers.size(); ++i)
+    TE_CUDA_CHECK(cudaMemsetAsync(q.buffers[i], 0,
+                                  static_cast<size_t>(q.bufferBytes[i]),
+                                  stream),
+                  "zeroing buffer " + q.layout[i].name);
+  const QuantizerConfig &c = q.config;
+  const int64_t M = q.m, K = q.k;
+  switch (c.recipe) {
+  case Recipe::Delayed: {
+    if (o.amaxOut)
+      TE_CUDA_CHECK(cudaMemsetAsync(o.amaxOut, 0, sizeof(float), stream),
+                    "zeroing amax");
+    TE_CUDA_CHECK(cuda::launchPerTensorCast(
+                      x.data, x.dtype, M, K, o.scale, c.dtype,
+                      bufferAs<uint8_t>(q, "_data"),
+                      bufferAs<uint8_t>(q, "_transpose"),
+                      bufferAs<float>(q, "_scale_inv"), o.amaxOut, stream),
+                  "per-tensor FP8 cast kernel");
+    break;
+  }
+  case Recipe::Current: {
+    DeviceTemp scratch(stream); // [amax, scale]
+    TE_CUDA_CHECK(scratch.allocate(2 * sizeof(float)), "cudaMallocAsync");
+    float *amax = scratch.as<float>(), *scale = amax + 1;
+    if (!o.amaxIn)
+      TE_CUDA_CHECK(
+          cuda::launchAmax(x.data, x.dtype, x.numElements, amax, stream),
+          "amax kernel");
+    TE_CUDA_CHECK(cuda::launchCurrentScale(amax, o.amaxIn, c.dtype,
+                                           c.pow2Scales, c.amaxEpsilon, scale,
+                                           bufferAs<float>(q, "_scale_inv"),
+                                           o.amaxOut, stream),
+                  "current-scaling scale kernel");
+    TE_CUDA_CHECK(cuda::launchPerTensorCast(x.data, x.dtype, M, K, scale,
+                                            c.dtype,
+                                            bufferAs<uint8_t>(q, "_data"),
+                                            bufferAs<uint8_t>(q, "_transpose"),
+                                            nullptr, nullptr, stream),
+                  "per-tensor FP8 cast kernel");
+    break;
+  }
+  case Recipe::Block: {
+    cuda::BlockArgs a;
+    a.fp8 = c.dtype;
+    a.inType = x.dtype;
+    a.blockDim = c.blockDim;
+    a.pow2 = c.pow2Scales;
+    a.eps = c.amaxEpsilon;
+    a.rowData = bufferAs<uint8_t>(q, "_rowwise_data");
+    a.rowScale = bufferAs<float>(q, "_rowwise_scale_inv");
+    a.rowScaleStride = scaleStride(q, "_rowwise_scale_inv");
+    a.colData = bufferAs<uint8_t>(q, "_columnwise_data");
+    a.colScale = bufferAs<float>(q, "_columnwise_scale_inv");
+    a.colScaleStride = scaleStride(q, "_columnwise_scale_inv");
+    TE_CUDA_CHECK(cuda::launchBlockQuantize(x.data, M, K, a, stream),
+                  "Float8Block quantize kernel");
+    break;
+  }
+  case Recipe::MXFP8: {
+    cuda::MXFP8Args a;
+    a.fp8 = c.dtype;
+    a.inType = x.dtype;
+    a.twoD = c.mx2D;
+    a.rounding = c.e8m0Rounding;
+    a.rowData = bufferAs<uint8_t>(q, "_rowwise_data");
+    a.rowScale = bufferAs<uint8_t>(q, "_rowwise_scale_inv");
+    a.rowScaleStride = scaleStride(q, "_rowwise_scale_inv");
+    a.colData = bufferAs<uint8_t>(q, "_columnwise_data");
+    a.colScale = bufferAs<uint8_t>(q, "_columnwise_scale_inv");
+    a.colScaleStride = scaleStride(q, "_columnwise_scale_inv");
+    TE_CUDA_CHECK(cuda::launchMXFP8Quantize(x.data, M, K, a, stream),
+                  "MXFP8 quantize kernel");
+    break;
+  }
+  case Recipe::NVFP4:
+    if (te_rt_status s = quantizeNVFP4(x, q, o, stream))
+      return s;
+    break;
+  }
+  if (q.swizzledScales && isBlockScaledBytes(q))
+    return swizzleScales(q, /*toSwizzled=*/true, o.stream);
+  return TE_RT_OK;
+}
+
+te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
+                                        const QuantizeOptions &o,
+                                        cudaStream_t stream) {
+  const QuantizerConfig &c = q.config;
+  const int64_t M = q.m, K = q.k;
+  int iRd = q.indexOf("_rowwise_data"), iCd = q.indexOf("_columnwise_data");
+  auto *ra = bufferAs<float>(q, "_amax_rowwise");
+  auto *ca = bufferAs<float>(q, "_amax_columnwise");
+
+  // fp32 copy of x (the cpu backend's toFloat).
+  DeviceTemp xfTemp(stream);
+  const float *xf = static_cast<const float *>(x.data);
+  if (x.dtype != DType::F32) {
+    TE_CUDA_CHECK(xfTemp.allocate(sizeof(float) * M * K), "cudaMallocAsync");
+    TE_CUDA_CHECK(
+        cuda::launchToFloat(x.data, x.dtype, M * K, xfTemp.as<float>(), stream),
+        "conversion kernel");
+    xf = xfTemp.as<float>();
+  }
+  DeviceTemp scalars(stream); // [amax, amax of the columnwise copy]
+  TE_CUDA_CHECK(scalars.allocate(2 * sizeof(float)), "cudaMallocAsync");
+  float *amax = scalars.as<float>(), *amaxT = amax + 1;
+  DeviceTemp rowAmaxTemp(stream);
+  float *rowAmax = nullptr;
+  if (c.rowScaled) {
+    TE_CUDA_CHECK(rowAmaxTemp.allocate(sizeof(float) * M), "cudaMallocAsync");
+    rowAmax = rowAmaxTemp.as<float>();
+    TE_CUDA_CHECK(cuda::launchRowAmax(xf, M, K, rowAmax, stream),
+                  "row amax kernel");
+  } else {
+    TE_CUDA_CHECK(cuda::launchAmax(xf, DType::F32, M * K, amax, stream),
+                  "amax kernel");
+  }
+  auto job = [&](const float *src, int64_t R, int64_t C, const float *rowA,
+                 const float *a, const char *data, const char *scales,
+                 uint64_t offset) {
+    cuda::NVFP4Args j;
+    j.src = src;
+    j.R = R;
+    j.C = C;
+    j.rowAmax = rowA;
+    j.amax = a;
+    j.data = bufferAs<uint8_t>(q, data);
+    j.scales = bufferAs<uint8_t>(q, scales);
+    j.scaleStride = scaleStride(q, scales);
+    j.seed = o.seed;
+    j.offset = offset;
+    j.twoD = c.nvfp4_2D;
+    j.stochasticRounding = c.stochasticRounding;
+    j.use4over6 = c.use4over6;
+    j.e4m3Max = c.e4m3Max;
+    j.errMode = c.errMode;
+    return j;
+  };
+  if (iRd >= 0) {
+    TE_CUDA_CHECK(
+        cuda::launchNVFP4Quantize(job(xf, M, K, rowAmax, amax, "_rowwise_data",
+                                      "_rowwise_scale_inv", o.offset),
+                                  stream),
+        "NVFP4 rowwise quantize kernel");
+    if (ra)
+      TE_CUDA_CHECK(cudaMemcpyAsync(ra, c.rowScaled ? rowAmax : amax,
+                                    sizeof(float) * (c.rowScaled ? M : 1),
+                                    cudaMemcpyDeviceToDevice, stream),
+                    "copying the rowwise amax");
+  }
+  if (iCd < 0)
+    return TE_RT_OK;
+  DeviceTemp xtTemp(stream);
+  TE_CUDA_CHECK(xtTemp.allocate(sizeof(float) * M * K), "cudaMallocAsync");
+  float *xt = xtTemp.as<float>();
+  TE_CUDA_CHECK(
+      cuda::launchNVFP4Transpose(xf, M, K, c.rht, c.rhtSignMask, xt, stream),
+      "NVFP4 transpose/RHT kernel");
+  DeviceTemp colAmaxTemp(stream);
+  float *colAmax = nullptr;
+  const float *amaxCol = amax;
+  if (c.rowScaled) {
+    TE_CUDA_CHECK(colAmaxTemp.allocate(sizeof(float) * K), "cudaMallocAsync");
+    colAmax = colAmaxTemp.as<float>();
+    TE_CUDA_CHECK(cuda::launchRowAmax(xt, K, M, colAmax, stream),
+                  "column amax kernel");
+  } else if (c.rht) {
+    TE_CUDA_CHECK(cuda::launchAmax(xt, DType::F32, M * K, amaxT, stream),
+                  "post-RHT amax kernel");
+    amaxCol = amaxT;
+  }
+  uint64_t colOffset = o.offset + static_cast<uint64_t>((M * K + 15) / 16);
+  TE_CUDA_CHECK(cuda::launchNVFP4Quantize(
+                    job(xt, K, M, colAmax, amaxCol, "_columnwise_data",
+                        "_columnwise_scale_inv", colOffset),
+                    stream),
+                "NVFP4 columnwise quantize kernel");
+  if (ca)
+    TE_CUDA_CHECK(cudaMemcpyAsync(ca, c.rowScaled ? colAmax : amaxCol,
+                                  sizeof(float) * (c.rowScaled ? K : 1),
+                                  cudaMemcpyDeviceToDevice, stream),
+                  "copying the columnwise amax");
+  return TE_RT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Dequantize, amax, update, swizzle
+//===----------------------------------------------------------------------===//
+
+te_rt_status CudaBackend::dequantizeInto(const QTensor &q, Usage from,
+                                         void *out, DType outType,
+                                         bool inverseRHT, bool blockScaleOnly,
+                                         cudaStream_t stream) {
+  const QuantizerConfig &c = q.config;
+  const bool col = from == Columnwise;
+  cuda::DequantArgs a;
+  a.recipe = c.recipe;
+  a.fp8 = c.dtype;
+  a.M = q.m;
+  a.K = q.k;
+  a.columnwise = col;
+  a.out = out;
+  a.outType = outType;
+  const char *dataName = col ? "_columnwise_data" : "_rowwise_data";
+  const char *scaleName = col ? "_columnwise_scale_inv" : "_rowwise_scale_inv";
+  if (c.recipe == Recipe::Delayed || c.recipe == Recipe::Current) {
+    auto *tr = bufferAs<uint8_t>(q, "_transpose");
+    a.transposedData = col && tr;
+    a.data = a.transposedData ? tr : bufferAs<uint8_t>(q, "_data");
+    scaleName = "_scale_inv";
+  } else {
+    a.data = bufferAs<uint8_t>(q, dataName);
+  }
+  int iS = q.indexOf(scaleName);
+  if (!a.data || iS < 0)
+    return fail(TE_RT_INTERNAL, "dequantize: missing buffers");
+  a.scale = q.buffers[iS];
+  if (q.layout[iS].shape.size() == 2) {
+    a.scaleRows = q.layout[iS].shape[0];
+    a.scaleCols = q.layout[iS].shape[1];
+  }
+  a.swizzled = q.swizzledScales && isBlockScaledBytes(q);
+  a.blockDim = c.blockDim;
+  if (c.recipe == Recipe::NVFP4) {
+    a.amax = bufferAs<float>(q, col ? "_amax_columnwise" : "_amax_rowwise");
+    a.rowScaled = c.rowScaled;
+    a.e4m3Max = c.use4over6 ? c.e4m3Max : kE4M3Max;
+    a.inverseRHT = inverseRHT && col && c.rht;
+    a.signMask = c.rhtSignMask;
+    a.blockScaleOnly = blockScaleOnly;
+  }
+  TE_CUDA_CHECK(cuda::launchDequantize(a, stream), "dequantize kernel");
+  return TE_RT_OK;
+}
+
+te_rt_status CudaBackend::dequantize(const QTensor &q, Usage from, Tensor &out,
+                                     void *stream) {
+  return dequantizeInto(q, from, out.data, out.dtype, /*inverseRHT=*/true,
+                        /*blockScaleOnly=*/false,
+                        static_cast<cudaStream_t>(stream));
+}
+
+te_rt_status CudaBackend::amax(const Tensor &x, float *amaxOut, void *stream) {
+  TE_CUDA_CHECK(cuda::launchAmax(x.data, x.dtype, x.numElements, amaxOut,
+                                 static_cast<cudaStream_t>(stream)),
+                "amax kernel");
+  return TE_RT_OK;
+}
+
+te_rt_status CudaBackend::updateScale(const QuantizerConfig &config,
+                                      float *history, float *scale, int64_t L,
+                                      int64_t n, void *streamPtr) {
+  auto stream = static_cast<cudaStream_t>(streamPtr);
+  DeviceTemp scratch(stream);
+  TE_CUDA_CHECK(scratch.allocate(sizeof(float) * L * n), "cudaMallocAsync");
+  TE_CUDA_CHECK(cuda::launchUpdateScale(
+                    history, scale, L, n, scratch.as<float>(), config.amaxAlgo,
+                    config.margin, fp8Max(config.dtype), stream),
+                "delayed-scaling update kernel");
+  return TE_RT_OK;
+}
+
+te_rt_status CudaBackend::swizzleScales(QTensor &q, bool toSwizzled,
+                                        void *streamPtr) {
+  auto stream = static_cast<cudaStream_t>(streamPtr);
+  for (size_t i = 0; i < q.layout.size(); ++i) {
+    const BufferDesc &d = q.layout[i];
+    if (d.role != BufferRole::ScaleInv || d.shape.size() != 2)
+      continue;
+    int64_t R = d.shape[0], C = d.shape[1];
+    size_t bytes = static_cast<size_t>(R * C);
+    DeviceTemp tmp(stream);
+    TE_CUDA_CHECK(tmp.allocate(bytes), "cudaMallocAsync");
+    TE_CUDA_CHECK(cudaMemcpyAsync(tmp.as<uint8_t>(), q.buffers[i], bytes,
+                                  cudaMemcpyDeviceToDevice, stream),
+                  "copying scales");
+    bool transposed = q.config.recipe == Recipe::MXFP8 && d.columnwise;
+    TE_CUDA_CHECK(cuda::launchSwizzle(tmp.as<uint8_t>(),
+                                      static_cast<uint8_t *>(q.buffers[i]), R,
+                                      C, transposed, toSwizzled, stream),
+                  "swizzle kernel");
+  }
+  return TE_RT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points of Backend.h
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<Backend> createCudaBackend(std::string *error) {
+  return CudaBackend::create(error);
+}
+
+bool cudaBackendAvailable() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return false;
+  }
+  if (cuda::probeKernels() != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+} // namespace te::rt

@@ -1,0 +1,142 @@
+//===- CudaBackend.h - The cuda backend of libte_rt -------------*- C++ -*-===//
+//
+// Part of te. Internal to libte_rt.
+//
+//===----------------------------------------------------------------------===//
+//
+// The cuda implementation of te::rt::Backend: device memory, the quantize /
+// dequantize / amax / update / swizzle kernels of Kernels.cu, and GEMMs
+// through cuBLASLt (Gemm.cpp). Quantized buffers are bit-identical to the cpu
+// backend's. Every CUDA or cuBLAS failure becomes a status and a one-line
+// message; nothing aborts.
+//
+// GEMM paths (cublaslt-fp8-hopper.md §1-2, §5):
+// * per-tensor FP8 (delayed / current): cuBLASLt FP8 with SCALAR_32F scales,
+//   canonicalised to TN from the columnwise (transposed) copies on sm_90;
+//   fast accumulation when use_split_accumulator is 0; bias epilogue.
+// * Float8Block: VEC128_32F (1x128) / BLK128x128_32F (128x128) scales,
+//   always split accumulation.
+// * MXFP8 / NVFP4: native VEC32_UE8M0 / VEC16_UE4M3 on sm_100 (TN, swizzled
+//   scales); otherwise emulated exactly: the operands are dequantized to bf16
+//   (NVFP4: E2M1 x E4M3 block scale, exact in bf16; the global scales become
+//   alpha) and multiplied by a bf16 cuBLASLt GEMM. Row-scaled NVFP4 and an
+//   RHT on only one operand fall back to fp32 dequantization + an fp32 GEMM.
+//   lastGemmEmulated() reports which path the last GEMM took.
+// Heuristic results are cached per problem (shapes, types, layouts, scale
+// modes, epilogue, alignment); the default workspace is 32 MiB.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_RT_CUDA_CUDABACKEND_H
+#define TE_RT_CUDA_CUDABACKEND_H
+
+#include "Backend.h"
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace te::rt {
+
+/// How the last GEMM of a cuda backend ran.
+enum class CudaGemmPath {
+  None,
+  NativeFP8,
+  NativeBlockScaled,
+  EmulatedBF16,
+  EmulatedF32
+};
+
+class CudaBackend final : public Backend {
+public:
+  /// Returns nullptr and sets *error if no usable device is present.
+  static std::unique_ptr<CudaBackend> create(std::string *error);
+  ~CudaBackend() override;
+
+  te_rt_backend kind() const override { return TE_RT_BACKEND_CUDA; }
+
+  te_rt_status allocate(size_t bytes, void **out) override;
+  te_rt_status deallocate(void *ptr) override;
+  te_rt_status copy(void *dst, const void *src, size_t bytes,
+                    te_rt_memcpy_kind kind) override;
+  te_rt_status fillZero(void *dst, size_t bytes) override;
+  te_rt_status synchronize(void *stream) override;
+
+  te_rt_status quantize(const Tensor &x, QTensor &q,
+                        const QuantizeOptions &options) override;
+  te_rt_status dequantize(const QTensor &q, format::Usage from, Tensor &out,
+                          void *stream) override;
+  te_rt_status amax(const Tensor &x, float *amaxOut, void *stream) override;
+  te_rt_status updateScale(const format::QuantizerConfig &config,
+                           float *amaxHistory, float *scale,
+                           int64_t historyLength, int64_t numScales,
+                           void *stream) override;
+  te_rt_status swizzleScales(QTensor &q, bool toSwizzled,
+                             void *stream) override;
+  te_rt_status gemm(const QTensor &a, const QTensor &b, Tensor *d,
+                    const GemmOptions &options) override;
+
+  /// The path the last gemm() took (emulated on sm_90 for MXFP8 / NVFP4).
+  CudaGemmPath lastGemmPath() const { return lastPath; }
+  bool lastGemmEmulated() const {
+    return lastPath == CudaGemmPath::EmulatedBF16 ||
+           lastPath == CudaGemmPath::EmulatedF32;
+  }
+  int computeCapabilityMajor() const { return ccMajor; }
+
+  /// One cuBLASLt matmul in column-major terms (Gemm.cpp).
+  struct Matmul {
+    cudaDataType_t aType, bType, cType, dType;
+    cublasOperation_t opA, opB;
+    int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+    const void *A = nullptr, *B = nullptr;
+    void *C = nullptr, *D = nullptr;
+    const void *aScale = nullptr, *bScale = nullptr;
+    int aScaleMode = -1, bScaleMode = -1; ///< -1: leave the default
+    const void *dScale = nullptr;
+    void *amaxD = nullptr;
+    bool fastAccum = false;
+    const void *bias = nullptr;
+    cudaDataType_t biasType = CUDA_R_32F;
+    const float *alphaBeta = nullptr; ///< device [alpha, beta]
+  };
+  /// Runs `mm`; *biasApplied tells whether the bias epilogue was used (if
+  /// not, the caller adds the bias).
+  te_rt_status runMatmul(const Matmul &mm, void *workspace,
+                         size_t workspaceBytes, cudaStream_t stream,
+                         bool *biasApplied);
+
+private:
+  CudaBackend() = default;
+  te_rt_status quantizeNVFP4(const Tensor &x, QTensor &q,
+                             const QuantizeOptions &o, cudaStream_t stream);
+  te_rt_status dequantizeInto(const QTensor &q, format::Usage from, void *out,
+                              format::DType outType, bool inverseRHT,
+                              bool blockScaleOnly, cudaStream_t stream);
+
+  int device = 0;
+  int ccMajor = 0, ccMinor = 0;
+  cublasLtHandle_t lt = nullptr;
+  void *workspace = nullptr;
+  size_t workspaceBytes = 0;
+  CudaGemmPath lastPath = CudaGemmPath::None;
+
+  struct CachedAlgo {
+    cublasLtMatmulAlgo_t algo;
+    bool withBias;
+  };
+  std::mutex cacheMutex;
+  std::unordered_map<std::string, CachedAlgo> algoCache;
+};
+
+/// "cudaErrorX (message)" for a CUDA status.
+std::string cudaErrorText(cudaError_t e);
+/// "CUBLAS_STATUS_X" for a cuBLAS status.
+std::string cublasStatusText(cublasStatus_t s);
+
+} // namespace te::rt
+
+#endif // TE_RT_CUDA_CUDABACKEND_H
