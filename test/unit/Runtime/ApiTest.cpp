@@ -17,7 +17,25 @@
 
 using namespace te::test;
 
+extern "C" int te_rt_c_smoke_test(void);
+
 namespace {
+
+TEST(Api, UsableFromC99) { EXPECT_EQ(te_rt_c_smoke_test(), 0); }
+
+TEST(Api, EmptyTensorsQuantize) {
+  Context ctx;
+  te_rt_quantizer qz = quantizer(TE_RT_RECIPE_CURRENT, TE_RT_E4M3);
+  QTensor q(ctx, qz, {0, 32}, TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM90);
+  ASSERT_EQ(q.status, TE_RT_OK) << te_rt_last_error();
+  te_rt_tensor x;
+  std::memset(&x, 0, sizeof(x));
+  x.dtype = TE_RT_F32;
+  x.rank = 2;
+  x.shape[1] = 32;
+  EXPECT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK) << te_rt_last_error();
+  EXPECT_EQ(*q.buf<float>("_scale_inv"), 1.0f);
+}
 
 #define EXPECT_FAILS(call, status, message)                                    \
   do {                                                                         \
