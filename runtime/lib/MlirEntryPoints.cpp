@@ -1,0 +1,442 @@
+//===- MlirEntryPoints.cpp - Entry points called by compiled code -*- C++
+//-*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// Defines the functions of runtime/include/te_rt_abi.def on top of the public
+// C ABI (te_rt.h): the per-thread current context, the sticky status, the
+// decoding of quantizer descriptors and of flattened operands, and, on the
+// cuda backend, the staging of host buffers (compiled code allocates its
+// memrefs in host memory) to device memory and back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "te_rt.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The ABI type vocabulary
+//===----------------------------------------------------------------------===//
+
+using abi_void = void;
+using abi_ptr = void *;
+using abi_i64 = int64_t;
+using abi_i32 = int32_t;
+using abi_f32 = float;
+
+//===----------------------------------------------------------------------===//
+// Current context and sticky status
+//===----------------------------------------------------------------------===//
+
+struct ThreadState {
+  te_rt_context *ctx = nullptr;
+  te_rt_status status = TE_RT_OK;
+  std::string message;
+};
+
+ThreadState &state() {
+  thread_local ThreadState s;
+  return s;
+}
+
+/// Records the first failure of the thread; later ones are dropped.
+void record(te_rt_status s, const std::string &where, const char *msg) {
+  ThreadState &t = state();
+  if (s == TE_RT_OK || t.status != TE_RT_OK)
+    return;
+  t.status = s;
+  t.message = where + ": " + (msg && *msg ? msg : te_rt_status_string(s));
+}
+
+/// The context entry points run on, or null (after recording why) when they
+/// must do nothing.
+te_rt_context *activeContext(const char *where) {
+  ThreadState &t = state();
+  if (t.status != TE_RT_OK)
+    return nullptr;
+  if (!t.ctx) {
+    record(TE_RT_INVALID_ARGUMENT, where,
+           "no current context (call te_rt_set_current_context first)");
+    return nullptr;
+  }
+  return t.ctx;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantizer descriptors
+//===----------------------------------------------------------------------===//
+
+template <typename T> void assignField(T &field, int64_t v) {
+  field = static_cast<T>(v);
+}
+void assignField(float &field, int64_t v) {
+  uint32_t bits = static_cast<uint32_t>(v);
+  std::memcpy(&field, &bits, sizeof(field));
+}
+
+constexpr int64_t kNumQuantizerFields = 0
+#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg) +1
+#include "te_rt_abi.def"
+    ;
+
+bool decodeQuantizer(const void *desc, te_rt_quantizer &q, const char *where) {
+  if (!desc) {
+    record(TE_RT_INVALID_ARGUMENT, where, "quantizer descriptor is null");
+    return false;
+  }
+  const int64_t *d = static_cast<const int64_t *>(desc);
+  if (d[0] != TE_RT_ABI_QUANTIZER_MAGIC) {
+    record(TE_RT_INVALID_ARGUMENT, where,
+           "quantizer descriptor has a wrong magic number (compiled against "
+           "another te_rt_abi.def?)");
+    return false;
+  }
+  te_rt_quantizer_init_default(&q);
+  int64_t i = 1;
+#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg) assignField(q.c, d[i++]);
+#include "te_rt_abi.def"
+  (void)kNumQuantizerFields;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Staging of host memory for the cuda backend
+//===----------------------------------------------------------------------===//
+
+/// On the cpu backend pointers pass through. On the cuda backend every host
+/// buffer gets a device copy; outputs are copied back by finish().
+class Stager {
+public:
+  Stager(te_rt_context *ctx, const char *where) : ctx(ctx), where(where) {
+    te_rt_backend b = TE_RT_BACKEND_CPU;
+    te_rt_context_get_backend(ctx, &b);
+    device = b != TE_RT_BACKEND_CPU;
+  }
+  ~Stager() {
+    for (Entry &e : entries)
+      te_rt_free(ctx, e.dev);
+  }
+  bool ok() const { return good; }
+
+  /// `host` read (in) and/or written (out) by the call, `bytes` long.
+  void *stage(void *host, int64_t bytes, bool in, bool out) {
+    if (!device || !host || !good)
+      return host;
+    void *dev = nullptr;
+    if (!check(te_rt_malloc(ctx, static_cast<size_t>(bytes), &dev)))
+      return nullptr;
+    entries.push_back({host, dev, bytes, out});
+    if (in && !check(te_rt_memcpy(ctx, dev, host, static_cast<size_t>(bytes),
+                                  TE_RT_HOST_TO_DEVICE)))
+      return nullptr;
+    return dev;
+  }
+
+  /// Copies outputs back; false (recorded) on failure.
+  bool finish() {
+    if (!device || !good)
+      return good;
+    if (!check(te_rt_synchronize(ctx, nullptr)))
+      return false;
+    for (Entry &e : entries)
+      if (e.out &&
+          !check(te_rt_memcpy(ctx, e.host, e.dev, static_cast<size_t>(e.bytes),
+                              TE_RT_DEVICE_TO_HOST)))
+        return false;
+    return true;
+  }
+
+  bool check(te_rt_status s) {
+    if (s != TE_RT_OK) {
+      record(s, where, te_rt_last_error());
+      good = false;
+    }
+    return s == TE_RT_OK;
+  }
+
+private:
+  struct Entry {
+    void *host, *dev;
+    int64_t bytes;
+    bool out;
+  };
+  te_rt_context *ctx;
+  const char *where;
+  bool device = false;
+  bool good = true;
+  std::vector<Entry> entries;
+};
+
+int64_t dtypeBytes(int32_t dtype) {
+  switch (dtype) {
+  case TE_RT_F32:
+    return 4;
+  case TE_RT_F16:
+  case TE_RT_BF16:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+te_rt_tensor makeTensor(void *data, int32_t dtype, int64_t rows, int64_t cols) {
+  te_rt_tensor t;
+  std::memset(&t, 0, sizeof(t));
+  t.data = data;
+  t.dtype = static_cast<te_rt_dtype>(dtype);
+  t.rank = 2;
+  t.shape[0] = rows;
+  t.shape[1] = cols;
+  return t;
+}
+
+/// Builds a te_rt_qtensor of logical shape [rows, cols] from a descriptor
+/// and host buffers, staging them. `in`/`out`: whether the call reads or
+/// writes the buffers.
+bool makeQTensor(Stager &st, const char *where, const void *desc, int32_t usage,
+                 int32_t target, int64_t rows, int64_t cols,
+                 void *const bufs[TE_RT_ABI_MAX_BUFFERS], bool in, bool out,
+                 te_rt_qtensor &q) {
+  te_rt_quantizer cfg;
+  if (!decodeQuantizer(desc, cfg, where))
+    return false;
+  int64_t shape[2] = {rows, cols};
+  if (!st.check(te_rt_qtensor_init(&q, &cfg, 2, shape,
+                                   static_cast<te_rt_usage>(usage),
+                                   static_cast<te_rt_target>(target))))
+    return false;
+  if (q.num_buffers > TE_RT_ABI_MAX_BUFFERS) {
+    record(TE_RT_INTERNAL, where, "more buffers than the ABI passes");
+    return false;
+  }
+  for (int i = 0; i < q.num_buffers; ++i) {
+    if (!bufs[i]) {
+      record(TE_RT_INVALID_ARGUMENT, where,
+             ("buffer " + std::to_string(i) + " is null").c_str());
+      return false;
+    }
+    q.buffers[i].data = st.stage(bufs[i], q.buffers[i].size_bytes, in, out);
+  }
+  return st.ok();
+}
+
+//===----------------------------------------------------------------------===//
+// The entry points
+//===----------------------------------------------------------------------===//
+
+// One argument struct per entry point, with the table's field names, so that
+// implementations read `a.rows` and the exported signatures are generated.
+#define TE_RT_ABI_ARG(type, name) abi_##type name;
+#define TE_RT_ABI_FUNCTION(ret, name, ...)                                     \
+  struct name##_args {                                                         \
+    __VA_ARGS__                                                                \
+  };
+#include "te_rt_abi.def"
+#undef TE_RT_ABI_ARG
+
+void te_rt_mlir_quantize_impl(const te_rt_mlir_quantize_args &a) {
+  const char *where = "te.quantize";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx)
+    return;
+  Stager st(ctx, where);
+  void *bufs[] = {a.buf0, a.buf1, a.buf2, a.buf3, a.buf4, a.buf5};
+  te_rt_qtensor q;
+  if (!makeQTensor(st, where, a.quantizer, a.usage, a.target, a.rows, a.cols,
+                   bufs, /*in=*/false, /*out=*/true, q))
+    return;
+  te_rt_tensor x = makeTensor(
+      st.stage(a.x, a.rows * a.cols * dtypeBytes(a.x_dtype), true, false),
+      a.x_dtype, a.rows, a.cols);
+  te_rt_quantize_args qa;
+  te_rt_quantize_args_init(&qa);
+  qa.scale = static_cast<const float *>(st.stage(a.scale, 4, true, false));
+  qa.amax = static_cast<float *>(st.stage(a.amax, 4, false, true));
+  qa.seed = static_cast<uint64_t>(a.seed);
+  qa.offset = static_cast<uint64_t>(a.offset);
+  if (!st.ok() || !st.check(te_rt_quantize(ctx, &x, &q, &qa)))
+    return;
+  st.finish();
+}
+
+void te_rt_mlir_dequantize_impl(const te_rt_mlir_dequantize_args &a) {
+  const char *where = "te.dequantize";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx)
+    return;
+  Stager st(ctx, where);
+  void *bufs[] = {a.buf0, a.buf1, a.buf2, a.buf3, a.buf4, a.buf5};
+  te_rt_qtensor q;
+  if (!makeQTensor(st, where, a.quantizer, a.usage, a.target, a.rows, a.cols,
+                   bufs, /*in=*/true, /*out=*/false, q))
+    return;
+  te_rt_tensor out = makeTensor(
+      st.stage(a.out, a.rows * a.cols * dtypeBytes(a.out_dtype), false, true),
+      a.out_dtype, a.rows, a.cols);
+  te_rt_usage from =
+      (a.usage & TE_RT_ROWWISE) ? TE_RT_ROWWISE : TE_RT_COLUMNWISE;
+  if (!st.ok() || !st.check(te_rt_dequantize(ctx, &q, from, &out)))
+    return;
+  st.finish();
+}
+
+void te_rt_mlir_gemm_impl(const te_rt_mlir_gemm_args &a) {
+  const char *where = "te.gemm";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx)
+    return;
+  Stager st(ctx, where);
+  void *aBufs[] = {a.a_buf0, a.a_buf1, a.a_buf2, a.a_buf3, a.a_buf4, a.a_buf5};
+  void *bBufs[] = {a.b_buf0, a.b_buf1, a.b_buf2, a.b_buf3, a.b_buf4, a.b_buf5};
+  te_rt_qtensor qa, qb, qout;
+  if (!makeQTensor(st, where, a.a_quantizer, a.a_usage, a.target, a.a_rows,
+                   a.a_cols, aBufs, true, false, qa) ||
+      !makeQTensor(st, where, a.b_quantizer, a.b_usage, a.target, a.b_rows,
+                   a.b_cols, bBufs, true, false, qb))
+    return;
+  te_rt_gemm_args ga;
+  te_rt_gemm_args_init(&ga);
+  ga.layout = static_cast<te_rt_gemm_layout>(a.layout);
+  ga.accumulate = a.accumulate;
+  ga.use_split_accumulator = a.use_split_accumulator;
+  te_rt_tensor d, bias;
+  te_rt_tensor *dp = nullptr;
+  if (a.d) {
+    d = makeTensor(st.stage(a.d, a.d_rows * a.d_cols * dtypeBytes(a.d_dtype),
+                            a.accumulate != 0, true),
+                   a.d_dtype, a.d_rows, a.d_cols);
+    dp = &d;
+  }
+  if (a.bias) {
+    bias = makeTensor(
+        st.stage(a.bias, a.d_cols * dtypeBytes(a.bias_dtype), true, false),
+        a.bias_dtype, a.d_cols, 1);
+    bias.rank = 1;
+    ga.bias = &bias;
+  }
+  te_rt_quantize_args oa;
+  te_rt_quantize_args_init(&oa);
+  if (a.out_quantizer) {
+    void *oBufs[] = {a.out_buf0, a.out_buf1, a.out_buf2,
+                     a.out_buf3, a.out_buf4, a.out_buf5};
+    if (!makeQTensor(st, where, a.out_quantizer, TE_RT_ROWWISE, a.target,
+                     a.d_rows, a.d_cols, oBufs, false, true, qout))
+      return;
+    oa.scale =
+        static_cast<const float *>(st.stage(a.out_scale, 4, true, false));
+    oa.amax = static_cast<float *>(st.stage(a.out_amax, 4, false, true));
+    ga.output = &qout;
+    ga.output_args = &oa;
+  }
+  if (!st.ok() || !st.check(te_rt_gemm(ctx, &qa, &qb, dp, &ga)))
+    return;
+  st.finish();
+}
+
+void te_rt_mlir_amax_impl(const te_rt_mlir_amax_args &a) {
+  const char *where = "te.amax";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx)
+    return;
+  Stager st(ctx, where);
+  te_rt_tensor x =
+      makeTensor(st.stage(a.x, a.numel * dtypeBytes(a.x_dtype), true, false),
+                 a.x_dtype, a.numel, 1);
+  x.rank = 1;
+  float *amax = static_cast<float *>(st.stage(a.amax, 4, false, true));
+  if (!st.ok() || !st.check(te_rt_amax(ctx, &x, amax)))
+    return;
+  st.finish();
+}
+
+void te_rt_mlir_update_scale_impl(const te_rt_mlir_update_scale_args &a) {
+  const char *where = "te.update_scale";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx)
+    return;
+  te_rt_quantizer q;
+  if (!decodeQuantizer(a.quantizer, q, where))
+    return;
+  if (!a.amax || !a.history || !a.scale || a.history_length < 1) {
+    record(TE_RT_INVALID_ARGUMENT, where,
+           "amax, history or scale is null, or the history is empty");
+    return;
+  }
+  // TE's amax_history[0] holds the step's amax when the update runs.
+  std::memcpy(a.history, a.amax, sizeof(float));
+  Stager st(ctx, where);
+  float *history = static_cast<float *>(
+      st.stage(a.history, a.history_length * 4, true, true));
+  float *scale = static_cast<float *>(st.stage(a.scale, 4, true, true));
+  if (!st.ok() || !st.check(te_rt_update_scale(ctx, &q, history, scale,
+                                               a.history_length, 1)))
+    return;
+  st.finish();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Exported symbols, with the signatures of the table
+//===----------------------------------------------------------------------===//
+
+// TE_RT_ABI_ARG(t, n) becomes the sequence element (t, n); TE_RT_ABI_SIG
+// turns a sequence into `abi_t0 n0, abi_t1 n1, ...`, TE_RT_ABI_NAMES into
+// `n0, n1, ...` (alternating macros walk the sequence; `(end)` stops them).
+#define TE_RT_ABI_ARG(type, name) (type, name)
+#define TE_RT_ABI_SIG_A(t, ...)                                                \
+  __VA_OPT__(, abi_##t __VA_ARGS__ TE_RT_ABI_SIG_B)
+#define TE_RT_ABI_SIG_B(t, ...)                                                \
+  __VA_OPT__(, abi_##t __VA_ARGS__ TE_RT_ABI_SIG_A)
+#define TE_RT_ABI_NAM_A(t, ...) __VA_OPT__(, __VA_ARGS__ TE_RT_ABI_NAM_B)
+#define TE_RT_ABI_NAM_B(t, ...) __VA_OPT__(, __VA_ARGS__ TE_RT_ABI_NAM_A)
+#define TE_RT_ABI_DROP_FIRST_(x, ...) __VA_ARGS__
+#define TE_RT_ABI_DROP_FIRST(...) TE_RT_ABI_DROP_FIRST_(__VA_ARGS__)
+#define TE_RT_ABI_SIG(...)                                                     \
+  TE_RT_ABI_DROP_FIRST(TE_RT_ABI_SIG_A __VA_ARGS__(end))
+#define TE_RT_ABI_NAMES(...)                                                   \
+  TE_RT_ABI_DROP_FIRST(TE_RT_ABI_NAM_A __VA_ARGS__(end))
+
+extern "C" {
+
+#define TE_RT_ABI_FUNCTION(ret, name, ...)                                     \
+  TE_RT_EXPORT abi_##ret name(TE_RT_ABI_SIG(__VA_ARGS__));
+#define TE_RT_ABI_HOST_FUNCTION(ret, name, ...)                                \
+  TE_RT_EXPORT abi_##ret name(TE_RT_ABI_SIG(__VA_ARGS__));
+#include "te_rt_abi.def"
+
+#define TE_RT_ABI_FUNCTION(ret, name, ...)                                     \
+  abi_##ret name(TE_RT_ABI_SIG(__VA_ARGS__)) {                                 \
+    name##_args a{TE_RT_ABI_NAMES(__VA_ARGS__)};                               \
+    try {                                                                      \
+      name##_impl(a);                                                          \
+    } catch (...) {                                                            \
+      record(TE_RT_INTERNAL, #name, "internal error");                         \
+    }                                                                          \
+  }
+#include "te_rt_abi.def"
+
+void te_rt_set_current_context(void *ctx) {
+  ThreadState &t = state();
+  t.ctx = static_cast<te_rt_context *>(ctx);
+  t.status = TE_RT_OK;
+  t.message.clear();
+}
+
+void *te_rt_get_current_context(void) { return state().ctx; }
+
+int32_t te_rt_current_status(void) { return state().status; }
+
+void *te_rt_current_error(void) {
+  return const_cast<char *>(state().message.c_str());
+}
+
+} // extern "C"
