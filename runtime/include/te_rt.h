@@ -1,4 +1,5 @@
-/*===- te_rt.h - C ABI of the te runtime (libte_rt) ----------------*- C -*-===*\
+/*===- te_rt.h - C ABI of the te runtime (libte_rt) ----------------*- C
+-*-===*\
 |*                                                                            *|
 |* Part of te. C99, no dependencies.                                          *|
 |*                                                                            *|
@@ -59,8 +60,8 @@ extern "C" {
 
 typedef enum te_rt_status {
   TE_RT_OK = 0,
-  TE_RT_INVALID_ARGUMENT = 1,   /**< null pointer, bad shape/size/enum, ... */
-  TE_RT_UNSUPPORTED = 2,        /**< valid, but not implemented / allowed */
+  TE_RT_INVALID_ARGUMENT = 1, /**< null pointer, bad shape/size/enum, ... */
+  TE_RT_UNSUPPORTED = 2,      /**< valid, but not implemented / allowed */
   TE_RT_OUT_OF_MEMORY = 3,
   TE_RT_BACKEND_UNAVAILABLE = 4, /**< e.g. cuda without a GPU or not built */
   TE_RT_CUDA_ERROR = 5,
@@ -86,10 +87,10 @@ typedef enum te_rt_dtype {
   TE_RT_F32 = 1,
   TE_RT_F16 = 2,
   TE_RT_BF16 = 3,
-  TE_RT_E4M3 = 4,   /**< float8_e4m3fn */
-  TE_RT_E5M2 = 5,   /**< float8_e5m2 */
-  TE_RT_E8M0 = 6,   /**< float8_e8m0fnu (MXFP8 scales) */
-  TE_RT_E2M1X2 = 7  /**< two float4_e2m1fn per byte, even index low nibble */
+  TE_RT_E4M3 = 4,  /**< float8_e4m3fn */
+  TE_RT_E5M2 = 5,  /**< float8_e5m2 */
+  TE_RT_E8M0 = 6,  /**< float8_e8m0fnu (MXFP8 scales) */
+  TE_RT_E2M1X2 = 7 /**< two float4_e2m1fn per byte, even index low nibble */
 } te_rt_dtype;
 
 typedef enum te_rt_recipe {
@@ -121,7 +122,10 @@ typedef enum te_rt_e8m0_rounding {
   TE_RT_E8M0_FLOOR = 1 /**< OCP MX spec */
 } te_rt_e8m0_rounding;
 
-typedef enum te_rt_err_mode { TE_RT_ERR_MAE = 0, TE_RT_ERR_MSE = 1 } te_rt_err_mode;
+typedef enum te_rt_err_mode {
+  TE_RT_ERR_MAE = 0,
+  TE_RT_ERR_MSE = 1
+} te_rt_err_mode;
 
 typedef enum te_rt_backend {
   TE_RT_BACKEND_CPU = 0,
@@ -193,13 +197,13 @@ typedef struct te_rt_quantizer {
   te_rt_e8m0_rounding e8m0_rounding;
 
   /* NVFP4. */
-  int32_t rht;             /**< random Hadamard transform on columnwise */
-  uint32_t rht_sign_mask;  /**< bit i set: s_i = -1 (TE: 0xD7E8) */
-  int32_t nvfp4_2d;        /**< 16x16 blocks */
+  int32_t rht;            /**< random Hadamard transform on columnwise */
+  uint32_t rht_sign_mask; /**< bit i set: s_i = -1 (TE: 0xD7E8) */
+  int32_t nvfp4_2d;       /**< 16x16 blocks */
   int32_t stochastic_rounding;
-  int32_t row_scaled;      /**< one global amax per row */
+  int32_t row_scaled; /**< one global amax per row */
   int32_t use_4over6;
-  float e4m3_max;          /**< 448, or 256 with 4over6 */
+  float e4m3_max; /**< 448, or 256 with 4over6 */
   te_rt_err_mode err_mode;
 
   /* Delayed scaling. */
@@ -237,8 +241,8 @@ typedef enum te_rt_buffer_role {
 typedef struct te_rt_buffer_desc {
   char name[TE_RT_MAX_NAME]; /**< TE attribute name, e.g. "_rowwise_data" */
   te_rt_buffer_role role;
-  int32_t columnwise;        /**< belongs to the columnwise representation */
-  te_rt_dtype dtype;         /**< E4M3/E5M2/E2M1X2 data, F32/E8M0/E4M3 scales */
+  int32_t columnwise; /**< belongs to the columnwise representation */
+  te_rt_dtype dtype;  /**< E4M3/E5M2/E2M1X2 data, F32/E8M0/E4M3 scales */
   int32_t rank;
   int64_t shape[TE_RT_MAX_RANK]; /**< E2M1X2: last dim counts bytes */
   int64_t size_bytes;
@@ -283,13 +287,9 @@ TE_RT_EXPORT te_rt_status te_rt_qtensor_init(te_rt_qtensor *out,
                                              te_rt_target target);
 /** te_rt_qtensor_init, then allocates every buffer with te_rt_malloc and
  *  zero-fills it. Free with te_rt_qtensor_free. */
-TE_RT_EXPORT te_rt_status te_rt_qtensor_alloc(te_rt_context *ctx,
-                                              te_rt_qtensor *out,
-                                              const te_rt_quantizer *q,
-                                              int32_t rank,
-                                              const int64_t *shape,
-                                              te_rt_usage usage,
-                                              te_rt_target target);
+TE_RT_EXPORT te_rt_status te_rt_qtensor_alloc(
+    te_rt_context *ctx, te_rt_qtensor *out, const te_rt_quantizer *q,
+    int32_t rank, const int64_t *shape, te_rt_usage usage, te_rt_target target);
 /** Frees the buffers of a te_rt_qtensor_alloc'ed tensor; NULLs them. */
 TE_RT_EXPORT te_rt_status te_rt_qtensor_free(te_rt_context *ctx,
                                              te_rt_qtensor *q);
@@ -308,8 +308,11 @@ typedef struct te_rt_quantize_args {
   /** Optional (current scaling): use this amax (e.g. after an all-reduce)
    *  instead of computing it. */
   const float *amax_in;
-  /** NVFP4 stochastic rounding: the Philox key and the counter offset.
-   *  Element e of a representation draws from Philox(seed, offset + e). */
+  /** NVFP4 stochastic rounding: the Philox4x32 key and counter offset.
+   *  Element e (row-major index) of the rowwise representation uses the
+   *  random byte e % 16 of Philox(counter = offset + e / 16, key = seed)
+   *  (te::format::philoxRandomByte); the columnwise representation uses the
+   *  counters after those, offset + ceil(M*K/16). */
   uint64_t seed;
   uint64_t offset;
   /** cudaStream_t on the cuda backend; ignored on cpu. */
@@ -328,11 +331,12 @@ TE_RT_EXPORT te_rt_status te_rt_quantize(te_rt_context *ctx,
 
 /** Dequantizes the representation `from` (TE_RT_ROWWISE or
  *  TE_RT_COLUMNWISE; must be held by q) into `out` (F32/BF16/F16, logical
- *  shape = q->shape). */
+ *  shape = q->shape). An NVFP4 columnwise copy made with the RHT is
+ *  transformed back (the RHT matrix is orthogonal), so every representation
+ *  dequantizes to an approximation of the logical tensor. */
 TE_RT_EXPORT te_rt_status te_rt_dequantize(te_rt_context *ctx,
                                            const te_rt_qtensor *q,
-                                           te_rt_usage from,
-                                           te_rt_tensor *out);
+                                           te_rt_usage from, te_rt_tensor *out);
 
 /** *amax = max |x| ignoring NaN (fp32, context memory). */
 TE_RT_EXPORT te_rt_status te_rt_amax(te_rt_context *ctx, const te_rt_tensor *x,
@@ -344,8 +348,7 @@ TE_RT_EXPORT te_rt_status te_rt_amax(te_rt_context *ctx, const te_rt_tensor *x,
  *  place), scale is fp32 [num_scales] (updated in place). */
 TE_RT_EXPORT te_rt_status te_rt_update_scale(te_rt_context *ctx,
                                              const te_rt_quantizer *q,
-                                             float *amax_history,
-                                             float *scale,
+                                             float *amax_history, float *scale,
                                              int64_t history_length,
                                              int64_t num_scales);
 
@@ -381,8 +384,10 @@ typedef struct te_rt_gemm_args {
   /** D = alpha · op(B)·op(A) + bias (+ D if accumulate). */
   float alpha;
   int32_t accumulate;
-  /** cuBLASLt fast-accumulation switch (cuda); the cpu backend always
-   *  accumulates exactly (double) and ignores it. */
+  /** cuBLASLt fast-accumulation switch (cuda). The cpu backend ignores it:
+   *  it dequantizes both operands to fp32, accumulates the dot products in
+   *  double, adds alpha, bias and the old D in double and rounds once to
+   *  fp32 (then to D's type). */
   int32_t use_split_accumulator;
   /** Optional: quantize the result (after bias/accumulate) into this
    *  tensor too; D may then be NULL (a temporary is used). */
@@ -398,8 +403,7 @@ TE_RT_EXPORT void te_rt_gemm_args_init(te_rt_gemm_args *args);
 
 /** D (F32/BF16/F16, rank 2 [M, N], or NULL when args->output is set) =
  *  the GEMM of the quantized operands A and B (see te_rt_gemm_layout). */
-TE_RT_EXPORT te_rt_status te_rt_gemm(te_rt_context *ctx,
-                                     const te_rt_qtensor *a,
+TE_RT_EXPORT te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
                                      const te_rt_qtensor *b, te_rt_tensor *d,
                                      const te_rt_gemm_args *args);
 

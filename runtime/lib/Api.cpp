@@ -74,16 +74,16 @@ te_rt_status decodeShape(const char *what, int32_t rank, const int64_t *dims,
                          int minRank, Shape &shape) {
   if (rank < minRank || rank > TE_RT_MAX_RANK)
     return fail(TE_RT_INVALID_ARGUMENT,
-                std::string(what) + " has rank " + str(rank) +
-                    ", expected " + str(minRank) + ".." + str(TE_RT_MAX_RANK));
+                std::string(what) + " has rank " + str(rank) + ", expected " +
+                    str(minRank) + ".." + str(TE_RT_MAX_RANK));
   if (rank > 0 && !dims)
     return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " shape is null");
   shape.assign(dims, dims + rank);
   for (int i = 0; i < rank; ++i)
     if (shape[i] < 0)
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  std::string(what) + " dimension " + str(i) +
-                      " is negative (" + str(shape[i]) + ")");
+      return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " dimension " +
+                                              str(i) + " is negative (" +
+                                              str(shape[i]) + ")");
   if (numElements(shape) < 0)
     return fail(TE_RT_INVALID_ARGUMENT,
                 std::string(what) + " shape " + shapeString(shape) +
@@ -96,11 +96,10 @@ te_rt_status decodeTensor(const char *what, const te_rt_tensor *t,
                           Tensor &out) {
   if (!t)
     return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " is null");
-  if (t->dtype != TE_RT_F32 && t->dtype != TE_RT_BF16 &&
-      t->dtype != TE_RT_F16)
-    return fail(TE_RT_INVALID_ARGUMENT,
-                std::string(what) + " must be f32, bf16 or f16, got " +
-                    dtypeLabel(t->dtype));
+  if (t->dtype != TE_RT_F32 && t->dtype != TE_RT_BF16 && t->dtype != TE_RT_F16)
+    return fail(TE_RT_INVALID_ARGUMENT, std::string(what) +
+                                            " must be f32, bf16 or f16, got " +
+                                            dtypeLabel(t->dtype));
   if (te_rt_status s = decodeShape(what, t->rank, t->shape, 0, out.shape))
     return s;
   out.dtype = static_cast<DType>(t->dtype);
@@ -123,15 +122,18 @@ te_rt_status decodeQuantizer(const te_rt_quantizer *q, QuantizerConfig &c) {
   if (!q)
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer is null");
   if (q->recipe < TE_RT_RECIPE_DELAYED || q->recipe > TE_RT_RECIPE_NVFP4)
-    return fail(TE_RT_INVALID_ARGUMENT,
-                "quantizer recipe " + str(static_cast<int>(q->recipe)) + " is not a recipe");
+    return fail(TE_RT_INVALID_ARGUMENT, "quantizer recipe " +
+                                            str(static_cast<int>(q->recipe)) +
+                                            " is not a recipe");
   if (q->dtype < TE_RT_U8 || q->dtype > TE_RT_E2M1X2)
-    return fail(TE_RT_INVALID_ARGUMENT,
-                "quantizer dtype " + str(static_cast<int>(q->dtype)) + " is not a dtype");
+    return fail(TE_RT_INVALID_ARGUMENT, "quantizer dtype " +
+                                            str(static_cast<int>(q->dtype)) +
+                                            " is not a dtype");
   if (q->e8m0_rounding != TE_RT_E8M0_UP && q->e8m0_rounding != TE_RT_E8M0_FLOOR)
-    return fail(TE_RT_INVALID_ARGUMENT, "quantizer e8m0_rounding " +
-                                            str(static_cast<int>(q->e8m0_rounding)) +
-                                            " is not up (0) or floor (1)");
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "quantizer e8m0_rounding " +
+                    str(static_cast<int>(q->e8m0_rounding)) +
+                    " is not up (0) or floor (1)");
   if (q->err_mode != TE_RT_ERR_MAE && q->err_mode != TE_RT_ERR_MSE)
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer err_mode " +
                                             str(static_cast<int>(q->err_mode)) +
@@ -177,8 +179,9 @@ te_rt_status decodeLayout(const te_rt_quantizer *tq, int32_t rank,
                 "usage " + str(static_cast<int>(usage)) +
                     " must be rowwise (1), columnwise (2) or both (3)");
   if (target != TE_RT_SM90 && target != TE_RT_SM100)
-    return fail(TE_RT_INVALID_ARGUMENT,
-                "target " + str(static_cast<int>(target)) + " must be sm_90 (0) or sm_100 (1)");
+    return fail(TE_RT_INVALID_ARGUMENT, "target " +
+                                            str(static_cast<int>(target)) +
+                                            " must be sm_90 (0) or sm_100 (1)");
   q.usage = static_cast<Usage>(usage);
   q.target = static_cast<Target>(target);
   std::string err;
@@ -209,8 +212,9 @@ te_rt_status decodeQTensor(const char *what, const te_rt_qtensor *t,
   if (q.swizzledScales && q.config.recipe != Recipe::MXFP8 &&
       q.config.recipe != Recipe::NVFP4)
     return fail(TE_RT_INVALID_ARGUMENT,
-                std::string(what) + ": swizzled scales exist only for MXFP8 "
-                                    "and NVFP4, not " +
+                std::string(what) +
+                    ": swizzled scales exist only for MXFP8 "
+                    "and NVFP4, not " +
                     recipeName(q.config.recipe));
   if (t->num_buffers != static_cast<int32_t>(q.layout.size()))
     return fail(TE_RT_INVALID_ARGUMENT,
@@ -356,8 +360,9 @@ te_rt_status te_rt_context_create(te_rt_backend backend, te_rt_context **out) {
                   "CUDA");
 #endif
     } else {
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  "backend " + str(static_cast<int>(backend)) + " must be cpu (0) or cuda (1)");
+      return fail(TE_RT_INVALID_ARGUMENT, "backend " +
+                                              str(static_cast<int>(backend)) +
+                                              " must be cpu (0) or cuda (1)");
     }
     if (!b)
       return fail(TE_RT_OUT_OF_MEMORY, "cannot create the backend");
@@ -428,8 +433,9 @@ te_rt_status te_rt_memcpy(te_rt_context *ctx, void *dst, const void *src,
     if (te_rt_status s = checkContext(ctx))
       return s;
     if (kind < TE_RT_HOST_TO_HOST || kind > TE_RT_DEVICE_TO_DEVICE)
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  "memcpy kind " + str(static_cast<int>(kind)) + " is not a te_rt_memcpy_kind");
+      return fail(TE_RT_INVALID_ARGUMENT, "memcpy kind " +
+                                              str(static_cast<int>(kind)) +
+                                              " is not a te_rt_memcpy_kind");
     if (bytes && (!dst || !src))
       return fail(TE_RT_INVALID_ARGUMENT, "memcpy dst or src is null");
     return ctx->backend->copy(dst, src, bytes, kind);
@@ -499,9 +505,9 @@ te_rt_status te_rt_qtensor_layout(const te_rt_quantizer *q, int32_t rank,
       return s;
     int32_t n = static_cast<int32_t>(t.layout.size());
     if (capacity < n || (!out && n > 0))
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  "the layout has " + str(n) + " buffers, capacity is " +
-                      str(capacity));
+      return fail(TE_RT_INVALID_ARGUMENT, "the layout has " + str(n) +
+                                              " buffers, capacity is " +
+                                              str(capacity));
     for (int32_t i = 0; i < n; ++i)
       toDesc(t.layout[i], t.bufferBytes[i], out[i]);
     *num_buffers = n;
@@ -567,9 +573,9 @@ te_rt_status te_rt_qtensor_free(te_rt_context *ctx, te_rt_qtensor *q) {
     if (!q)
       return TE_RT_OK;
     if (q->num_buffers < 0 || q->num_buffers > TE_RT_MAX_BUFFERS)
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  "qtensor num_buffers " + str(q->num_buffers) +
-                      " is out of range");
+      return fail(TE_RT_INVALID_ARGUMENT, "qtensor num_buffers " +
+                                              str(q->num_buffers) +
+                                              " is out of range");
     for (int32_t i = 0; i < q->num_buffers; ++i) {
       if (q->buffers[i].data)
         ctx->backend->deallocate(q->buffers[i].data);
@@ -585,8 +591,7 @@ void te_rt_quantize_args_init(te_rt_quantize_args *args) {
 }
 
 te_rt_status te_rt_quantize(te_rt_context *ctx, const te_rt_tensor *x,
-                            te_rt_qtensor *q,
-                            const te_rt_quantize_args *args) {
+                            te_rt_qtensor *q, const te_rt_quantize_args *args) {
   return guard([&]() -> te_rt_status {
     if (te_rt_status s = checkContext(ctx))
       return s;
@@ -689,9 +694,10 @@ static te_rt_status swizzle(te_rt_context *ctx, te_rt_qtensor *q,
     if (te_rt_status s = decodeQTensor("q", q, qt))
       return s;
     if (qt.config.recipe != Recipe::MXFP8 && qt.config.recipe != Recipe::NVFP4)
-      return fail(TE_RT_UNSUPPORTED,
-                  std::string("only MXFP8 and NVFP4 scales are swizzled, not ") +
-                      recipeName(qt.config.recipe));
+      return fail(
+          TE_RT_UNSUPPORTED,
+          std::string("only MXFP8 and NVFP4 scales are swizzled, not ") +
+              recipeName(qt.config.recipe));
     if (qt.swizzledScales == toSwizzled)
       return TE_RT_OK;
     if (te_rt_status s = ctx->backend->swizzleScales(qt, toSwizzled, nullptr))
@@ -728,8 +734,9 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
       ga = *args;
     if (ga.layout != TE_RT_GEMM_TN && ga.layout != TE_RT_GEMM_NN &&
         ga.layout != TE_RT_GEMM_NT)
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  "gemm layout " + str(static_cast<int>(ga.layout)) + " must be TN, NN or NT");
+      return fail(TE_RT_INVALID_ARGUMENT, "gemm layout " +
+                                              str(static_cast<int>(ga.layout)) +
+                                              " must be TN, NN or NT");
     QTensor at, bt;
     if (te_rt_status s = decodeQTensor("A", a, at))
       return s;
@@ -803,9 +810,9 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
       if (te_rt_status s = decodeTensor("bias", ga.bias, biasT))
         return s;
       if (biasT.shape != Shape{N})
-        return fail(TE_RT_INVALID_ARGUMENT,
-                    "bias has shape " + shapeString(biasT.shape) +
-                        ", expected [" + str(N) + "]");
+        return fail(TE_RT_INVALID_ARGUMENT, "bias has shape " +
+                                                shapeString(biasT.shape) +
+                                                ", expected [" + str(N) + "]");
       o.bias = &biasT;
     }
     QTensor outQ;

@@ -1,4 +1,5 @@
-//===- Backend.h - The interface every runtime backend implements -*- C++ -*-===//
+//===- Backend.h - The interface every runtime backend implements -*- C++
+//-*-===//
 //
 // Part of te. Internal to libte_rt: no MLIR, no CUDA types.
 //
@@ -130,8 +131,7 @@ public:
   /// logical shape.
   virtual te_rt_status dequantize(const QTensor &q, format::Usage from,
                                   Tensor &out, void *stream) = 0;
-  virtual te_rt_status amax(const Tensor &x, float *amaxOut,
-                            void *stream) = 0;
+  virtual te_rt_status amax(const Tensor &x, float *amaxOut, void *stream) = 0;
   virtual te_rt_status updateScale(const format::QuantizerConfig &config,
                                    float *amaxHistory, float *scale,
                                    int64_t historyLength, int64_t numScales,

@@ -149,7 +149,8 @@ bool parse(const std::vector<uint8_t> &f, Array &out, std::string *error) {
   }
   int64_t bytes = n * Array::elementBytes(out.kind);
   size_t dataStart = start + headerLen;
-  if (static_cast<uint64_t>(f.size() - dataStart) < static_cast<uint64_t>(bytes))
+  if (static_cast<uint64_t>(f.size() - dataStart) <
+      static_cast<uint64_t>(bytes))
     return setError(error, "truncated .npy data: expected " +
                                std::to_string(bytes) + " bytes, got " +
                                std::to_string(f.size() - dataStart));
@@ -192,8 +193,8 @@ std::vector<uint8_t> serialize(const Array &a) {
   }
   h.append(pad, ' ');
   h += '\n';
-  std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y',
-                              static_cast<uint8_t>(v2 ? 2 : 1), 0};
+  std::vector<uint8_t> out = {
+      0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<uint8_t>(v2 ? 2 : 1), 0};
   size_t len = h.size();
   out.push_back(static_cast<uint8_t>(len & 0xFF));
   out.push_back(static_cast<uint8_t>((len >> 8) & 0xFF));

@@ -39,9 +39,8 @@ struct Lexer {
              (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_'))
         ++i;
     } else {
-      while (i < s.size() &&
-             (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '.' ||
-              s[i] == '+' || s[i] == '-'))
+      while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) ||
+                              s[i] == '.' || s[i] == '+' || s[i] == '-'))
         ++i;
     }
     return s.substr(b, i - b);

@@ -1,4 +1,5 @@
-//===- QuantizerSyntax.h - Parse the te dialect's quantizer syntax -*- C++ -*-===//
+//===- QuantizerSyntax.h - Parse the te dialect's quantizer syntax -*- C++
+//-*-===//
 //
 // Part of te. No MLIR: a hand parser of exactly the syntax of the dialect's
 // quantizer attributes (include/te/Dialect/TE/IR/TEAttrs.td):

@@ -18,7 +18,8 @@
 
 namespace {
 
-const char *kHelp = R"(USAGE: te-quantize --quantizer Q --input X.npy --output-dir DIR [options]
+const char *kHelp =
+    R"(USAGE: te-quantize --quantizer Q --input X.npy --output-dir DIR [options]
 
 Quantizes a float32 .npy tensor with a TransformerEngine quantizer on the cpu
 (reference) or cuda backend of libte_rt and writes every buffer of the
@@ -87,8 +88,7 @@ te::npy::Kind kindOf(te_rt_dtype d) {
 
 int main(int argc, char **argv) {
   std::string quantizerText, inputPath, inputType = "f32", usageText,
-                                        targetText, backendText = "cpu",
-                                        outDir;
+                                        targetText, backendText = "cpu", outDir;
   bool swizzled = false;
   uint64_t seed = 0, offset = 0;
   float delayedScale = 1.0f;
@@ -177,9 +177,10 @@ int main(int argc, char **argv) {
   }
   te_rt_target target;
   if (targetText.empty())
-    target = (qz.recipe == TE_RT_RECIPE_MXFP8 || qz.recipe == TE_RT_RECIPE_NVFP4)
-                 ? TE_RT_SM100
-                 : TE_RT_SM90;
+    target =
+        (qz.recipe == TE_RT_RECIPE_MXFP8 || qz.recipe == TE_RT_RECIPE_NVFP4)
+            ? TE_RT_SM100
+            : TE_RT_SM90;
   else if (targetText == "sm_90")
     target = TE_RT_SM90;
   else if (targetText == "sm_100")
@@ -203,8 +204,9 @@ int main(int argc, char **argv) {
     return error("input '" + inputPath + "' must be float32 ('<f4'), got '" +
                  te::npy::descr(in.kind) + "'");
   if (in.shape.empty())
-    return error("input '" + inputPath + "' is a scalar; a quantized tensor "
-                                         "needs rank >= 1");
+    return error("input '" + inputPath +
+                 "' is a scalar; a quantized tensor "
+                 "needs rank >= 1");
   if (in.shape.size() > TE_RT_MAX_RANK)
     return error("input '" + inputPath + "' has rank " +
                  std::to_string(in.shape.size()) + ", at most " +

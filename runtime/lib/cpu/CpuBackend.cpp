@@ -118,7 +118,8 @@ float readScalar(const Tensor &t, int64_t i) {
 /// max |x| (NaN ignored), in parallel; the result does not depend on the
 /// split because max is exact.
 float tensorAmax(const float *x, int64_t n, int threads) {
-  int64_t chunks = std::max<int64_t>(1, (n + kGrainElements - 1) / kGrainElements);
+  int64_t chunks =
+      std::max<int64_t>(1, (n + kGrainElements - 1) / kGrainElements);
   std::vector<float> partial(static_cast<size_t>(chunks), 0.0f);
   parallelFor(chunks, threads, 1, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c) {
@@ -207,15 +208,15 @@ struct NVFP4Job {
   uint64_t seed, offset; ///< stochastic rounding
 };
 
-void nvfp4SRGroup(const NVFP4Job &j, int64_t r, int64_t c0, int n,
-                  uint8_t code, float globalAmax, uint8_t *nib) {
+void nvfp4SRGroup(const NVFP4Job &j, int64_t r, int64_t c0, int n, uint8_t code,
+                  float globalAmax, uint8_t *nib) {
   float sEnc = nvfp4GlobalEncodeScale(globalAmax, kE4M3Max);
   float factor = nvfp4ElementFactor(code, nvfp4GlobalDecodeScale(sEnc));
   for (int i = 0; i < n; ++i) {
     int64_t idx = r * j.C + c0 + i;
-    nib[i] = stochasticRoundE2M1(j.src[idx] * factor,
-                                 philoxRandomByte(j.seed, j.offset,
-                                                  static_cast<uint64_t>(idx)));
+    nib[i] = stochasticRoundE2M1(
+        j.src[idx] * factor,
+        philoxRandomByte(j.seed, j.offset, static_cast<uint64_t>(idx)));
   }
 }
 
@@ -228,29 +229,31 @@ void nvfp4Quantize(const NVFP4Job &j, int threads) {
       j.data[r * halfC + (c0 + i) / 2] = packE2M1x2(nib[i], nib[i + 1]);
   };
   if (!cfg.nvfp4_2D) {
-    parallelFor(j.R, threads, std::max<int64_t>(1, kGrainElements / std::max<int64_t>(j.C, 1)),
-                [&](int64_t rb, int64_t re) {
-                  uint8_t nib[kNVFP4BlockSize];
-                  for (int64_t r = rb; r < re; ++r) {
-                    float g = j.rowAmax ? j.rowAmax[r] : j.amax;
-                    for (int64_t c0 = 0; c0 < j.C; c0 += B) {
-                      int n = static_cast<int>(std::min<int64_t>(B, j.C - c0));
-                      const float *x = j.src + r * j.C + c0;
-                      float bam = blockAmax(x, n, 1);
-                      uint8_t code;
-                      if (cfg.stochasticRounding) {
-                        code = nvfp4BlockScaleCode(
-                            bam, nvfp4GlobalEncodeScale(g, kE4M3Max));
-                        nvfp4SRGroup(j, r, c0, n, code, g, nib);
-                      } else {
-                        quantizeNVFP4Block(x, n, 1, bam, g, cfg.use4over6,
-                                           cfg.e4m3Max, cfg.errMode, nib, &code);
-                      }
-                      j.scales[r * j.scaleStride + c0 / B] = code;
-                      pack(r, c0, nib, n);
-                    }
-                  }
-                });
+    parallelFor(
+        j.R, threads,
+        std::max<int64_t>(1, kGrainElements / std::max<int64_t>(j.C, 1)),
+        [&](int64_t rb, int64_t re) {
+          uint8_t nib[kNVFP4BlockSize];
+          for (int64_t r = rb; r < re; ++r) {
+            float g = j.rowAmax ? j.rowAmax[r] : j.amax;
+            for (int64_t c0 = 0; c0 < j.C; c0 += B) {
+              int n = static_cast<int>(std::min<int64_t>(B, j.C - c0));
+              const float *x = j.src + r * j.C + c0;
+              float bam = blockAmax(x, n, 1);
+              uint8_t code;
+              if (cfg.stochasticRounding) {
+                code = nvfp4BlockScaleCode(bam,
+                                           nvfp4GlobalEncodeScale(g, kE4M3Max));
+                nvfp4SRGroup(j, r, c0, n, code, g, nib);
+              } else {
+                quantizeNVFP4Block(x, n, 1, bam, g, cfg.use4over6, cfg.e4m3Max,
+                                   cfg.errMode, nib, &code);
+              }
+              j.scales[r * j.scaleStride + c0 / B] = code;
+              pack(r, c0, nib, n);
+            }
+          }
+        });
     return;
   }
   // 16x16 tiles (R % 16 == 0 and C % 16 == 0 by verifyShape).
@@ -261,9 +264,9 @@ void nvfp4Quantize(const NVFP4Job &j, int threads) {
       for (int64_t tc = 0; tc < tileCols; ++tc) {
         const float *x = j.src + tr * B * j.C + tc * B;
         float g = j.amax; // 2D excludes row scaling (verifyConfig)
-        uint8_t code = quantizeNVFP4Tile(x, j.C, /*columnGroups=*/false, g,
-                                         cfg.use4over6, cfg.e4m3Max,
-                                         cfg.errMode, nib);
+        uint8_t code =
+            quantizeNVFP4Tile(x, j.C, /*columnGroups=*/false, g, cfg.use4over6,
+                              cfg.e4m3Max, cfg.errMode, nib);
         for (int gI = 0; gI < B; ++gI) {
           int64_t r = tr * B + gI;
           if (cfg.stochasticRounding)
@@ -366,11 +369,13 @@ void CpuBackend::quantizePerTensor(const float *x, QTensor &q, float scale) {
         data[i] = quantizeFP8Element(x[i], scale, t);
     });
   if (tr)
-    parallelFor(K, threads, std::max<int64_t>(1, kGrainElements / std::max<int64_t>(M, 1)),
+    parallelFor(K, threads,
+                std::max<int64_t>(1, kGrainElements / std::max<int64_t>(M, 1)),
                 [&](int64_t b, int64_t e) {
                   for (int64_t k = b; k < e; ++k)
                     for (int64_t m = 0; m < M; ++m)
-                      tr[k * M + m] = quantizeFP8Element(x[m * K + k], scale, t);
+                      tr[k * M + m] =
+                          quantizeFP8Element(x[m * K + k], scale, t);
                 });
   *scaleInv = reciprocalRN(scale);
 }
@@ -615,8 +620,8 @@ te_rt_status CpuBackend::quantize(const Tensor &x, QTensor &q,
     break;
   }
   case Recipe::Current: {
-    float amax = o.amaxIn ? *o.amaxIn
-                          : tensorAmax(xf.data(), x.numElements, threads);
+    float amax =
+        o.amaxIn ? *o.amaxIn : tensorAmax(xf.data(), x.numElements, threads);
     float scale = computeScaleFromAmax(amax, fp8Max(c.dtype), c.pow2Scales,
                                        c.amaxEpsilon, kFloatMax);
     quantizePerTensor(xf.data(), q, scale);
@@ -712,8 +717,8 @@ void CpuBackend::dequantizeToFloat(const QTensor &q, Usage from, float *out) {
       for (int64_t cI = 0; cI < C; ++cI) {
         uint8_t byte = d[r * (C / 2) + cI / 2];
         uint8_t nib = (cI & 1) ? (byte >> 4) : (byte & 0xF);
-        v[r * C + cI] = decodeE2M1(nib) *
-                        nvfp4DequantFactor(s[r * S + cI / B], g, e4m3Max);
+        v[r * C + cI] =
+            decodeE2M1(nib) * nvfp4DequantFactor(s[r * S + cI / B], g, e4m3Max);
       }
     }
     if (col && c.rht) {
@@ -770,7 +775,8 @@ te_rt_status CpuBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   std::vector<float> old;
   if (o.accumulate && d)
     old = toFloat(*d);
-  parallelFor(M, threads, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(N * K, 1)),
+  parallelFor(M, threads,
+              std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(N * K, 1)),
               [&](int64_t mb, int64_t me) {
                 for (int64_t m = mb; m < me; ++m)
                   for (int64_t n = 0; n < N; ++n) {

@@ -30,8 +30,9 @@ template <typename Body>
 void parallelFor(int64_t n, int numThreads, int64_t grain, Body body) {
   if (n <= 0)
     return;
-  int64_t workers = std::min<int64_t>(resolveThreads(numThreads),
-                                      (n + grain - 1) / std::max<int64_t>(grain, 1));
+  int64_t workers =
+      std::min<int64_t>(resolveThreads(numThreads),
+                        (n + grain - 1) / std::max<int64_t>(grain, 1));
   if (workers <= 1) {
     body(int64_t(0), n);
     return;

@@ -33,7 +33,8 @@ TEST(Api, EmptyTensorsQuantize) {
   x.dtype = TE_RT_F32;
   x.rank = 2;
   x.shape[1] = 32;
-  EXPECT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK) << te_rt_last_error();
+  EXPECT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK)
+      << te_rt_last_error();
   EXPECT_EQ(*q.buf<float>("_scale_inv"), 1.0f);
 }
 
@@ -72,8 +73,8 @@ TEST(Api, Contexts) {
     te_rt_clear_error();
     EXPECT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &ctx),
               TE_RT_BACKEND_UNAVAILABLE);
-    EXPECT_EQ(std::string(te_rt_last_error()).rfind(
-                  "the cuda backend is unavailable", 0),
+    EXPECT_EQ(std::string(te_rt_last_error())
+                  .rfind("the cuda backend is unavailable", 0),
               0u);
   }
   ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &ctx), TE_RT_OK);
@@ -105,7 +106,8 @@ TEST(Api, Memory) {
   EXPECT_FAILS(te_rt_memcpy(ctx, dst, nullptr, 16, TE_RT_DEVICE_TO_HOST),
                TE_RT_INVALID_ARGUMENT, "memcpy dst or src is null");
   EXPECT_FAILS(te_rt_memcpy(ctx, dst, p, 16, static_cast<te_rt_memcpy_kind>(9)),
-               TE_RT_INVALID_ARGUMENT, "memcpy kind 9 is not a te_rt_memcpy_kind");
+               TE_RT_INVALID_ARGUMENT,
+               "memcpy kind 9 is not a te_rt_memcpy_kind");
   EXPECT_FAILS(te_rt_memset_zero(ctx, nullptr, 4), TE_RT_INVALID_ARGUMENT,
                "memset dst is null");
   EXPECT_FAILS(te_rt_malloc(ctx, 8, nullptr), TE_RT_INVALID_ARGUMENT,
@@ -171,16 +173,24 @@ TEST(Api, LayoutOfEveryRecipe) {
     std::vector<std::string> names;
   };
   std::vector<Expect> cases = {
-      {TE_RT_RECIPE_CURRENT, TE_RT_E4M3, TE_RT_SM90,
+      {TE_RT_RECIPE_CURRENT,
+       TE_RT_E4M3,
+       TE_RT_SM90,
        {"_data", "_transpose", "_scale_inv"}},
       {TE_RT_RECIPE_CURRENT, TE_RT_E4M3, TE_RT_SM100, {"_data", "_scale_inv"}},
-      {TE_RT_RECIPE_BLOCK, TE_RT_E4M3, TE_RT_SM90,
+      {TE_RT_RECIPE_BLOCK,
+       TE_RT_E4M3,
+       TE_RT_SM90,
        {"_rowwise_data", "_rowwise_scale_inv", "_columnwise_data",
         "_columnwise_scale_inv"}},
-      {TE_RT_RECIPE_MXFP8, TE_RT_E5M2, TE_RT_SM100,
+      {TE_RT_RECIPE_MXFP8,
+       TE_RT_E5M2,
+       TE_RT_SM100,
        {"_rowwise_data", "_rowwise_scale_inv", "_columnwise_data",
         "_columnwise_scale_inv"}},
-      {TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2, TE_RT_SM100,
+      {TE_RT_RECIPE_NVFP4,
+       TE_RT_E2M1X2,
+       TE_RT_SM100,
        {"_rowwise_data", "_rowwise_scale_inv", "_columnwise_data",
         "_columnwise_scale_inv", "_amax_rowwise", "_amax_columnwise"}},
   };
@@ -260,14 +270,15 @@ TEST(Api, LayoutRejectsBadShapesAndUsages) {
   EXPECT_FAILS(te_rt_qtensor_layout(&mx, 2, ok, TE_RT_ROWWISE,
                                     static_cast<te_rt_target>(4), d,
                                     TE_RT_MAX_BUFFERS, &n),
-               TE_RT_INVALID_ARGUMENT, "target 4 must be sm_90 (0) or sm_100 (1)");
+               TE_RT_INVALID_ARGUMENT,
+               "target 4 must be sm_90 (0) or sm_100 (1)");
   EXPECT_FAILS(te_rt_qtensor_layout(&mx, 2, ok, TE_RT_ROWWISE, TE_RT_SM100, d,
                                     TE_RT_MAX_BUFFERS, nullptr),
                TE_RT_INVALID_ARGUMENT, "num_buffers is null");
   te_rt_quantizer nv = quantizer(TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2);
   int64_t nvBad[] = {24, 64};
-  EXPECT_FAILS(te_rt_qtensor_layout(&nv, 2, nvBad, TE_RT_ROWWISE, TE_RT_SM100, d,
-                                    TE_RT_MAX_BUFFERS, &n),
+  EXPECT_FAILS(te_rt_qtensor_layout(&nv, 2, nvBad, TE_RT_ROWWISE, TE_RT_SM100,
+                                    d, TE_RT_MAX_BUFFERS, &n),
                TE_RT_INVALID_ARGUMENT,
                "NVFP4 needs the flattened leading dimension divisible by 16, "
                "got 24");
@@ -337,13 +348,15 @@ TEST_F(QuantizeFixture, RejectsBadBuffers) {
                "q buffer 0 (_data) has 127 bytes, needs 128");
   t = q.q;
   t.swizzled_scales = 1;
-  EXPECT_FAILS(te_rt_quantize(ctx, &x, &t, nullptr), TE_RT_INVALID_ARGUMENT,
-               "q: swizzled scales exist only for MXFP8 and NVFP4, not current");
+  EXPECT_FAILS(
+      te_rt_quantize(ctx, &x, &t, nullptr), TE_RT_INVALID_ARGUMENT,
+      "q: swizzled scales exist only for MXFP8 and NVFP4, not current");
   t = q.q;
   t.quantizer.block_dim = 2; // a block option on a current quantizer
   te_rt_clear_error();
   EXPECT_EQ(te_rt_quantize(ctx, &x, &t, nullptr), TE_RT_INVALID_ARGUMENT);
-  EXPECT_EQ(std::string(te_rt_last_error()).rfind("invalid quantizer: ", 0), 0u);
+  EXPECT_EQ(std::string(te_rt_last_error()).rfind("invalid quantizer: ", 0),
+            0u);
 }
 
 TEST_F(QuantizeFixture, RejectsArgsOfOtherRecipes) {
@@ -428,7 +441,8 @@ TEST(Api, AmaxAndUpdateScaleChecks) {
                TE_RT_INVALID_ARGUMENT,
                "update_scale needs a delayed-scaling quantizer, got current");
   EXPECT_FAILS(te_rt_update_scale(ctx, &del, hist, scale, 0, 2),
-               TE_RT_INVALID_ARGUMENT, "history_length must be in 1..2^24, got 0");
+               TE_RT_INVALID_ARGUMENT,
+               "history_length must be in 1..2^24, got 0");
   EXPECT_FAILS(te_rt_update_scale(ctx, &del, hist, scale, 2,
                                   std::numeric_limits<int64_t>::max()),
                TE_RT_INVALID_ARGUMENT,
@@ -459,12 +473,12 @@ TEST(Api, AllocFreeAndInit) {
   EXPECT_EQ(q.num_buffers, 6);
   EXPECT_EQ(q.buffers[0].data, nullptr);
   EXPECT_EQ(q.buffers[0].size_bytes, 32 * 32);
-  EXPECT_FAILS(te_rt_qtensor_init(nullptr, &nv, 2, shape, TE_RT_ROWWISE,
-                                  TE_RT_SM100),
-               TE_RT_INVALID_ARGUMENT, "out is null");
-  ASSERT_EQ(te_rt_qtensor_alloc(ctx, &q, &nv, 2, shape, TE_RT_ROWWISE,
-                                TE_RT_SM100),
-            TE_RT_OK);
+  EXPECT_FAILS(
+      te_rt_qtensor_init(nullptr, &nv, 2, shape, TE_RT_ROWWISE, TE_RT_SM100),
+      TE_RT_INVALID_ARGUMENT, "out is null");
+  ASSERT_EQ(
+      te_rt_qtensor_alloc(ctx, &q, &nv, 2, shape, TE_RT_ROWWISE, TE_RT_SM100),
+      TE_RT_OK);
   for (int i = 0; i < q.num_buffers; ++i)
     EXPECT_NE(q.buffers[i].data, nullptr);
   EXPECT_EQ(te_rt_qtensor_free(ctx, &q), TE_RT_OK);
@@ -509,9 +523,10 @@ TEST(Api, GemmChecks) {
   EXPECT_FAILS(te_rt_gemm(ctx, &a.q, &a.q, nullptr, &g), TE_RT_INVALID_ARGUMENT,
                "gemm needs D or args->output (or both)");
   QTensor bk(ctx, cur, {8, 16}, TE_RT_ROWWISE, TE_RT_SM90);
-  EXPECT_FAILS(te_rt_gemm(ctx, &a.q, &bk.q, &d, &g), TE_RT_INVALID_ARGUMENT,
-               "gemm TN: the contraction dimensions differ (A gives 32, B gives "
-               "16)");
+  EXPECT_FAILS(
+      te_rt_gemm(ctx, &a.q, &bk.q, &d, &g), TE_RT_INVALID_ARGUMENT,
+      "gemm TN: the contraction dimensions differ (A gives 32, B gives "
+      "16)");
   std::vector<float> vbias(8);
   te_rt_tensor bias = tensorF32(vbias, {8});
   g.bias = &bias;
@@ -525,8 +540,9 @@ TEST(Api, GemmChecks) {
   blk.block_dim = 2;
   QTensor b2a(ctx, blk, {16, 32}, TE_RT_ROWWISE, TE_RT_SM90);
   QTensor b2b(ctx, blk, {8, 32}, TE_RT_ROWWISE, TE_RT_SM90);
-  EXPECT_FAILS(te_rt_gemm(ctx, &b2a.q, &b2b.q, &d, &g), TE_RT_UNSUPPORTED,
-               "FP8 block scaling GEMM cannot take two 128x128-scaled operands");
+  EXPECT_FAILS(
+      te_rt_gemm(ctx, &b2a.q, &b2b.q, &d, &g), TE_RT_UNSUPPORTED,
+      "FP8 block scaling GEMM cannot take two 128x128-scaled operands");
 }
 
 } // namespace

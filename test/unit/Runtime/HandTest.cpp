@@ -64,8 +64,8 @@ TEST(HandCurrent, E5M2) {
   // amax 2 -> scale 57344/2 = 28672: 14336 = 1.75*2^13 -> 0|11100|11.
   std::vector<float> v = {0.5f, -1.0f, 2.0f, 0.0f};
   te_rt_tensor x = tensorF32(v, {4});
-  QTensor q(ctx, quantizer(TE_RT_RECIPE_CURRENT, TE_RT_E5M2), {4}, TE_RT_ROWWISE,
-            TE_RT_SM90);
+  QTensor q(ctx, quantizer(TE_RT_RECIPE_CURRENT, TE_RT_E5M2), {4},
+            TE_RT_ROWWISE, TE_RT_SM90);
   ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK);
   const uint8_t want[] = {0x73, 0xF7, 0x7B, 0x00};
   for (int i = 0; i < 4; ++i)
@@ -155,7 +155,8 @@ TEST(HandCurrent, EpsilonAndGivenAmax) {
 TEST(HandCurrent, F16AndBF16InputsMatchF32) {
   Context ctx;
   te_rt_quantizer qz = quantizer(TE_RT_RECIPE_CURRENT, TE_RT_E4M3);
-  // 0.5, -1, 2 as f16 (0x3800, 0xBC00, 0x4000) and bf16 (0x3F00, 0xBF80, 0x4000).
+  // 0.5, -1, 2 as f16 (0x3800, 0xBC00, 0x4000) and bf16 (0x3F00, 0xBF80,
+  // 0x4000).
   uint16_t f16[] = {0x3800, 0xBC00, 0x4000};
   uint16_t b16[] = {0x3F00, 0xBF80, 0x4000};
   for (int t = 0; t < 2; ++t) {
@@ -197,8 +198,8 @@ TEST(HandDelayed, UpdateScaleRollsHistory) {
   te_rt_quantizer qz = quantizer(TE_RT_RECIPE_DELAYED, TE_RT_E4M3);
   qz.margin = 1;
   // history [L=3, n=3] row-major; column i is tensor i; row 0 = last amax.
-  float h[9] = {10, 4, 0,  //
-                5,  8, 0,  //
+  float h[9] = {10, 4, 0, //
+                5,  8, 0, //
                 20, 2, 0};
   float scale[3] = {1, 1, 7};
   ASSERT_EQ(te_rt_update_scale(ctx, &qz, h, scale, 3, 3), TE_RT_OK);
@@ -246,7 +247,8 @@ TEST(HandBlock, OneByOneTwentyEightGemmReadyScales) {
   v[5] = 4.0f;
   // row 0 block 1: zeros -> scale 1.
   for (int k = 0; k < 128; ++k)
-    v[K + k] = std::ldexp(1.0f, -140); // subnormal: 448/amax = inf -> FLT_MAX -> 2^127
+    v[K + k] =
+        std::ldexp(1.0f, -140); // subnormal: 448/amax = inf -> FLT_MAX -> 2^127
   for (int k = 128; k < 256; ++k)
     v[K + k] = 458752.0f; // 448 * 2^10 -> scale 2^-10
   te_rt_tensor x = tensorF32(v, {M, K});
@@ -300,7 +302,8 @@ TEST(HandBlock, ValueForInfIsTheInputTypeMax) {
   ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK);
   EXPECT_EQ(*q.buf<float>("_rowwise_scale_inv"),
             1.0f / std::numeric_limits<float>::max());
-  std::vector<uint16_t> b(128, static_cast<uint16_t>(bits(std::ldexp(1.0f, -130)) >> 16));
+  std::vector<uint16_t> b(
+      128, static_cast<uint16_t>(bits(std::ldexp(1.0f, -130)) >> 16));
   te_rt_tensor xb = x;
   xb.data = b.data();
   xb.dtype = TE_RT_BF16;
@@ -346,12 +349,12 @@ TEST(HandMXFP8, ScalesRoundUpAndEdgeBlocks) {
   Context ctx;
   const int M = 32, K = 64;
   std::vector<float> v(M * K, 1.0f);
-  v[0] = 448.0f;                          // row 0 block 0: e = 127
-  v[32] = 449.0f;                         // row 0 block 1: 449/448 > 1 -> 128
+  v[0] = 448.0f;  // row 0 block 0: e = 127
+  v[32] = 449.0f; // row 0 block 1: 449/448 > 1 -> 128
   for (int k = 0; k < 32; ++k)
-    v[K + k] = 0.0f;                      // row 1 block 0: zeros -> e = 0
+    v[K + k] = 0.0f; // row 1 block 0: zeros -> e = 0
   for (int k = 32; k < 64; ++k)
-    v[K + k] = std::ldexp(1.0f, -130);    // row 1 block 1: subnormal -> e = 0
+    v[K + k] = std::ldexp(1.0f, -130); // row 1 block 1: subnormal -> e = 0
   te_rt_tensor x = tensorF32(v, {M, K});
   QTensor q(ctx, quantizer(TE_RT_RECIPE_MXFP8, TE_RT_E4M3), {M, K},
             TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM100);
@@ -369,17 +372,17 @@ TEST(HandMXFP8, ScalesRoundUpAndEdgeBlocks) {
   EXPECT_EQ(rs[2], 0);       // padding
   EXPECT_EQ(rs[40 * 4], 0);  // padding rows
   uint8_t *d = q.buf("_rowwise_data");
-  EXPECT_EQ(d[0], 0x7E);      // 448
-  EXPECT_EQ(d[1], 0x38);      // 1
-  EXPECT_EQ(d[32], 0x76);     // 449/2 = 224.5 -> 224
-  EXPECT_EQ(d[33], 0x30);     // 0.5
+  EXPECT_EQ(d[0], 0x7E);  // 448
+  EXPECT_EQ(d[1], 0x38);  // 1
+  EXPECT_EQ(d[32], 0x76); // 449/2 = 224.5 -> 224
+  EXPECT_EQ(d[33], 0x30); // 0.5
   EXPECT_EQ(d[K + 0], 0x00);
   EXPECT_EQ(d[K + 40], 0x20); // 2^-130 * 2^127 = 0.125
   EXPECT_EQ(d[2 * K], 0x78);  // 1 * 256
   // Columnwise: 32x1 blocks along M, data not transposed, [mb][k] scales.
   uint8_t *cs = q.buf("_columnwise_scale_inv");
-  EXPECT_EQ(cs[0], 127); // column 0: {448, 0, 1, ...}
-  EXPECT_EQ(cs[1], 119); // column 1: {1, 0, 1, ...}
+  EXPECT_EQ(cs[0], 127);  // column 0: {448, 0, 1, ...}
+  EXPECT_EQ(cs[1], 119);  // column 1: {1, 0, 1, ...}
   EXPECT_EQ(cs[32], 128); // column 32: {449, 2^-130, 1, ...}
   EXPECT_EQ(q.buf("_columnwise_data")[1], 0x78);
 }
@@ -407,14 +410,18 @@ TEST(HandMXFP8, TwoDimensionalBlocks) {
   te_rt_tensor x = tensorF32(v, {64, 64});
   QTensor q(ctx, qz, {64, 64}, TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM100);
   ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK);
-  uint8_t *rs = q.buf("_rowwise_scale_inv"), *cs = q.buf("_columnwise_scale_inv");
+  uint8_t *rs = q.buf("_rowwise_scale_inv"),
+          *cs = q.buf("_columnwise_scale_inv");
   for (int m = 0; m < 64; ++m)
     for (int kb = 0; kb < 2; ++kb)
-      EXPECT_EQ(rs[m * 4 + kb], (m >= 32 && kb == 0) ? 127 : 119) << m << " " << kb;
+      EXPECT_EQ(rs[m * 4 + kb], (m >= 32 && kb == 0) ? 127 : 119)
+          << m << " " << kb;
   for (int mb = 0; mb < 2; ++mb)
     for (int k = 0; k < 64; ++k)
       EXPECT_EQ(cs[mb * 128 + k], (mb == 1 && k < 32) ? 127 : 119);
-  EXPECT_EQ(std::memcmp(q.buf("_rowwise_data"), q.buf("_columnwise_data"), 64 * 64), 0);
+  EXPECT_EQ(
+      std::memcmp(q.buf("_rowwise_data"), q.buf("_columnwise_data"), 64 * 64),
+      0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -426,9 +433,9 @@ TEST(HandMXFP8, TwoDimensionalBlocks) {
 /// element is multiplied by exactly 1/(256/512) = 2 before the E2M1 cast.
 std::vector<float> nvfp4HandInput() {
   std::vector<float> v(16 * 32, 0.0f);
-  const float b0[16] = {3,     1.5f, 0.75f, 0.125f, 0.375f, -0.625f, 1.25f, -3,
-                        2.5f, -0.0f, 0,     0.25f,  1,      2,       -0.25f,
-                        0.0625f};
+  const float b0[16] = {3,     1.5f, 0.75f,  0.125f, 0.375f, -0.625f,
+                        1.25f, -3,   2.5f,   -0.0f,  0,      0.25f,
+                        1,     2,    -0.25f, 0.0625f};
   for (int i = 0; i < 16; ++i)
     v[i] = b0[i];
   v[16] = 5.25f;
@@ -462,8 +469,8 @@ TEST(HandNVFP4, TiesSignedZeroAndPacking) {
   std::vector<float> out(16 * 32);
   te_rt_tensor o = tensorF32(out, {16, 32});
   ASSERT_EQ(te_rt_dequantize(ctx, &q.q, TE_RT_ROWWISE, &o), TE_RT_OK);
-  const float want[16] = {3, 1.5f, 0.75f, 0,    0.5f, -0.5f, 1.0f, -3,
-                          2, -0.0f, 0,    0.25f, 1,   2,     -0.25f, 0};
+  const float want[16] = {3, 1.5f,  0.75f, 0,     0.5f, -0.5f, 1.0f,   -3,
+                          2, -0.0f, 0,     0.25f, 1,    2,     -0.25f, 0};
   for (int i = 0; i < 16; ++i) {
     EXPECT_EQ(out[i], want[i]) << i;
     EXPECT_EQ(std::signbit(out[i]), std::signbit(want[i])) << i;
@@ -507,7 +514,8 @@ TEST(HandNVFP4, RHTRoundTripsThroughDequantize) {
   x.rank = 2;
   x.shape[0] = x.shape[1] = 16;
   QTensor q(ctx, qz, {16, 16}, TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM100);
-  ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK) << te_rt_last_error();
+  ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK)
+      << te_rt_last_error();
   EXPECT_EQ(*q.buf<float>("_amax_rowwise"), 2.0f);
   // s has 10 entries -1: sum_i s_i H_i0 = 6 - 10 = -4 -> v'_0 = -2; the
   // other outputs j: 0.25 * 2 * sum_i s_i H_ij.
@@ -562,7 +570,8 @@ TEST(HandNVFP4, StochasticRoundingIsUnbiasedAndBeatsRNE) {
     a.offset = static_cast<uint64_t>(draw) * 1000003;
     ASSERT_EQ(te_rt_quantize(ctx, &x, &qs.q, &a), TE_RT_OK);
     if (draw == 0)
-      first.assign(qs.buf("_rowwise_data"), qs.buf("_rowwise_data") + M * K / 2);
+      first.assign(qs.buf("_rowwise_data"),
+                   qs.buf("_rowwise_data") + M * K / 2);
     ASSERT_EQ(te_rt_dequantize(ctx, &qs.q, TE_RT_ROWWISE, &o), TE_RT_OK);
     for (int i = 0; i < M * K; ++i)
       mean[i] += out[i] / N;
@@ -574,17 +583,19 @@ TEST(HandNVFP4, StochasticRoundingIsUnbiasedAndBeatsRNE) {
   }
   rmseMean = std::sqrt(rmseMean / (M * K));
   bias /= M * K;
-  EXPECT_LT(rmseMean, rmseRNE * 0.5) << "SR mean RMSE " << rmseMean
-                                     << " vs RNE " << rmseRNE;
+  EXPECT_LT(rmseMean, rmseRNE * 0.5)
+      << "SR mean RMSE " << rmseMean << " vs RNE " << rmseRNE;
   EXPECT_LT(std::fabs(bias), 0.02);
   // Deterministic for a given (seed, offset); a different seed differs.
   te_rt_quantize_args a = noArgs();
   a.seed = 1234;
   ASSERT_EQ(te_rt_quantize(ctx, &x, &qs.q, &a), TE_RT_OK);
-  EXPECT_EQ(std::memcmp(first.data(), qs.buf("_rowwise_data"), first.size()), 0);
+  EXPECT_EQ(std::memcmp(first.data(), qs.buf("_rowwise_data"), first.size()),
+            0);
   a.seed = 99;
   ASSERT_EQ(te_rt_quantize(ctx, &x, &qs.q, &a), TE_RT_OK);
-  EXPECT_NE(std::memcmp(first.data(), qs.buf("_rowwise_data"), first.size()), 0);
+  EXPECT_NE(std::memcmp(first.data(), qs.buf("_rowwise_data"), first.size()),
+            0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -613,7 +624,8 @@ TEST(HandSwizzle, MXFP8RowwiseAndTransposedColumnwise) {
   ASSERT_EQ(te_rt_quantize(ctx, &x, &sw.q, nullptr), TE_RT_OK);
   te_rt_buffer_desc rd = compact.desc("_rowwise_scale_inv");
   int64_t R = rd.shape[0], C = rd.shape[1]; // [256, 12]
-  uint8_t *c0 = compact.buf("_rowwise_scale_inv"), *s0 = sw.buf("_rowwise_scale_inv");
+  uint8_t *c0 = compact.buf("_rowwise_scale_inv"),
+          *s0 = sw.buf("_rowwise_scale_inv");
   for (int64_t r = 0; r < R; ++r)
     for (int64_t c = 0; c < C; ++c)
       ASSERT_EQ(s0[swizzled(r, c, C)], c0[r * C + c]) << r << " " << c;
@@ -628,7 +640,9 @@ TEST(HandSwizzle, MXFP8RowwiseAndTransposedColumnwise) {
       ASSERT_EQ(s1[swizzled(k, mb, CR)], c1[mb * CC + k]) << mb << " " << k;
   // Data is unchanged; swizzling the compact tensor in place gives the same
   // bytes, and unswizzling restores the compact layout.
-  EXPECT_EQ(std::memcmp(compact.buf("_rowwise_data"), sw.buf("_rowwise_data"), M * K), 0);
+  EXPECT_EQ(
+      std::memcmp(compact.buf("_rowwise_data"), sw.buf("_rowwise_data"), M * K),
+      0);
   std::vector<uint8_t> keep(c0, c0 + R * C);
   ASSERT_EQ(te_rt_swizzle_scales(ctx, &compact.q), TE_RT_OK);
   EXPECT_EQ(compact.q.swizzled_scales, 1);
@@ -681,8 +695,9 @@ std::vector<float> smallInts(int n, unsigned seed) {
   return v;
 }
 
-std::vector<double> matmul(const std::vector<float> &a, const std::vector<float> &b,
-                           int M, int N, int K, bool aT, bool bT) {
+std::vector<double> matmul(const std::vector<float> &a,
+                           const std::vector<float> &b, int M, int N, int K,
+                           bool aT, bool bT) {
   // C[M, N] = op(A)[M, K] * op(B)[K, N]; op(A) = A^T if aT (A stored [K, M]).
   std::vector<double> c(M * N, 0.0);
   for (int m = 0; m < M; ++m)
@@ -718,7 +733,8 @@ TEST_P(HandGemm, LinearLayerGemmsAreExact) {
   te_rt_tensor tx = tensorF32(X, {T, In}), tw = tensorF32(W, {Out, In}),
                tdy = tensorF32(dY, {T, Out});
   te_rt_usage both = TE_RT_ROWWISE_AND_COLUMNWISE;
-  QTensor qx(ctx, qz, {T, In}, both, gc.target), qw(ctx, qz, {Out, In}, both, gc.target),
+  QTensor qx(ctx, qz, {T, In}, both, gc.target),
+      qw(ctx, qz, {Out, In}, both, gc.target),
       qdy(ctx, qz, {T, Out}, both, gc.target);
   ASSERT_EQ(qx.status, TE_RT_OK) << te_rt_last_error();
   ASSERT_EQ(te_rt_quantize(ctx, &tx, &qx.q, nullptr), TE_RT_OK);
@@ -730,7 +746,8 @@ TEST_P(HandGemm, LinearLayerGemmsAreExact) {
   std::vector<float> Y(T * Out);
   te_rt_tensor ty = tensorF32(Y, {T, Out});
   g.layout = TE_RT_GEMM_TN;
-  ASSERT_EQ(te_rt_gemm(ctx, &qw.q, &qx.q, &ty, &g), TE_RT_OK) << te_rt_last_error();
+  ASSERT_EQ(te_rt_gemm(ctx, &qw.q, &qx.q, &ty, &g), TE_RT_OK)
+      << te_rt_last_error();
   std::vector<double> wantY = matmul(X, W, T, Out, In, false, true);
   for (int i = 0; i < T * Out; ++i)
     ASSERT_EQ(Y[i], wantY[i]) << i;
@@ -738,7 +755,8 @@ TEST_P(HandGemm, LinearLayerGemmsAreExact) {
   std::vector<float> dX(T * In);
   te_rt_tensor tdx = tensorF32(dX, {T, In});
   g.layout = TE_RT_GEMM_NN;
-  ASSERT_EQ(te_rt_gemm(ctx, &qw.q, &qdy.q, &tdx, &g), TE_RT_OK) << te_rt_last_error();
+  ASSERT_EQ(te_rt_gemm(ctx, &qw.q, &qdy.q, &tdx, &g), TE_RT_OK)
+      << te_rt_last_error();
   std::vector<double> wantDX = matmul(dY, W, T, In, Out, false, false);
   for (int i = 0; i < T * In; ++i)
     ASSERT_EQ(dX[i], wantDX[i]) << i;
@@ -746,7 +764,8 @@ TEST_P(HandGemm, LinearLayerGemmsAreExact) {
   std::vector<float> dW(Out * In);
   te_rt_tensor tdw = tensorF32(dW, {Out, In});
   g.layout = TE_RT_GEMM_NT;
-  ASSERT_EQ(te_rt_gemm(ctx, &qx.q, &qdy.q, &tdw, &g), TE_RT_OK) << te_rt_last_error();
+  ASSERT_EQ(te_rt_gemm(ctx, &qx.q, &qdy.q, &tdw, &g), TE_RT_OK)
+      << te_rt_last_error();
   std::vector<double> wantDW = matmul(dY, X, Out, In, T, true, false);
   for (int i = 0; i < Out * In; ++i)
     ASSERT_EQ(dW[i], wantDW[i]) << i;
@@ -795,7 +814,8 @@ TEST(HandGemmOutput, QuantizedOutputEqualsQuantizingD) {
   te_rt_gemm_args g;
   te_rt_gemm_args_init(&g);
   g.output = &out2.q;
-  ASSERT_EQ(te_rt_gemm(ctx, &qa.q, &qb.q, &td, &g), TE_RT_OK) << te_rt_last_error();
+  ASSERT_EQ(te_rt_gemm(ctx, &qa.q, &qb.q, &td, &g), TE_RT_OK)
+      << te_rt_last_error();
   QTensor ref(ctx, qz, {16, 32}, TE_RT_ROWWISE, TE_RT_SM90);
   ASSERT_EQ(te_rt_quantize(ctx, &td, &ref.q, nullptr), TE_RT_OK);
   EXPECT_EQ(std::memcmp(out2.buf("_data"), ref.buf("_data"), 16 * 32), 0);

@@ -26,8 +26,8 @@ std::vector<uint8_t> npyFile(int version, const std::string &dict,
   while ((pre + h.size() + 1) % 64)
     h += ' ';
   h += '\n';
-  std::vector<uint8_t> f = {0x93, 'N', 'U', 'M', 'P', 'Y',
-                            static_cast<uint8_t>(version), 0};
+  std::vector<uint8_t> f = {
+      0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<uint8_t>(version), 0};
   f.push_back(static_cast<uint8_t>(h.size() & 0xFF));
   f.push_back(static_cast<uint8_t>(h.size() >> 8));
   if (version != 1) {
@@ -85,12 +85,14 @@ TEST(Npy, RejectsWithAMessage) {
       npyFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
               std::vector<uint8_t>(8)),
       a, &err));
-  EXPECT_EQ(err, "unsupported .npy dtype '<f8' (expected '<f4', '|u1' or '<u2')");
+  EXPECT_EQ(err,
+            "unsupported .npy dtype '<f8' (expected '<f4', '|u1' or '<u2')");
   EXPECT_FALSE(te::npy::parse(
       npyFile(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
               std::vector<uint8_t>(4)),
       a, &err));
-  EXPECT_EQ(err, "unsupported .npy dtype '>f4' (expected '<f4', '|u1' or '<u2')");
+  EXPECT_EQ(err,
+            "unsupported .npy dtype '>f4' (expected '<f4', '|u1' or '<u2')");
   EXPECT_FALSE(te::npy::parse(
       npyFile(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
               std::vector<uint8_t>(16)),
@@ -125,8 +127,10 @@ TEST(Npy, SerializeRoundTripsAndAligns) {
   size_t headerLen = f[8] | (f[9] << 8);
   EXPECT_EQ((10 + headerLen) % 64, 0u);
   std::string h(f.begin() + 10, f.begin() + 10 + headerLen);
-  EXPECT_EQ(h.rfind("{'descr': '|u1', 'fortran_order': False, 'shape': (3, 1, 2), }", 0),
-            0u)
+  EXPECT_EQ(
+      h.rfind("{'descr': '|u1', 'fortran_order': False, 'shape': (3, 1, 2), }",
+              0),
+      0u)
       << h;
   te::npy::Array b;
   std::string err;

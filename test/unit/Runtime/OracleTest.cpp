@@ -40,7 +40,9 @@ struct Case {
 };
 
 /// gtest prints a parameter with this (instead of its bytes).
-[[maybe_unused]] void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
+[[maybe_unused]] void PrintTo(const Case &c, std::ostream *os) {
+  *os << c.name;
+}
 
 std::string dataDir() { return TE_TEST_DATA_DIR; }
 
@@ -69,7 +71,9 @@ te_rt_quantizer quantizerOf(const Case &c) {
   te_rt_quantizer_init_default(&q);
   std::string r = c.get("recipe");
   std::string dt = c.get("dtype");
-  q.dtype = dt == "e5m2" ? TE_RT_E5M2 : dt == "e2m1" ? TE_RT_E2M1X2 : TE_RT_E4M3;
+  q.dtype = dt == "e5m2"   ? TE_RT_E5M2
+            : dt == "e2m1" ? TE_RT_E2M1X2
+                           : TE_RT_E4M3;
   if (r == "current") {
     q.recipe = TE_RT_RECIPE_CURRENT;
     q.pow2_scales = c.geti("pow2");
@@ -89,7 +93,8 @@ te_rt_quantizer quantizerOf(const Case &c) {
     q.row_scaled = c.geti("row_scaled");
     q.use_4over6 = c.geti("use_4over6");
     q.e4m3_max = std::stof(c.get("e4m3_max", "448"));
-    q.err_mode = c.get("err_mode", "MAE") == "MSE" ? TE_RT_ERR_MSE : TE_RT_ERR_MAE;
+    q.err_mode =
+        c.get("err_mode", "MAE") == "MSE" ? TE_RT_ERR_MSE : TE_RT_ERR_MAE;
   }
   return q;
 }
@@ -105,7 +110,8 @@ void expectRegion(const char *what, const T *got, int64_t ldOut,
   int64_t cols = want.shape.empty() ? 1 : want.shape.back();
   const T *w = reinterpret_cast<const T *>(want.bytes.data());
   int64_t bad = 0, first = -1;
-  int64_t outRows = transposeWant ? cols : rows, outCols = transposeWant ? rows : cols;
+  int64_t outRows = transposeWant ? cols : rows,
+          outCols = transposeWant ? rows : cols;
   for (int64_t r = 0; r < outRows; ++r)
     for (int64_t cI = 0; cI < outCols; ++cI) {
       T wv = transposeWant ? w[cI * cols + r] : w[r * cols + cI];
@@ -156,7 +162,8 @@ TEST_P(Oracle, BitExact) {
   te_rt_quantize_args_init(&args);
   if (recipe == "current")
     args.amax = &amax;
-  ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, &args), TE_RT_OK) << te_rt_last_error();
+  ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, &args), TE_RT_OK)
+      << te_rt_last_error();
 
   int64_t M = 1, K = input.shape.back();
   for (size_t i = 0; i + 1 < input.shape.size(); ++i)
@@ -166,7 +173,9 @@ TEST_P(Oracle, BitExact) {
     std::string e;
     EXPECT_TRUE(te::npy::read(dir + buf + ".npy", a, &e)) << e;
     // Oracle arrays of N-D data are compared as 2-D [M, K] (TE flattens).
-    if (a.shape.size() > 2 || (a.shape.size() == 1 && std::string(buf).find("data") != std::string::npos)) {
+    if (a.shape.size() > 2 ||
+        (a.shape.size() == 1 &&
+         std::string(buf).find("data") != std::string::npos)) {
       int64_t last = a.shape.back();
       a.shape = {a.numElements() / last, last};
     }
@@ -180,9 +189,10 @@ TEST_P(Oracle, BitExact) {
   if (recipe == "current") {
     arr = load("_data");
     expectRegion("_data", q.buf("_data"), K, arr);
-    expectRegion("_transpose (= TE's transpose of _data)", q.buf("_transpose"), M,
-                 arr, /*transposeWant=*/1);
-    expectRegion("_scale_inv", q.buf<uint32_t>("_scale_inv"), 1, load("_scale_inv"));
+    expectRegion("_transpose (= TE's transpose of _data)", q.buf("_transpose"),
+                 M, arr, /*transposeWant=*/1);
+    expectRegion("_scale_inv", q.buf<uint32_t>("_scale_inv"), 1,
+                 load("_scale_inv"));
     te::npy::Array a = load("amax");
     EXPECT_EQ(bits(amax), *reinterpret_cast<const uint32_t *>(a.bytes.data()))
         << "amax " << amax;
@@ -198,7 +208,8 @@ TEST_P(Oracle, BitExact) {
       te::npy::Array a;
       int transposeWant = 0;
       if (std::string(n) == "_columnwise_data" &&
-          (c.name.rfind("block2d", 0) == 0 || c.name.rfind("mxfp8_2d", 0) == 0)) {
+          (c.name.rfind("block2d", 0) == 0 ||
+           c.name.rfind("mxfp8_2d", 0) == 0)) {
         a = load("_rowwise_data");
         transposeWant = recipe == "block"; // block: [K, M]; MXFP8 2D: equal.
       } else {
@@ -246,22 +257,28 @@ TEST(OracleCasts, FP8ElementCastsMatchMlDtypes) {
   for (const char *fmt : {"e4m3", "e5m2"}) {
     te::npy::Array in, want;
     std::string err;
-    ASSERT_TRUE(te::npy::read(dataDir() + "/casts/" + fmt + "_in.npy", in, &err)) << err;
-    ASSERT_TRUE(te::npy::read(dataDir() + "/casts/" + fmt + "_bits.npy", want, &err)) << err;
+    ASSERT_TRUE(
+        te::npy::read(dataDir() + "/casts/" + fmt + "_in.npy", in, &err))
+        << err;
+    ASSERT_TRUE(
+        te::npy::read(dataDir() + "/casts/" + fmt + "_bits.npy", want, &err))
+        << err;
     int64_t n = in.numElements();
     std::vector<float> v(static_cast<size_t>(n));
     std::memcpy(v.data(), in.bytes.data(), v.size() * 4);
     Context ctx;
     te_rt_tensor x = tensorF32(v, {n});
-    te_rt_quantizer qz = quantizer(TE_RT_RECIPE_DELAYED,
-                                   std::string(fmt) == "e4m3" ? TE_RT_E4M3 : TE_RT_E5M2);
+    te_rt_quantizer qz =
+        quantizer(TE_RT_RECIPE_DELAYED,
+                  std::string(fmt) == "e4m3" ? TE_RT_E4M3 : TE_RT_E5M2);
     QTensor q(ctx, qz, {n}, TE_RT_ROWWISE, TE_RT_SM90);
     ASSERT_EQ(q.status, TE_RT_OK) << te_rt_last_error();
     float one = 1.0f;
     te_rt_quantize_args args;
     te_rt_quantize_args_init(&args);
     args.scale = &one;
-    ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, &args), TE_RT_OK) << te_rt_last_error();
+    ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, &args), TE_RT_OK)
+        << te_rt_last_error();
     int bad = 0;
     for (int64_t i = 0; i < n; ++i)
       bad += q.buf("_data")[i] != want.bytes[i];

@@ -20,7 +20,9 @@ namespace te::test {
 /// A cpu context destroyed at scope exit.
 struct Context {
   te_rt_context *ctx = nullptr;
-  Context() { EXPECT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &ctx), TE_RT_OK); }
+  Context() {
+    EXPECT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &ctx), TE_RT_OK);
+  }
   ~Context() { te_rt_context_destroy(ctx); }
   operator te_rt_context *() const { return ctx; }
 };
@@ -30,20 +32,21 @@ struct QTensor {
   te_rt_context *ctx;
   te_rt_qtensor q;
   te_rt_status status;
-  QTensor(te_rt_context *c, const te_rt_quantizer &qz, std::vector<int64_t> shape,
-          te_rt_usage usage, te_rt_target target)
+  QTensor(te_rt_context *c, const te_rt_quantizer &qz,
+          std::vector<int64_t> shape, te_rt_usage usage, te_rt_target target)
       : ctx(c) {
     std::memset(&q, 0, sizeof(q));
-    status = te_rt_qtensor_alloc(ctx, &q, &qz, static_cast<int32_t>(shape.size()),
-                                 shape.data(), usage, target);
+    status =
+        te_rt_qtensor_alloc(ctx, &q, &qz, static_cast<int32_t>(shape.size()),
+                            shape.data(), usage, target);
   }
   ~QTensor() { te_rt_qtensor_free(ctx, &q); }
   /// The buffer named `name`, or nullptr.
   template <typename T = uint8_t> T *buf(const char *name) {
     te_rt_buffer_desc d[TE_RT_MAX_BUFFERS];
     int32_t n = 0;
-    if (te_rt_qtensor_layout(&q.quantizer, q.rank, q.shape, q.usage, q.target, d,
-                             TE_RT_MAX_BUFFERS, &n) != TE_RT_OK)
+    if (te_rt_qtensor_layout(&q.quantizer, q.rank, q.shape, q.usage, q.target,
+                             d, TE_RT_MAX_BUFFERS, &n) != TE_RT_OK)
       return nullptr;
     for (int i = 0; i < n; ++i)
       if (std::strcmp(d[i].name, name) == 0)
@@ -56,8 +59,8 @@ struct QTensor {
     int32_t n = 0;
     te_rt_buffer_desc none;
     std::memset(&none, 0, sizeof(none));
-    if (te_rt_qtensor_layout(&q.quantizer, q.rank, q.shape, q.usage, q.target, d,
-                             TE_RT_MAX_BUFFERS, &n) != TE_RT_OK)
+    if (te_rt_qtensor_layout(&q.quantizer, q.rank, q.shape, q.usage, q.target,
+                             d, TE_RT_MAX_BUFFERS, &n) != TE_RT_OK)
       return none;
     for (int i = 0; i < n; ++i)
       if (std::strcmp(d[i].name, name) == 0)
@@ -66,7 +69,8 @@ struct QTensor {
   }
 };
 
-inline te_rt_tensor tensorF32(std::vector<float> &v, std::vector<int64_t> shape) {
+inline te_rt_tensor tensorF32(std::vector<float> &v,
+                              std::vector<int64_t> shape) {
   te_rt_tensor t;
   std::memset(&t, 0, sizeof(t));
   t.data = v.data();
