@@ -322,7 +322,9 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
   // fp32 copy of x (the cpu backend's toFloat).
   DeviceTemp xfTemp(stream);
   const float *xf = static_cast<const float *>(x.data);
-  if (x.dtype != DType::F32) {
+  // The group kernels read 16-byte vectors: stage unaligned inputs too.
+  if (x.dtype != DType::F32 ||
+      reinterpret_cast<uintptr_t>(x.data) % 16 != 0) {
     TE_CUDA_CHECK(xfTemp.allocate(sizeof(float) * M * K), "cudaMallocAsync");
     TE_CUDA_CHECK(
         cuda::launchToFloat(x.data, x.dtype, M * K, xfTemp.as<float>(), stream),

@@ -821,17 +821,24 @@ void checkGemm(Contexts &c, const GemmCase &g) {
   te_rt_tensor tbc = ib.tensor(ib.bytes.data()), tbg = ib.tensor(xb.ptr);
   float one = 1.0f;
   DeviceBuffer oneG(c.gpu, 4, &one);
-  te_rt_quantize_args qa, qag;
-  te_rt_quantize_args_init(&qa);
-  te_rt_quantize_args_init(&qag);
-  if (g.qa.recipe == TE_RT_RECIPE_DELAYED) {
-    qa.scale = &one;
-    qag.scale = static_cast<float *>(oneG.ptr);
-  }
-  ASSERT_EQ(te_rt_quantize(c.cpu, &tac, &ac, &qa), TE_RT_OK);
-  ASSERT_EQ(te_rt_quantize(c.gpu, &tag, &ag, &qag), TE_RT_OK);
-  ASSERT_EQ(te_rt_quantize(c.cpu, &tbc, &bc, &qa), TE_RT_OK);
-  ASSERT_EQ(te_rt_quantize(c.gpu, &tbg, &bg, &qag), TE_RT_OK);
+  // Delayed scaling takes a scale (1); the other recipes take none.
+  auto args = [&](const te_rt_quantizer &q, bool gpu) {
+    te_rt_quantize_args a;
+    te_rt_quantize_args_init(&a);
+    if (q.recipe == TE_RT_RECIPE_DELAYED)
+      a.scale = gpu ? static_cast<float *>(oneG.ptr) : &one;
+    return a;
+  };
+  te_rt_quantize_args aac = args(g.qa, false), aag = args(g.qa, true),
+                      abc = args(g.qb, false), abg = args(g.qb, true);
+  ASSERT_EQ(te_rt_quantize(c.cpu, &tac, &ac, &aac), TE_RT_OK)
+      << te_rt_last_error();
+  ASSERT_EQ(te_rt_quantize(c.gpu, &tag, &ag, &aag), TE_RT_OK)
+      << te_rt_last_error();
+  ASSERT_EQ(te_rt_quantize(c.cpu, &tbc, &bc, &abc), TE_RT_OK)
+      << te_rt_last_error();
+  ASSERT_EQ(te_rt_quantize(c.gpu, &tbg, &bg, &abg), TE_RT_OK)
+      << te_rt_last_error();
 
   // Reference operands: the cpu backend's dequantization (logical layout).
   std::vector<float> A(static_cast<size_t>(g.N * g.K)),
@@ -878,15 +885,15 @@ void checkGemm(Contexts &c, const GemmCase &g) {
   biasT.dtype = TE_RT_BF16;
   biasT.rank = 1;
   biasT.shape[0] = N;
-  te_rt_gemm_args args;
-  te_rt_gemm_args_init(&args);
-  args.layout = g.layout;
-  args.alpha = g.alpha;
-  args.accumulate = g.accumulate;
-  args.use_split_accumulator = g.split;
+  te_rt_gemm_args ga;
+  te_rt_gemm_args_init(&ga);
+  ga.layout = g.layout;
+  ga.alpha = g.alpha;
+  ga.accumulate = g.accumulate;
+  ga.use_split_accumulator = g.split;
   if (g.bias)
-    args.bias = &biasT;
-  te_rt_status st = te_rt_gemm(c.gpu, &ag, &bg, &dT, &args);
+    ga.bias = &biasT;
+  te_rt_status st = te_rt_gemm(c.gpu, &ag, &bg, &dT, &ga);
   ASSERT_EQ(st, TE_RT_OK) << te_rt_last_error();
   ASSERT_EQ(te_rt_synchronize(c.gpu, nullptr), TE_RT_OK) << te_rt_last_error();
   auto dBytes = dG.download<uint8_t>(dOld.size());

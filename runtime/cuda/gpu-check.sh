@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds the standalone runtime with the cuda backend, runs the GPU tests and
+# compute-sanitizer on a GPU machine. Logs go to $OUT (default /tmp/te-gpu).
+# Usage: runtime/cuda/gpu-check.sh [ctest-timeout-s] [sanitizer-tools...]
+#   GoogleTest: the installed package, or sources in .gtest/ (a copy of
+#   /usr/src/googletest) at the repository root.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/te-gpu}
+mkdir -p "$OUT"
+CTEST_TIMEOUT=${1:-300}
+shift || true
+TOOLS=("$@")
+B=${TE_GPU_BUILD_DIR:-/tmp/b}
+export PATH=/usr/local/cuda/bin:$PATH
+nvidia-smi -L
+GT=()
+[ -d .gtest ] && GT=(-DTE_GTEST_SOURCE_DIR="$PWD/.gtest")
+cmake -S runtime -B "$B" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90a "${GT[@]}" \
+  >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+start=$(date +%s)
+ninja -C "$B" >"$OUT/build.log" 2>&1 || { grep -A20 FAILED "$OUT/build.log" | head -80; exit 1; }
+echo "build: $(( $(date +%s) - start )) s"
+cd "$B"
+start=$(date +%s)
+timeout "$CTEST_TIMEOUT" ctest -L gpu --output-on-failure >"$OUT/ctest.log" 2>&1
+echo "ctest -L gpu: rc=$? in $(( $(date +%s) - start )) s"
+grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|te-rt-cuda\]|tests passed|Failure|differ|tolerance|Expected|Which is|error:" \
+  "$OUT/ctest.log" | head -80
+export TE_RT_CUDA_TEST_SMALL=1
+for tool in "${TOOLS[@]}"; do
+  start=$(date +%s)
+  timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+    cuda/test/te-rt-cuda-tests \
+    --gtest_filter='CudaQuantize.*:CudaOps.*:CudaGemm.PerTensorFP8:CudaGemm.NVFP4Emulated' \
+    >"$OUT/sanitizer-$tool.log" 2>&1
+  echo "compute-sanitizer --tool $tool: rc=$? in $(( $(date +%s) - start )) s"
+  grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED)" "$OUT/sanitizer-$tool.log" | tail -3
+done
