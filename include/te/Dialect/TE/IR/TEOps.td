@@ -456,4 +456,6 @@ def TE_FromBuffersOp : TE_Op<"from_buffers", [Pure]> {
   let hasFolder = 1;
 }
 
+include "te/Dialect/TE/IR/TEBufferOps.td"
+
 #endif // TE_DIALECT_TE_IR_TEOPS_TD

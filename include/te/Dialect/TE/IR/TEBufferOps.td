@@ -1,0 +1,193 @@
+//===- TEBufferOps.td - buffer-level te operations ---------*- tablegen -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// The buffer-level forms of te.quantize, te.dequantize and te.gemm that
+// te-expand-qtensors produces: a quantized tensor is spelled out as its
+// buffers (TransformerEngine's flatten order, Format's layout for the
+// module's target) plus the quantizer, usage and logical shape that describe
+// them. The ops are in destination-passing style: on tensors every result is
+// tied to an `outs` operand; after one-shot bufferization the same ops take
+// memrefs and have no results. convert-te-to-runtime lowers the memref form
+// to calls of the runtime's C ABI.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_DIALECT_TE_IR_TEBUFFEROPS_TD
+#define TE_DIALECT_TE_IR_TEBUFFEROPS_TD
+
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def TE_TensorOrMemRef : AnyTypeOf<[AnyRankedTensor, AnyRankedOrUnrankedMemRef]>;
+
+/// A usage as `rowwise`, `columnwise` or `rowwise|columnwise`.
+def TE_UsageProp : EnumProp<TE_Usage> {
+  let parser = [{
+    $_storage = ::mlir::te::Usage::None;
+    do {
+      ::llvm::SMLoc usageLoc = $_parser.getCurrentLocation();
+      ::llvm::StringRef usageKeyword;
+      if ($_parser.parseKeyword(&usageKeyword))
+        return ::mlir::failure();
+      std::optional<::mlir::te::Usage> usageBit =
+          ::mlir::te::symbolizeUsage(usageKeyword);
+      if (!usageBit || *usageBit == ::mlir::te::Usage::None)
+        return $_parser.emitError(usageLoc)
+               << "expected usage 'rowwise', 'columnwise' or "
+                  "'rowwise|columnwise', got '" << usageKeyword << "'";
+      $_storage = $_storage | *usageBit;
+    } while (::mlir::succeeded($_parser.parseOptionalVerticalBar()));
+  }];
+  let printer = [{ $_printer << ::mlir::te::stringifyUsage($_storage); }];
+}
+
+class TE_BufferOp<string mnemonic, list<Trait> traits = []>
+    : TE_Op<mnemonic, !listconcat(traits, [
+        DestinationStyleOpInterface,
+        DeclareOpInterfaceMethods<MemoryEffectsOpInterface>])> {
+  let hasVerifier = 1;
+  code dpsDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getOutsMutable();
+    }
+  }];
+}
+
+def TE_QuantizeBuffersOp : TE_BufferOp<"quantize_buffers",
+    [AttrSizedOperandSegments]> {
+  let summary = "quantize into the buffers of a quantized tensor";
+  let description = [{
+    The buffer-level `te.quantize`: quantizes `input` with `quantizer`,
+    writing the representations `usage` names into `outs`, which are the
+    buffers of the quantized tensor (Format's layout of `quantizer`, the
+    input's shape, `usage` and the module's target, in TE's flatten order),
+    followed, for `#te.delayed`, by a `tensor<1xf32>` that receives the amax.
+    `scale` (delayed scaling) and `seed` / `offset` (stochastic rounding) are
+    as on `te.quantize`.
+
+    On tensors it returns the written buffers (one result per `outs`
+    operand); on memrefs it writes them and has no results.
+
+    ```mlir
+    %d, %s = te.quantize_buffers %x quantizer #te.mxfp8<f8E4M3FN> usage rowwise
+        outs(%d0, %s0 : tensor<32x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>)
+        : tensor<32x64xbf16> -> tensor<32x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+    te.quantize_buffers %x scale(%s : memref<1xf32>)
+        quantizer #te.delayed<f8E4M3FN> usage rowwise
+        outs(%d, %si, %amax : memref<32x64xf8E4M3FN>, memref<1xf32>, memref<1xf32>)
+        : memref<32x64xbf16>
+    ```
+  }];
+  let arguments = (ins
+    TE_TensorOrMemRef:$input,
+    Optional<TE_TensorOrMemRef>:$scale,
+    Optional<I64>:$seed,
+    Optional<I64>:$offset,
+    Variadic<TE_TensorOrMemRef>:$outs,
+    TE_QuantizerAttrInterface:$quantizer,
+    TE_UsageProp:$usage
+  );
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $input (`scale` `(` $scale^ `:` type($scale) `)`)?
+    (`seed` $seed^)? (`offset` $offset^)?
+    `quantizer` qualified($quantizer) `usage` $usage
+    `outs` `(` $outs `:` type($outs) `)` attr-dict
+    `:` type($input) (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = dpsDeclaration;
+}
+
+def TE_DequantizeBuffersOp : TE_BufferOp<"dequantize_buffers",
+    [AttrSizedOperandSegments]> {
+  let summary = "dequantize the buffers of a quantized tensor";
+  let description = [{
+    The buffer-level `te.dequantize`: reads the buffers `inputs` of a tensor
+    quantized with `quantizer` holding `usage` (in TE's flatten order) and
+    writes the values they represent into the single `outs` operand, whose
+    shape is the logical shape.
+
+    ```mlir
+    %y = te.dequantize_buffers %d, %s quantizer #te.current<f8E4M3FN>
+        usage rowwise outs(%init : tensor<32x64xf32>)
+        : tensor<32x64xf8E4M3FN>, tensor<1xf32> -> tensor<32x64xf32>
+    ```
+  }];
+  let arguments = (ins
+    Variadic<TE_TensorOrMemRef>:$inputs,
+    Variadic<TE_TensorOrMemRef>:$outs,
+    TE_QuantizerAttrInterface:$quantizer,
+    TE_UsageProp:$usage
+  );
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $inputs `quantizer` qualified($quantizer) `usage` $usage
+    `outs` `(` $outs `:` type($outs) `)` attr-dict
+    `:` type($inputs) (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = dpsDeclaration;
+}
+
+def TE_GemmBuffersOp : TE_BufferOp<"gemm_buffers",
+    [AttrSizedOperandSegments]> {
+  let summary = "quantized GEMM on the buffers of its operands";
+  let description = [{
+    The buffer-level `te.gemm` (TE's `general_gemm`, te-formats.md §5):
+    operand A is given by its buffers `a` and the quantizer, usage and
+    logical shape they describe (`a_quantizer`, `a_usage`, `a_shape`), and
+    likewise B. The result D is the single `outs` operand, or -- with
+    `out_quantizer` -- the buffers of the rowwise-quantized D followed, for a
+    `#te.delayed` output quantizer, by a `tensor<1xf32>` receiving the
+    output amax (its live scale is `scale`).
+
+    With `accumulate` the `outs` operand holds C on entry and
+    `D = op_b(B)·op_a(A) + C` is written over it; otherwise its contents are
+    ignored. `bias` and `use_split_accumulator` are as on `te.gemm`.
+
+    ```mlir
+    %y = te.gemm_buffers layout TN
+        a(%w0, %w1 : tensor<64x128xf8E4M3FN>, tensor<1xf32>)
+          quantizer #te.current<f8E4M3FN> usage rowwise shape [64, 128]
+        b(%x0, %x1 : tensor<32x128xf8E4M3FN>, tensor<1xf32>)
+          quantizer #te.current<f8E4M3FN> usage rowwise shape [32, 128]
+        outs(%init : tensor<32x64xbf16>) -> tensor<32x64xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Variadic<TE_TensorOrMemRef>:$a,
+    Variadic<TE_TensorOrMemRef>:$b,
+    Optional<TE_TensorOrMemRef>:$bias,
+    Optional<TE_TensorOrMemRef>:$outScale,
+    Variadic<TE_TensorOrMemRef>:$outs,
+    TE_GemmLayoutAttr:$layout,
+    TE_QuantizerAttrInterface:$a_quantizer,
+    TE_UsageProp:$a_usage,
+    DenseI64ArrayAttr:$a_shape,
+    TE_QuantizerAttrInterface:$b_quantizer,
+    TE_UsageProp:$b_usage,
+    DenseI64ArrayAttr:$b_shape,
+    OptionalAttr<TE_QuantizerAttrInterface>:$out_quantizer,
+    UnitAttr:$accumulate,
+    UnitAttr:$use_split_accumulator
+  );
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    `layout` custom<GemmLayout>($layout)
+    `a` `(` $a `:` type($a) `)` `quantizer` qualified($a_quantizer)
+      `usage` $a_usage `shape` $a_shape
+    `b` `(` $b `:` type($b) `)` `quantizer` qualified($b_quantizer)
+      `usage` $b_usage `shape` $b_shape
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`scale` `(` $outScale^ `:` type($outScale) `)`)?
+    `outs` `(` $outs `:` type($outs) `)` attr-dict (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = dpsDeclaration # [{
+    bool getTransA() { return getLayout() == ::mlir::te::GemmLayout::TN; }
+    bool getTransB() { return getLayout() == ::mlir::te::GemmLayout::NT; }
+  }];
+}
+
+#endif // TE_DIALECT_TE_IR_TEBUFFEROPS_TD

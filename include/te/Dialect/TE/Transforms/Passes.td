@@ -1,0 +1,165 @@
+//===- Passes.td - te dialect passes -----------------------*- tablegen -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// The te-* passes, in pipeline order (DESIGN.md "The flow"). Each pass has
+// lit tests of its own in test/Transforms/<pass-name>*.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_DIALECT_TE_TRANSFORMS_PASSES_TD
+#define TE_DIALECT_TE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// te-infer-shapes
+//===----------------------------------------------------------------------===//
+
+def TEInferShapes : Pass<"te-infer-shapes", "::mlir::ModuleOp"> {
+  let summary = "propagate static shapes into dynamic tensors and qtensors";
+  let description = [{
+    TransformerEngine's fake-shape inference (TensorSpec, te-formats.md
+    §7.2) as a compiler pass: static dimensions flow forward into `?`
+    dimensions of `tensor` and `!te.qtensor` types until a fixpoint, through
+
+    * te ops (`te.quantize`, `te.dequantize`, `te.gemm`, `te.linear`,
+      `te.linear_grad` re-infer their result shapes from their operands),
+    * `tensor.cast` (a more static source refines the result),
+    * `tensor.collapse_shape` / `tensor.expand_shape` of leading dimensions,
+    * `scf.for` (init -> region argument -> result, when the yielded value
+      agrees) and `scf.if` (results where both branches agree),
+    * `func.call` into private functions: a callee whose callers all pass
+      the same refined argument types is refined in place; callers that
+      disagree each get a clone specialised to their static signature
+      (`@f` -> `@f_<shape>`); results flow back to the callers.
+
+    A dimension is refined only where it was dynamic; types never become
+    less static. Once a quantized type is fully static its buffers are too,
+    and the recipe's shape rules (Format's `verifyShape`, e.g. "MXFP8 needs
+    the last dimension divisible by 32, got 100") and Linear's alignment
+    rules are checked at the op that produces it; a violation is an error
+    there, naming the dimension and the rule.
+
+    Example: after `te-infer-shapes`,
+
+    ```mlir
+    func.func private @layer(%x: tensor<?x64xbf16>) -> tensor<?x64xbf16>
+    func.func @main(%x: tensor<32x64xbf16>) -> tensor<?x64xbf16> {
+      %y = call @layer(%x) : (tensor<32x64xbf16>) -> tensor<?x64xbf16>
+      return %y : tensor<?x64xbf16>
+    }
+    ```
+
+    has `@layer` typed `(tensor<32x64xbf16>) -> tensor<32x64xbf16>` and the
+    public `@main` returns `tensor<32x64xbf16>` (a public function's
+    results are refined; its arguments are the program's inputs and stay).
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// te-print-buffers
+//===----------------------------------------------------------------------===//
+
+def TEPrintBuffers : Pass<"te-print-buffers", "::mlir::ModuleOp"> {
+  let summary = "print the buffers of every quantized value (analysis)";
+  let description = [{
+    For every value of type `!te.qtensor` -- op results and block
+    arguments, in program order -- prints one line to stdout with the
+    buffers the Format library lays out for it on the module's target:
+    TransformerEngine name, shape and element type, in TE's flatten order.
+
+    ```
+    te-buffers @f %arg0 : _data 32x64xf8E4M3FN, _scale_inv 1xf32
+    te-buffers @f %0 = te.quantize : _rowwise_data 128x64xf8E4M3FN, _rowwise_scale_inv 128x4xf8E8M0FNU
+    ```
+
+    Values are named as the printer names them (`%argN` for block arguments
+    of the entry block, `%N` / `%N#i` for op results), followed by the name
+    of the defining op. A dynamic dimension prints as `?`. A type whose
+    layout the Format library refuses prints `<error: ...>` with its message.
+    The IR is not changed.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// te-infer-usages
+//===----------------------------------------------------------------------===//
+
+def TEInferUsages : Pass<"te-infer-usages", "::mlir::ModuleOp"> {
+  let summary = "give every quantized value exactly the usages its consumers read";
+  let description = [{
+    A backward dataflow analysis over quantized values. Each consumer needs
+    a set of representations (te-formats.md §5):
+
+    * `te.gemm` layout `TN`/`NN`/`NT`: A needs rowwise if `transa` else
+      columnwise; B needs columnwise if `transb` else rowwise;
+    * `te.dequantize`: rowwise (columnwise suffices for per-tensor FP8 and
+      128x128 blocks, whose columnwise copy holds the same values);
+    * `te.linear_grad`: columnwise of the saved input and saved weight;
+      `te.linear`'s workspace: rowwise + columnwise;
+    * `te.buffers`, a public function's `return`, and ops the pass does not
+      know: every usage the value's type declares (they are kept);
+    * `func.call` / `return` of private functions, `scf.for` / `scf.if` /
+      `scf.yield`: the needs of the callee argument / caller result / region
+      argument / op result they flow into.
+
+    The producers `te.quantize`, `te.empty`, `te.gemm` (quantized output),
+    and the arguments of private functions, scf region arguments and results
+    whose types flow into each other are rewritten to the union of the needs
+    (propagated through calls and regions to a fixpoint). A producer nobody
+    reads keeps rowwise. Inference-only programs therefore end rowwise-only,
+    training programs get exactly what dgrad (W columnwise) and wgrad (X and
+    dY columnwise) read.
+
+    A need that cannot be met is an error at the consumer, naming the value,
+    the needed usage and why: the value is a public function argument (its
+    type is the caller's contract) or the result of an op whose usage is
+    fixed (`te.linear`, `te.from_buffers`, ...) and lacks the usage; or the
+    recipe cannot derive one representation from the other (MXFP8, NVFP4,
+    1x128 blocks quantize rowwise and columnwise independently from the
+    high-precision input; per-tensor FP8 cannot recover rowwise data from
+    the transpose).
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// te-expand-qtensors
+//===----------------------------------------------------------------------===//
+
+def TEExpandQTensors : Pass<"te-expand-qtensors", "::mlir::ModuleOp"> {
+  let summary = "1:N conversion of !te.qtensor into its buffer tensors";
+  let description = [{
+    Replaces every `!te.qtensor` value by its buffers -- the tensors the
+    Format library lays out for the module's target, in TransformerEngine's
+    flatten order -- everywhere: function signatures, calls, returns,
+    `scf.for` / `scf.if` / `scf.while` region arguments and results.
+    te ops are rewritten to their buffer-level forms, which take and return
+    plain tensors in destination-passing style (the outputs are `outs`
+    operands initialised by `tensor.empty`), so that
+    `one-shot-bufferize{bufferize-function-boundaries}` turns them into
+    their memref forms:
+
+    * `te.quantize` -> `te.quantize_buffers`,
+    * `te.dequantize` -> `te.dequantize_buffers`,
+    * `te.gemm` -> `te.gemm_buffers`,
+    * `te.empty` -> one `tensor.empty` per buffer,
+    * `te.buffers` / `te.from_buffers` -> the buffers themselves.
+
+    `te.linear` and `te.linear_grad` must have been decomposed first
+    (`te-decompose-linear`); the pass fails on them. After the pass no value,
+    argument or function type mentions `!te.qtensor`; the pass verifies it.
+  }];
+  let dependentDialects = [
+    "::mlir::tensor::TensorDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+// Passes II (te-decompose-linear, te-eliminate-aliases) append below.
+
+#endif // TE_DIALECT_TE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,306 @@
+//===- TEBufferOps.cpp - buffer-level te operations -------------*- C++ -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// Verifiers and memory effects of te.quantize_buffers, te.dequantize_buffers
+// and te.gemm_buffers. The expected buffers are asked of the quantizer
+// attribute (hence the Format library); the operand rules are those of
+// te.quantize / te.dequantize / te.gemm.
+//
+//===----------------------------------------------------------------------===//
+
+#include "te/Dialect/TE/IR/TEOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::te;
+namespace fmt = ::te::format;
+
+namespace {
+/// Tensor or memref shape and element type of a buffer operand.
+struct BufferShape {
+  ArrayRef<int64_t> shape;
+  Type elementType;
+};
+} // namespace
+
+static BufferShape shapeOf(Type type) {
+  auto shaped = cast<ShapedType>(type);
+  if (!shaped.hasRank())
+    return {{}, shaped.getElementType()};
+  return {shaped.getShape(), shaped.getElementType()};
+}
+
+static bool compatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip_equal(a, b))
+    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
+      return false;
+  return true;
+}
+
+static std::string typeStr(ArrayRef<int64_t> shape, Type elementType) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (int64_t d : shape) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+    os << "x";
+  }
+  os << elementType;
+  return text;
+}
+
+/// All operands are tensors (tensor semantics) or all are memrefs (buffer
+/// semantics); results exist exactly in tensor semantics.
+static LogicalResult verifyDpsForm(Operation *op) {
+  auto dps = cast<DestinationStyleOpInterface>(op);
+  bool anyTensor = false, anyMemRef = false;
+  for (Value operand : op->getOperands()) {
+    anyTensor |= isa<TensorType>(operand.getType());
+    anyMemRef |= isa<BaseMemRefType>(operand.getType());
+  }
+  if (anyTensor && anyMemRef)
+    return op->emitOpError()
+           << "mixes tensor and memref operands: all buffers are tensors "
+              "(before bufferization) or all are memrefs (after)";
+  if (anyMemRef && op->getNumResults() != 0)
+    return op->emitOpError() << "on memrefs has no results, got "
+                             << op->getNumResults();
+  if (!anyMemRef && static_cast<int64_t>(op->getNumResults()) !=
+                        dps.getNumDpsInits())
+    return op->emitOpError() << "on tensors returns one result per 'outs' "
+                                "operand: expected "
+                             << dps.getNumDpsInits() << ", got "
+                             << op->getNumResults();
+  return success();
+}
+
+/// Checks that `buffers` are the buffers of a tensor of logical `shape`
+/// quantized with `quantizer` holding `usage` on the op's target, optionally
+/// followed by `extra` (e.g. the amax of delayed scaling).
+static LogicalResult verifyQuantizedBuffers(Operation *op, StringRef what,
+                                            QuantizerAttrInterface quantizer,
+                                            ArrayRef<int64_t> shape,
+                                            Usage usage, ValueRange buffers,
+                                            ArrayRef<BufferShape> extra = {}) {
+  Target target = getTarget(op);
+  FailureOr<SmallVector<QTensorBuffer>> layout = quantizer.getBufferLayout(
+      shape, usage, target,
+      [&] { return op->emitOpError() << what << ": "; });
+  if (failed(layout))
+    return failure();
+  SmallVector<std::pair<std::string, BufferShape>> expected;
+  for (const QTensorBuffer &buffer : *layout)
+    expected.push_back({buffer.name,
+                        {buffer.type.getShape(), buffer.type.getElementType()}});
+  for (const BufferShape &e : extra)
+    expected.push_back({"amax", e});
+  if (expected.size() != buffers.size()) {
+    std::string names;
+    llvm::interleave(
+        expected, [&](const auto &e) { names += e.first; },
+        [&] { names += ", "; });
+    return op->emitOpError() << what << " expects " << expected.size()
+                             << " buffers on " << stringifyTarget(target)
+                             << " (" << names << "), got " << buffers.size();
+  }
+  for (auto [i, e, buffer] : llvm::enumerate(expected, buffers)) {
+    BufferShape actual = shapeOf(buffer.getType());
+    if (actual.elementType != e.second.elementType ||
+        !compatible(actual.shape, e.second.shape))
+      return op->emitOpError()
+             << what << " buffer #" << i << " (" << e.first << ") must be "
+             << typeStr(e.second.shape, e.second.elementType) << " on "
+             << stringifyTarget(target) << ", got "
+             << typeStr(actual.shape, actual.elementType);
+  }
+  return success();
+}
+
+static bool isDelayed(QuantizerAttrInterface quantizer) {
+  return quantizer && quantizer.getFormatConfig().recipe == fmt::Recipe::Delayed;
+}
+
+static BufferShape amaxShape(MLIRContext *ctx) {
+  static const int64_t one[] = {1};
+  return {ArrayRef<int64_t>(one), Float32Type::get(ctx)};
+}
+
+static bool isFloat(Type type) {
+  return type.isBF16() || type.isF16() || type.isF32();
+}
+
+static void addEffects(
+    Operation *op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects,
+    bool initsAreRead) {
+  auto dps = cast<DestinationStyleOpInterface>(op);
+  if (dps.hasPureTensorSemantics())
+    return;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<BaseMemRefType>(operand.get().getType()))
+      continue;
+    bool init = dps.isDpsInit(&operand);
+    if (!init || initsAreRead)
+      effects.emplace_back(MemoryEffects::Read::get(), &operand, /*stage=*/0,
+                           /*effectOnFullRegion=*/true,
+                           SideEffects::DefaultResource::get());
+    if (init)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand, /*stage=*/0,
+                           /*effectOnFullRegion=*/true,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeBuffersOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeBuffersOp::verify() {
+  if (failed(verifyDpsForm(*this)))
+    return failure();
+  BufferShape input = shapeOf(getInput().getType());
+  if (!isFloat(input.elementType))
+    return emitOpError() << "input must be bf16, f16 or f32, got "
+                         << input.elementType;
+  QuantizerAttrInterface quantizer = getQuantizer();
+  fmt::QuantizerConfig config = quantizer.getFormatConfig();
+  bool delayed = config.recipe == fmt::Recipe::Delayed;
+  if (delayed != static_cast<bool>(getScale()))
+    return emitOpError() << (delayed ? "with a #te.delayed quantizer needs "
+                                       "the live 'scale' operand"
+                                     : "takes a 'scale' operand only with a "
+                                       "#te.delayed quantizer");
+  if (config.stochasticRounding != (getSeed() && getOffset()) ||
+      (static_cast<bool>(getSeed()) != static_cast<bool>(getOffset())))
+    return emitOpError() << "takes 'seed' and 'offset' exactly when the "
+                            "quantizer rounds stochastically";
+  SmallVector<BufferShape> extra;
+  if (delayed)
+    extra.push_back(amaxShape(getContext()));
+  return verifyQuantizedBuffers(*this, "output", quantizer, input.shape,
+                                getUsage(), getOuts(), extra);
+}
+
+void QuantizeBuffersOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addEffects(*this, effects, /*initsAreRead=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// DequantizeBuffersOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantizeBuffersOp::verify() {
+  if (failed(verifyDpsForm(*this)))
+    return failure();
+  if (getOuts().size() != 1)
+    return emitOpError() << "writes one high-precision tensor, got "
+                         << getOuts().size() << " 'outs' operands";
+  BufferShape out = shapeOf(getOuts().front().getType());
+  if (!isFloat(out.elementType))
+    return emitOpError() << "result must be bf16, f16 or f32, got "
+                         << out.elementType;
+  fmt::QuantizerConfig config = getQuantizer().getFormatConfig();
+  bool columnwiseHoldsValues =
+      config.recipe == fmt::Recipe::Delayed ||
+      config.recipe == fmt::Recipe::Current ||
+      (config.recipe == fmt::Recipe::Block && config.blockDim == 2);
+  if (!bitEnumContainsAll(getUsage(), Usage::Rowwise) && !columnwiseHoldsValues)
+    return emitOpError() << "needs rowwise usage: only per-tensor FP8 and "
+                            "128x128-block tensors dequantize from "
+                            "columnwise data";
+  return verifyQuantizedBuffers(*this, "input", getQuantizer(), out.shape,
+                                getUsage(), getInputs());
+}
+
+void DequantizeBuffersOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addEffects(*this, effects, /*initsAreRead=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// GemmBuffersOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemmBuffersOp::verify() {
+  if (failed(verifyDpsForm(*this)))
+    return failure();
+  bool transa = getTransA(), transb = getTransB();
+  Usage needA = transa ? Usage::Rowwise : Usage::Columnwise;
+  Usage needB = transb ? Usage::Columnwise : Usage::Rowwise;
+  StringRef layout = stringifyGemmLayout(getLayout());
+  if (!bitEnumContainsAll(getAUsage(), needA))
+    return emitOpError() << "layout " << layout << " reads operand A "
+                         << stringifyUsage(needA) << ", but it holds only "
+                         << stringifyUsage(getAUsage());
+  if (!bitEnumContainsAll(getBUsage(), needB))
+    return emitOpError() << "layout " << layout << " reads operand B "
+                         << stringifyUsage(needB) << ", but it holds only "
+                         << stringifyUsage(getBUsage());
+  if (failed(verifyQuantizedBuffers(*this, "operand A", getAQuantizer(),
+                                    getAShape(), getAUsage(), getA())) ||
+      failed(verifyQuantizedBuffers(*this, "operand B", getBQuantizer(),
+                                    getBShape(), getBUsage(), getB())))
+    return failure();
+
+  // D's logical shape, as te.gemm infers it.
+  ArrayRef<int64_t> as = getAShape(), bs = getBShape();
+  SmallVector<int64_t> dShape;
+  if (getLayout() == GemmLayout::NT) {
+    dShape = {bs.back(), as.back()};
+  } else {
+    if (as.size() != 2)
+      return emitOpError() << "layout " << layout
+                           << " needs operand A of rank 2";
+    dShape.assign(bs.begin(), bs.end() - 1);
+    dShape.push_back(transa ? as[0] : as[1]);
+  }
+
+  QuantizerAttrInterface outQ = getOutQuantizerAttr();
+  if (!outQ) {
+    if (getOutScale())
+      return emitOpError() << "takes a 'scale' operand only with a "
+                              "#te.delayed output quantizer";
+    if (getOuts().size() != 1)
+      return emitOpError() << "writes one high-precision D, got "
+                           << getOuts().size() << " 'outs' operands";
+    BufferShape d = shapeOf(getOuts().front().getType());
+    if (!isFloat(d.elementType) || !compatible(d.shape, dShape))
+      return emitOpError() << "D must be "
+                           << typeStr(dShape, d.elementType)
+                           << " in bf16, f16 or f32, got "
+                           << typeStr(d.shape, d.elementType);
+    return success();
+  }
+  if (getAccumulate())
+    return emitOpError() << "cannot accumulate into a quantized result";
+  bool delayed = isDelayed(outQ);
+  if (delayed != static_cast<bool>(getOutScale()))
+    return emitOpError() << (delayed ? "with a #te.delayed output quantizer "
+                                       "needs its live 'scale' operand"
+                                     : "takes a 'scale' operand only with a "
+                                       "#te.delayed output quantizer");
+  SmallVector<BufferShape> extra;
+  if (delayed)
+    extra.push_back(amaxShape(getContext()));
+  return verifyQuantizedBuffers(*this, "result", outQ, dShape, Usage::Rowwise,
+                                getOuts(), extra);
+}
+
+void GemmBuffersOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addEffects(*this, effects, /*initsAreRead=*/getAccumulate());
+}
