@@ -767,33 +767,36 @@ te_rt_status CpuBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   dequantizeToFloat(a, transa ? Rowwise : Columnwise, A.data());
   dequantizeToFloat(b, transb ? Columnwise : Rowwise, Bm.data());
   const int64_t M = o.m, N = o.n, K = o.k;
-  // Element accessors in row-major terms (te_rt_gemm_layout).
-  // TN: A [N, K], B [M, K]; NN: A [K, N], B [M, K]; NT: A [K, N], B [K, M].
-  const int64_t aN = transa ? K : 1, aK = transa ? 1 : N;
-  const int64_t bM = transb ? 1 : K, bK = transb ? M : 1;
+  // Row-major operands (te_rt_gemm_layout): TN: A [N, K], B [M, K];
+  // NN: A [K, N], B [M, K]; NT: A [K, N], B [K, M]. Bring both to
+  // [rows, K] so that the dot products read contiguous memory.
+  if (!transa)
+    A = transpose(A.data(), K, N);
+  if (transb)
+    Bm = transpose(Bm.data(), K, M);
   std::vector<float> result(static_cast<size_t>(M * N));
   std::vector<float> old;
   if (o.accumulate && d)
     old = toFloat(*d);
-  parallelFor(M, threads,
-              std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(N * K, 1)),
-              [&](int64_t mb, int64_t me) {
-                for (int64_t m = mb; m < me; ++m)
-                  for (int64_t n = 0; n < N; ++n) {
-                    double acc = 0.0;
-                    const float *ap = A.data() + n * aN;
-                    const float *bp = Bm.data() + m * bM;
-                    for (int64_t k = 0; k < K; ++k)
-                      acc += static_cast<double>(ap[k * aK]) *
-                             static_cast<double>(bp[k * bK]);
-                    double r = static_cast<double>(o.alpha) * acc;
-                    if (o.bias)
-                      r += static_cast<double>(readScalar(*o.bias, n));
-                    if (!old.empty())
-                      r += static_cast<double>(old[m * N + n]);
-                    result[m * N + n] = static_cast<float>(r);
-                  }
-              });
+  parallelFor(
+      M, threads, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(N * K, 1)),
+      [&](int64_t mb, int64_t me) {
+        for (int64_t m = mb; m < me; ++m) {
+          const float *bp = Bm.data() + m * K;
+          for (int64_t n = 0; n < N; ++n) {
+            const float *ap = A.data() + n * K;
+            double acc = 0.0;
+            for (int64_t k = 0; k < K; ++k)
+              acc += static_cast<double>(ap[k]) * static_cast<double>(bp[k]);
+            double r = static_cast<double>(o.alpha) * acc;
+            if (o.bias)
+              r += static_cast<double>(readScalar(*o.bias, n));
+            if (!old.empty())
+              r += static_cast<double>(old[m * N + n]);
+            result[m * N + n] = static_cast<float>(r);
+          }
+        }
+      });
   if (d)
     fromFloat(result.data(), *d);
   if (o.output) {
