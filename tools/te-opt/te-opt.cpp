@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
   // --- te passes (owned by the transforms / conversion rooms) ---
 #ifdef TE_OPT_HAVE_TE_PASSES
   mlir::te::registerTEPasses();
+  mlir::te::registerBufferizableOpInterfaceExternalModels(registry);
 #endif
   // (conversion passes, e.g. convert-te-to-runtime: register them here)
   // --- end of te passes ---

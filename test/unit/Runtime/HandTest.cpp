@@ -598,6 +598,83 @@ TEST(HandNVFP4, StochasticRoundingIsUnbiasedAndBeatsRNE) {
             0);
 }
 
+TEST(HandPadding, EveryPaddingByteIsZero) {
+  // Buffers pre-filled with garbage: quantize rewrites every byte, and all
+  // bytes outside the valid scale region are zero.
+  Context ctx;
+  const int M = 48, K = 160;
+  std::vector<float> v(M * K);
+  for (int i = 0; i < M * K; ++i)
+    v[i] = std::ldexp(1.0f + (i % 5) / 4.0f, i % 11 - 5);
+  te_rt_tensor x = tensorF32(v, {M, K});
+  struct R {
+    te_rt_recipe recipe;
+    te_rt_dtype dtype;
+    const char *scale;
+    int64_t validRows, validCols; // of the 2-D scale buffer
+  } rs[] = {
+      {TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2, "_rowwise_scale_inv", M, K / 16},
+      {TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2, "_columnwise_scale_inv", K, M / 16},
+      {TE_RT_RECIPE_BLOCK, TE_RT_E4M3, "_rowwise_scale_inv", 2, M},
+      {TE_RT_RECIPE_BLOCK, TE_RT_E4M3, "_columnwise_scale_inv", 1, K},
+  };
+  for (const R &r : rs) {
+    te_rt_quantizer qz = quantizer(r.recipe, r.dtype);
+    QTensor q(ctx, qz, {M, K}, TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM100);
+    ASSERT_EQ(q.status, TE_RT_OK) << te_rt_last_error();
+    for (int i = 0; i < q.q.num_buffers; ++i)
+      std::memset(q.q.buffers[i].data, 0xAB,
+                  static_cast<size_t>(q.q.buffers[i].size_bytes));
+    ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK);
+    te_rt_buffer_desc d = q.desc(r.scale);
+    int64_t eb = r.recipe == TE_RT_RECIPE_BLOCK ? 4 : 1;
+    const uint8_t *b = q.buf(r.scale);
+    int64_t bad = 0, nonzeroValid = 0;
+    for (int64_t row = 0; row < d.shape[0]; ++row)
+      for (int64_t col = 0; col < d.shape[1]; ++col)
+        for (int64_t e = 0; e < eb; ++e) {
+          uint8_t byte = b[(row * d.shape[1] + col) * eb + e];
+          bool valid = row < r.validRows && col < r.validCols;
+          if (!valid && byte != 0)
+            ++bad;
+          if (valid && byte != 0)
+            ++nonzeroValid;
+        }
+    EXPECT_EQ(bad, 0) << r.scale << " of recipe " << r.recipe;
+    EXPECT_GT(nonzeroValid, 0) << r.scale;
+    for (int i = 0; i < q.q.num_buffers; ++i) {
+      const uint8_t *p = static_cast<const uint8_t *>(q.q.buffers[i].data);
+      int64_t garbage = 0;
+      for (int64_t j = 0; j < q.q.buffers[i].size_bytes; ++j)
+        garbage += p[j] == 0xAB;
+      EXPECT_LT(garbage, q.q.buffers[i].size_bytes / 4) << i;
+    }
+  }
+  // MXFP8 with 64 rows: rowwise scales [128, 8] valid [64, 5].
+  std::vector<float> w(64 * K, 3.0f);
+  te_rt_tensor xw = tensorF32(w, {64, K});
+  QTensor q(ctx, quantizer(TE_RT_RECIPE_MXFP8, TE_RT_E4M3), {64, K},
+            TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM100);
+  for (int i = 0; i < q.q.num_buffers; ++i)
+    std::memset(q.q.buffers[i].data, 0xAB,
+                static_cast<size_t>(q.q.buffers[i].size_bytes));
+  ASSERT_EQ(te_rt_quantize(ctx, &xw, &q.q, nullptr), TE_RT_OK);
+  te_rt_buffer_desc rd = q.desc("_rowwise_scale_inv");
+  ASSERT_EQ(rd.shape[0], 128);
+  ASSERT_EQ(rd.shape[1], 8);
+  for (int64_t row = 0; row < 128; ++row)
+    for (int64_t col = 0; col < 8; ++col)
+      EXPECT_EQ(q.buf("_rowwise_scale_inv")[row * 8 + col] != 0,
+                row < 64 && col < 5)
+          << row << " " << col;
+  te_rt_buffer_desc cd = q.desc("_columnwise_scale_inv"); // [4, 256]
+  for (int64_t row = 0; row < cd.shape[0]; ++row)
+    for (int64_t col = 0; col < cd.shape[1]; ++col)
+      EXPECT_EQ(q.buf("_columnwise_scale_inv")[row * cd.shape[1] + col] != 0,
+                row < 2 && col < K)
+          << row << " " << col;
+}
+
 //===----------------------------------------------------------------------===//
 // Swizzle (te-formats.md §4)
 //===----------------------------------------------------------------------===//

@@ -244,6 +244,11 @@ TEST_P(Oracle, BitExact) {
   EXPECT_GE(checked, 3);
 }
 
+TEST(OracleData, ManifestIsPresent) {
+  // The parameterized test above would silently run nothing without data.
+  EXPECT_GE(loadManifest().size(), 80u) << "missing " << dataDir();
+}
+
 INSTANTIATE_TEST_SUITE_P(TE, Oracle, ::testing::ValuesIn(loadManifest()),
                          [](const ::testing::TestParamInfo<Case> &i) {
                            return i.param.name;
