@@ -323,8 +323,7 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
   DeviceTemp xfTemp(stream);
   const float *xf = static_cast<const float *>(x.data);
   // The group kernels read 16-byte vectors: stage unaligned inputs too.
-  if (x.dtype != DType::F32 ||
-      reinterpret_cast<uintptr_t>(x.data) % 16 != 0) {
+  if (x.dtype != DType::F32 || reinterpret_cast<uintptr_t>(x.data) % 16 != 0) {
     TE_CUDA_CHECK(xfTemp.allocate(sizeof(float) * M * K), "cudaMallocAsync");
     TE_CUDA_CHECK(
         cuda::launchToFloat(x.data, x.dtype, M * K, xfTemp.as<float>(), stream),

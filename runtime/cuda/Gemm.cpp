@@ -254,6 +254,7 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
       return s;
   } else {
     // Ask the heuristic, with the bias epilogue first if there is a bias.
+    cublasStatus_t lastStatus = CUBLAS_STATUS_SUCCESS;
     for (int attempt = 0; attempt < 2 && !found; ++attempt) {
       bool withBias = mm.bias && attempt == 0;
       if (attempt == 1 && !mm.bias)
@@ -271,17 +272,23 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
         found = true;
         std::lock_guard<std::mutex> lock(cacheMutex);
         algoCache.emplace(key.str(), chosen);
-      } else if (st != CUBLAS_STATUS_SUCCESS &&
-                 st != CUBLAS_STATUS_NOT_SUPPORTED) {
+      } else if (!withBias && st != CUBLAS_STATUS_SUCCESS &&
+                 st != CUBLAS_STATUS_NOT_SUPPORTED &&
+                 st != CUBLAS_STATUS_INVALID_VALUE) {
         return cublasFail(st, "cublasLtMatmulAlgoGetHeuristic");
+      } else {
+        lastStatus = st; // a bias epilogue the heuristic refuses: retry
       }
     }
     if (!found) {
       std::ostringstream msg;
-      msg << "cuBLASLt has no algorithm for this GEMM on sm_" << ccMajor
-          << ccMinor << " (m=" << mm.m << " n=" << mm.n << " k=" << mm.k
-          << ", A type " << mm.aType << ", B type " << mm.bType << ", D type "
-          << mm.dType << ", scale modes " << mm.aScaleMode << "/"
+      msg << "cuBLASLt has no algorithm for this GEMM (heuristic: "
+          << (lastStatus == CUBLAS_STATUS_SUCCESS
+                  ? std::string("no result")
+                  : cublasStatusText(lastStatus))
+          << ") on sm_" << ccMajor << ccMinor << " (m=" << mm.m << " n=" << mm.n
+          << " k=" << mm.k << ", A type " << mm.aType << ", B type " << mm.bType
+          << ", D type " << mm.dType << ", scale modes " << mm.aScaleMode << "/"
           << mm.bScaleMode
           << "; FP8 needs K % 16 == 0 and 16-byte aligned leading dimensions)";
       return fail(TE_RT_UNSUPPORTED, msg.str());
