@@ -162,4 +162,110 @@ def TEExpandQTensors : Pass<"te-expand-qtensors", "::mlir::ModuleOp"> {
 
 // Passes II (te-decompose-linear, te-eliminate-aliases) append below.
 
+//===----------------------------------------------------------------------===//
+// te-decompose-linear
+//===----------------------------------------------------------------------===//
+
+def TEDecomposeLinear : Pass<"te-decompose-linear"> {
+  let summary = "decompose te.linear / te.linear_grad into te.quantize + te.gemm";
+  let description = [{
+    Spells out TransformerEngine's Linear module (te-formats.md §5, §6):
+
+    | op | becomes |
+    |---|---|
+    | `te.linear` | `X_q = quantize(X)` rowwise+columnwise; `W_q = quantize(W)` rowwise+columnwise, or the `workspace` operand (cache hit); fprop `Y = gemm(W_q, X_q, TN)` with the bias fused; `saved_input` = `X_q` without its rowwise data (a usage view: `te.buffers` + `te.from_buffers`, no copy); `saved_weight` = `new_workspace` = `W_q` |
+    | `te.linear_grad` | `dY_q = quantize(dY)` rowwise+columnwise; dgrad `dX = gemm(W_q, dY_q, NN)`; wgrad `dW = gemm(X_q, dY_q, NT)`; bias grad = sum of `dY` over its leading dimensions, in fp32, rounded once to `dY`'s type |
+
+    `use_split_accumulator` follows TE's defaults: off for fprop, on for
+    dgrad and wgrad; on for all three with FP8 block scaling (`#te.block`).
+    A quantizer that rounds stochastically takes the op's `seed` / `offset`.
+
+    Quantized operands keep their logical N-D shapes (`te.gemm` flattens
+    leading dimensions by definition, and `saved_input` must keep the shape
+    its type promises); the bias-gradient reduction collapses `dY` to 2-D
+    with `tensor.collapse_shape`.
+
+    ```mlir
+    %y, %xs, %ws = te.linear %x, %w bias(%b : tensor<64xbf16>)
+        {input_quantizer = #te.mxfp8<f8E4M3FN>,
+         weight_quantizer = #te.mxfp8<f8E4M3FN>}
+        : tensor<32x128xbf16>, tensor<64x128xbf16>
+    // becomes
+    %xq = te.quantize %x : tensor<32x128xbf16>
+        -> !te.qtensor<32x128xbf16, #te.mxfp8<f8E4M3FN>, rowwise|columnwise>
+    %wq = te.quantize %w : tensor<64x128xbf16>
+        -> !te.qtensor<64x128xbf16, #te.mxfp8<f8E4M3FN>, rowwise|columnwise>
+    %y = te.gemm %wq, %xq layout TN bias(%b : tensor<64xbf16>) : ...
+    %bufs:4 = te.buffers %xq : ...
+    %xs = te.from_buffers %bufs#2, %bufs#3 : ...
+        -> !te.qtensor<32x128xbf16, #te.mxfp8<f8E4M3FN>, columnwise>
+    ```
+
+    Errors: an output or grad-input quantizer with stochastic rounding
+    (`te.gemm` cannot quantize its result that way).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// te-eliminate-aliases
+//===----------------------------------------------------------------------===//
+
+def TEEliminateAliases : Pass<"te-eliminate-aliases", "::mlir::ModuleOp"> {
+  let summary = "quantize the weight once; no result aliases an operand or another result";
+  let description = [{
+    The cached-FP8-weight problem of torch.compile-ing TE's Linear
+    (te-formats.md §6 "Weight workspace caching" and "Aliasing in the
+    custom-op path"), solved on the IR. Repeated to a fixpoint:
+
+    (a) **No aliased results.** A function result that returns an argument
+        (the cache hit: the saved weight *is* the incoming workspace) or
+        repeats another result (the cache miss: the saved weight *is* the
+        new workspace) is removed from the signature, the `return`s and
+        every `func.call`, whose uses take the call operand or the other
+        result instead. Arguments of a private function that every call
+        passes the same value are merged. Functions used other than by
+        `func.call` are left alone. Before decomposition, `te.linear`'s
+        `new_workspace` is replaced by `saved_weight` (and `cache_weight`
+        dropped), and a cache hit's `saved_weight` by the `workspace`
+        operand. Results of `scf.for` / `scf.if` / `scf.while` that pass an
+        operand through are removed by those ops' canonicalization patterns.
+    (b) **Equal quantizations are done once.** `te.quantize` ops of the same
+        SSA value into the same `!te.qtensor` type up to usage (so: the same
+        quantizer attribute -- attributes are uniqued, identity is value
+        equality) with the same `scale` / `seed` / `offset` operands are
+        merged when one dominates the other. The survivor produces the
+        union of their usages; users that had fewer see a usage view
+        (`te.buffers` + `te.from_buffers`, no copy). Scope: one function
+        body with the regions nested in it; run `--inline` first to share
+        between a forward and a backward function.
+    (c) **Loop-invariant quantizations are hoisted.** A `te.quantize` (and
+        its usage views) whose operands are all defined outside a loop --
+        the weight in a microbatch `scf.for` -- moves before the loop, with
+        the union of the usages all its uses in the loop need (after (b)).
+        This is TE's `is_first_microbatch` weight caching, derived from the
+        program rather than declared: one weight quantization per step for
+        any number of microbatches.
+
+    The pass is idempotent: running it twice gives what running it once
+    gives.
+
+    ```mlir
+    func.func private @fwd(%x: tensor<32x64xbf16>, %w: tensor<64x64xbf16>)
+        -> (tensor<32x64xbf16>, !te.qtensor<64x64xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>,
+            !te.qtensor<64x64xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>) {
+      %wq = te.quantize %w : ...
+      ...
+      return %y, %wq, %wq : ...   // wt_save, new_weight_workspace
+    }
+    // becomes a function with two results; callers use result #1 for both.
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 #endif // TE_DIALECT_TE_TRANSFORMS_PASSES_TD
