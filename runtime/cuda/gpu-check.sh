@@ -27,6 +27,8 @@ timeout "$CTEST_TIMEOUT" ctest -L gpu --output-on-failure >"$OUT/ctest.log" 2>&1
 echo "ctest -L gpu: rc=$? in $(( $(date +%s) - start )) s"
 grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|te-rt-cuda\]|tests passed|Failure|differ|tolerance|Expected|Which is|error:" \
   "$OUT/ctest.log" | head -80
+cuda/test/te-rt-cuda-tests --gtest_also_run_disabled_tests \
+  --gtest_filter='CudaPerf.*' 2>&1 | grep "te-rt-cuda\]" | tee "$OUT/perf.log"
 export TE_RT_CUDA_TEST_SMALL=1
 for tool in "${TOOLS[@]}"; do
   start=$(date +%s)

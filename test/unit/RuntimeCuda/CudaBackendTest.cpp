@@ -26,6 +26,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -1290,6 +1291,61 @@ TEST(CudaDiag, HostKeepsSubnormals) {
               g[1][3]);
   te_rt_qtensor_free(c.gpu, &qg);
   te_rt_qtensor_free(c.cpu, &qc);
+}
+
+//===----------------------------------------------------------------------===//
+// Timing (not a test: run with --gtest_also_run_disabled_tests)
+//===----------------------------------------------------------------------===//
+
+TEST(CudaPerf, DISABLED_QuantizeThroughput) {
+  REQUIRE_GPU();
+  Contexts c;
+  const int64_t M = 8192, K = 8192;
+  std::vector<int64_t> shape{M, K};
+  Input in = makeInput(shape, TE_RT_BF16, Kind::Random, 1);
+  DeviceBuffer xg(c.gpu, in.bytes.size(), in.bytes.data());
+  te_rt_tensor t = in.tensor(xg.ptr);
+  struct R {
+    const char *name;
+    te_rt_quantizer q;
+  };
+  std::vector<R> rs;
+  rs.push_back({"current e4m3", quantizer(TE_RT_RECIPE_CURRENT, TE_RT_E4M3)});
+  rs.push_back({"block 1x128", quantizer(TE_RT_RECIPE_BLOCK, TE_RT_E4M3)});
+  R b2{"block 128x128", quantizer(TE_RT_RECIPE_BLOCK, TE_RT_E4M3)};
+  b2.q.block_dim = 2;
+  rs.push_back(b2);
+  rs.push_back({"mxfp8 1x32", quantizer(TE_RT_RECIPE_MXFP8, TE_RT_E4M3)});
+  rs.push_back({"nvfp4 1x16", quantizer(TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2)});
+  R rht{"nvfp4 rht", quantizer(TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2)};
+  rht.q.rht = 1;
+  rht.q.rht_sign_mask = 0xD7E8;
+  rs.push_back(rht);
+  for (R &r : rs) {
+    te_rt_qtensor q;
+    ASSERT_EQ(te_rt_qtensor_alloc(c.gpu, &q, &r.q, 2, shape.data(),
+                                  TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM90),
+              TE_RT_OK);
+    int64_t outBytes = 0;
+    for (int i = 0; i < q.num_buffers; ++i)
+      outBytes += q.buffers[i].size_bytes;
+    ASSERT_EQ(te_rt_quantize(c.gpu, &t, &q, nullptr), TE_RT_OK);
+    te_rt_synchronize(c.gpu, nullptr);
+    const int iters = 10;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < iters; ++i)
+      te_rt_quantize(c.gpu, &t, &q, nullptr);
+    te_rt_synchronize(c.gpu, nullptr);
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - t0)
+                    .count() /
+                iters;
+    double gbs = (in.bytes.size() + outBytes) / (ms * 1e6);
+    std::printf("[te-rt-cuda] quantize %-14s %dx%d bf16 rowwise+columnwise: "
+                "%.3f ms, %.0f GB/s (minimal bytes)\n",
+                r.name, int(M), int(K), ms, gbs);
+    te_rt_qtensor_free(c.gpu, &q);
+  }
 }
 
 class Summary : public ::testing::Environment {
