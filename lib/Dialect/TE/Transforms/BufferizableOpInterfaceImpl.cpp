@@ -1,5 +1,85 @@
-//===- BufferizableOpInterfaceImpl.cpp - stub -------------------*- C++ -*-===//
+//===- BufferizableOpInterfaceImpl.cpp - bufferize te buffer ops -*- C++ -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// BufferizableOpInterface for the destination-passing buffer-level te ops.
+// Each `outs` operand is written in place (it is equivalent to its tied
+// result); the other operands are only read. Bufferizing rebuilds the op
+// with memref operands and no results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "te/Dialect/TE/IR/TEOps.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/DstBufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::te;
+using namespace mlir::bufferization;
+
+namespace {
+
+template <typename OpTy>
+struct BufferOpInterface
+    : public DstBufferizableOpInterfaceExternalModel<BufferOpInterface<OpTy>,
+                                                     OpTy> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &state) const {
+    auto dps = cast<DestinationStyleOpInterface>(op);
+    if (!dps.isDpsInit(&operand))
+      return true;
+    // Only an accumulating GEMM reads its destination.
+    if (auto gemm = dyn_cast<GemmBuffersOp>(op))
+      return gemm.getAccumulate();
+    return false;
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto dps = cast<DestinationStyleOpInterface>(op);
+    if (dps.hasPureBufferSemantics())
+      return success();
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      if (!isa<TensorType>(operand.getType())) {
+        operands.push_back(operand);
+        continue;
+      }
+      FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
+      if (failed(buffer))
+        return failure();
+      operands.push_back(*buffer);
+    }
+    SmallVector<Value> results;
+    for (OpOperand &init : dps.getDpsInitsMutable())
+      results.push_back(operands[init.getOperandNumber()]);
+
+    rewriter.setInsertionPoint(op);
+    Operation *bufferized = Operation::create(
+        op->getLoc(), op->getName(), /*resultTypes=*/TypeRange(), operands,
+        op->getAttrDictionary(), op->getPropertiesStorage(),
+        /*successors=*/{}, /*numRegions=*/0);
+    rewriter.insert(bufferized);
+    replaceOpWithBufferizedValues(rewriter, op, results);
+    return success();
+  }
+};
+
+} // namespace
+
 void mlir::te::registerBufferizableOpInterfaceExternalModels(
-    DialectRegistry &registry) {}
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, TEDialect *) {
+    QuantizeBuffersOp::attachInterface<BufferOpInterface<QuantizeBuffersOp>>(
+        *ctx);
+    DequantizeBuffersOp::attachInterface<
+        BufferOpInterface<DequantizeBuffersOp>>(*ctx);
+    GemmBuffersOp::attachInterface<BufferOpInterface<GemmBuffersOp>>(*ctx);
+  });
+}

@@ -1,14 +1,26 @@
-//===- ExpandQTensors.cpp - stub -------------------------------------------*- C++ -*-===//
+//===- ExpandQTensors.cpp - !te.qtensor -> its buffers ----------*- C++ -*-===//
 //
 // Part of te.
 //
 //===----------------------------------------------------------------------===//
+//
+// te-expand-qtensors: a 1:N dialect conversion. A !te.qtensor becomes the
+// tensors of its buffers (the Format library's layout for the module's
+// target, in TransformerEngine's flatten order); function signatures, calls,
+// returns and scf region arguments follow through the upstream structural
+// patterns; te ops become their destination-passing buffer-level forms.
+//
+//===----------------------------------------------------------------------===//
 
+#include "te/Dialect/TE/IR/TEOps.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::te {
 #define GEN_PASS_DEF_TEEXPANDQTENSORS
@@ -16,10 +28,318 @@ namespace mlir::te {
 } // namespace mlir::te
 
 using namespace mlir;
+using namespace mlir::te;
+namespace fmt = ::te::format;
 
 namespace {
-struct TEExpandQTensorsPass : public mlir::te::impl::TEExpandQTensorsBase<TEExpandQTensorsPass> {
-  using Base::Base;
-  void runOnOperation() override {}
+
+/// !te.qtensor -> its buffer tensors on one target; other types unchanged.
+class QTensorTypeConverter : public TypeConverter {
+public:
+  explicit QTensorTypeConverter(Target target) {
+    addConversion([](Type type) { return type; });
+    addConversion([target](QTensorType type, SmallVectorImpl<Type> &results)
+                      -> LogicalResult {
+      SmallVector<RankedTensorType> buffers = type.getBufferTypes(target);
+      if (buffers.empty())
+        return failure();
+      results.append(buffers.begin(), buffers.end());
+      return success();
+    });
+  }
 };
+
+/// Flattens the converted values of a 1:N adaptor operand.
+static SmallVector<Value> flatten(ArrayRef<ValueRange> ranges) {
+  SmallVector<Value> values;
+  for (ValueRange range : ranges)
+    llvm::append_range(values, range);
+  return values;
+}
+
+/// One `tensor.empty` per type; fails (with an error at `op`) on a dynamic
+/// buffer shape, whose size only te-infer-shapes can know.
+static FailureOr<SmallVector<Value>>
+createEmpties(ConversionPatternRewriter &rewriter, Operation *op,
+              TypeRange types, StringRef what) {
+  SmallVector<Value> empties;
+  for (Type type : types) {
+    auto tensor = cast<RankedTensorType>(type);
+    if (!tensor.hasStaticShape()) {
+      op->emitOpError() << "needs static buffer shapes to allocate " << what
+                        << ", got " << tensor
+                        << " (run te-infer-shapes first)";
+      return failure();
+    }
+    empties.push_back(tensor::EmptyOp::create(rewriter, op->getLoc(),
+                                              tensor.getShape(),
+                                              tensor.getElementType()));
+  }
+  return empties;
+}
+
+static bool isDelayed(QuantizerAttrInterface quantizer) {
+  return quantizer.getFormatConfig().recipe == fmt::Recipe::Delayed;
+}
+
+/// Converts a qtensor type, emitting an error at `op` when Format refuses it.
+static FailureOr<SmallVector<Type>>
+convertQTensor(const TypeConverter &converter, Operation *op,
+               QTensorType type) {
+  SmallVector<Type> types;
+  if (failed(converter.convertType(type, types)) || types.empty()) {
+    (void)type.getBuffers(getTarget(op), [&] { return op->emitOpError(); });
+    return failure();
+  }
+  return types;
+}
+
+struct QuantizeLowering : public OpConversionPattern<QuantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(QuantizeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    QTensorType type = op.getResult().getType();
+    FailureOr<SmallVector<Type>> bufferTypes =
+        convertQTensor(*getTypeConverter(), op, type);
+    if (failed(bufferTypes))
+      return failure();
+    SmallVector<Type> outTypes = *bufferTypes;
+    if (op.getAmax())
+      outTypes.push_back(op.getAmax().getType());
+    FailureOr<SmallVector<Value>> outs =
+        createEmpties(rewriter, op, outTypes, "the quantized buffers");
+    if (failed(outs))
+      return failure();
+    auto single = [](ValueRange range) {
+      return range.empty() ? Value() : range.front();
+    };
+    auto quantize = QuantizeBuffersOp::create(
+        rewriter, op.getLoc(), TypeRange(outTypes),
+        single(adaptor.getInput()), single(adaptor.getScale()),
+        single(adaptor.getSeed()), single(adaptor.getOffset()), *outs,
+        type.getQuantizer(), type.getUsage());
+    ValueRange results = quantize.getResults();
+    SmallVector<SmallVector<Value>> replacements;
+    replacements.push_back(llvm::to_vector(
+        results.take_front(bufferTypes->size())));
+    if (op.getAmax())
+      replacements.push_back({results.back()});
+    rewriter.replaceOpWithMultiple(op, std::move(replacements));
+    return success();
+  }
+};
+
+struct DequantizeLowering : public OpConversionPattern<DequantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(DequantizeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    QTensorType type = op.getInput().getType();
+    Type resultType = op.getResult().getType();
+    FailureOr<SmallVector<Value>> outs =
+        createEmpties(rewriter, op, resultType, "the result");
+    if (failed(outs))
+      return failure();
+    auto dequantize = DequantizeBuffersOp::create(
+        rewriter, op.getLoc(), TypeRange(resultType),
+        flatten(adaptor.getOperands()), *outs, type.getQuantizer(),
+        type.getUsage());
+    rewriter.replaceOp(op, dequantize.getResults());
+    return success();
+  }
+};
+
+struct GemmLowering : public OpConversionPattern<GemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GemmOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    QTensorType a = op.getA().getType(), b = op.getB().getType();
+    auto single = [](ValueRange range) {
+      return range.empty() ? Value() : range.front();
+    };
+    Value accumulate = single(adaptor.getAccumulate());
+    SmallVector<Type> outTypes;
+    SmallVector<Value> outs;
+    size_t numResultBuffers = 1;
+    QuantizerAttrInterface outQuantizer;
+    if (auto quantized = dyn_cast<QTensorType>(op.getResult().getType())) {
+      FailureOr<SmallVector<Type>> bufferTypes =
+          convertQTensor(*getTypeConverter(), op, quantized);
+      if (failed(bufferTypes))
+        return failure();
+      outTypes = *bufferTypes;
+      numResultBuffers = outTypes.size();
+      if (op.getAmax())
+        outTypes.push_back(op.getAmax().getType());
+      outQuantizer = quantized.getQuantizer();
+    } else {
+      outTypes.push_back(op.getResult().getType());
+    }
+    if (accumulate) {
+      outs.push_back(accumulate);
+    } else {
+      FailureOr<SmallVector<Value>> empties =
+          createEmpties(rewriter, op, outTypes, "the result");
+      if (failed(empties))
+        return failure();
+      outs = *empties;
+    }
+    auto gemm = GemmBuffersOp::create(
+        rewriter, op.getLoc(), TypeRange(outTypes), adaptor.getA(),
+        adaptor.getB(), single(adaptor.getBias()),
+        single(adaptor.getOutScale()), outs, op.getLayout(),
+        a.getQuantizer(), a.getUsage(), a.getShape(), b.getQuantizer(),
+        b.getUsage(), b.getShape(), outQuantizer,
+        /*accumulate=*/static_cast<bool>(accumulate),
+        op.getUseSplitAccumulator());
+    ValueRange results = gemm.getResults();
+    SmallVector<SmallVector<Value>> replacements;
+    replacements.push_back(llvm::to_vector(results.take_front(numResultBuffers)));
+    if (op.getAmax())
+      replacements.push_back({results.back()});
+    rewriter.replaceOpWithMultiple(op, std::move(replacements));
+    return success();
+  }
+};
+
+struct EmptyLowering : public OpConversionPattern<EmptyOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(EmptyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<SmallVector<Type>> bufferTypes =
+        convertQTensor(*getTypeConverter(), op, op.getResult().getType());
+    if (failed(bufferTypes))
+      return failure();
+    FailureOr<SmallVector<Value>> empties =
+        createEmpties(rewriter, op, *bufferTypes, "the quantized buffers");
+    if (failed(empties))
+      return failure();
+    rewriter.replaceOpWithMultiple(op, {*empties});
+    return success();
+  }
+};
+
+/// te.buffers of an expanded tensor: its buffers.
+struct BuffersLowering : public OpConversionPattern<BuffersOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BuffersOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> buffers = flatten(adaptor.getOperands());
+    if (buffers.size() != op.getNumResults())
+      return rewriter.notifyMatchFailure(op, "buffer count mismatch");
+    rewriter.replaceOp(op, buffers);
+    return success();
+  }
+};
+
+/// te.from_buffers: the expanded tensor is its operands.
+struct FromBuffersLowering : public OpConversionPattern<FromBuffersOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FromBuffersOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithMultiple(op, {flatten(adaptor.getOperands())});
+    return success();
+  }
+};
+
+/// True if `type` is or contains (function types) a !te.qtensor.
+static bool mentionsQTensor(Type type) {
+  if (isa<QTensorType>(type))
+    return true;
+  if (auto fn = dyn_cast<FunctionType>(type))
+    return llvm::any_of(fn.getInputs(), mentionsQTensor) ||
+           llvm::any_of(fn.getResults(), mentionsQTensor);
+  return false;
+}
+
+struct TEExpandQTensorsPass
+    : public mlir::te::impl::TEExpandQTensorsBase<TEExpandQTensorsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    // te.linear / te.linear_grad have no buffer-level form.
+    WalkResult linear = module.walk([](Operation *op) {
+      if (isa<LinearOp, LinearGradOp>(op)) {
+        op->emitOpError() << "has no buffer-level form: run "
+                             "te-decompose-linear before te-expand-qtensors";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (linear.wasInterrupted())
+      return signalPassFailure();
+
+    QTensorTypeConverter converter(getTarget(module));
+    ConversionTarget target(*ctx);
+    target.addLegalOp<ModuleOp>();
+    target.addLegalDialect<tensor::TensorDialect>();
+    target.addLegalOp<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp>();
+    target.addIllegalOp<QuantizeOp, DequantizeOp, GemmOp, EmptyOp, BuffersOp,
+                        FromBuffersOp>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) &&
+             converter.isLegal(&op.getBody());
+    });
+    target.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return converter.isLegal(op); });
+
+    RewritePatternSet patterns(ctx);
+    patterns.add<QuantizeLowering, DequantizeLowering, GemmLowering,
+                 EmptyLowering, BuffersLowering, FromBuffersLowering>(converter,
+                                                                      ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateBranchOpInterfaceTypeConversionPattern(patterns, converter);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    // Nothing quantized may remain: every value, block argument and
+    // function type is made of buffers now.
+    WalkResult left = module.walk([](Operation *op) {
+      auto report = [&](Type type) {
+        op->emitOpError() << "still uses " << type
+                          << " after te-expand-qtensors: no pattern expands "
+                             "it into buffers";
+        return WalkResult::interrupt();
+      };
+      for (Type type : op->getOperandTypes())
+        if (mentionsQTensor(type))
+          return report(type);
+      for (Type type : op->getResultTypes())
+        if (mentionsQTensor(type))
+          return report(type);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Type type : block.getArgumentTypes())
+            if (mentionsQTensor(type))
+              return report(type);
+      if (auto fn = dyn_cast<FunctionOpInterface>(op))
+        if (mentionsQTensor(fn.getFunctionType()))
+          return report(fn.getFunctionType());
+      return WalkResult::advance();
+    });
+    if (left.wasInterrupted())
+      return signalPassFailure();
+  }
+};
+
 } // namespace
