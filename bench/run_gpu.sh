@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+#===- bench/run_gpu.sh - One command: build, benchmark, compare, plot -------===#
+#
+# Runs on the GPU machine, from the repository root:
+#
+#   bash bench/run_gpu.sh            # everything, results under $OUT
+#   TE_BENCH_ONLY=quant,gemm bash bench/run_gpu.sh
+#   TE_BENCH_NCU=1 bash bench/run_gpu.sh   # also ncu on the quantize kernels
+#
+# 1. Uses a te_bench prebuilt in build-bench/ if it runs there, else builds
+#    bench/ (cmake -S bench, no MLIR) into $BUILD (in the background, while
+#    the PyTorch peers run).
+# 2. Runs bench/peers/torch_peers.py  -> $OUT/torch_peers.csv
+# 3. Runs te_bench                    -> $OUT/te_bench.csv
+# 4. Joins both (bench/report.py)     -> $OUT/report.md, perf.png
+# Logs go to $OUT/run.log (and ncu's to $OUT/ncu.txt); machine facts to
+# $OUT/machine.txt: at most 7 files, as the device tool brings back 8.
+#
+#===------------------------------------------------------------------------===#
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$ROOT/bench-out}
+BUILD=${BUILD:-/tmp/te-bench-build}
+ONLY=${TE_BENCH_ONLY:-copy,quant,amaxd,gemm,linear,small}
+# Peers: the same sections, plus "emu" (MXFP8/NVFP4 dequantize + mm) if
+# TE_PEER_ONLY names it.
+PEER_BUDGET=${TE_PEER_BUDGET:-240}
+mkdir -p "$OUT"
+cd "$ROOT"
+LOG=$OUT/run.log
+: > "$LOG"
+
+{
+  date -u +"date: %Y-%m-%dT%H:%M:%SZ"
+  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu \
+    --format=csv 2>&1
+  nvcc --version 2>&1 | tail -1
+  python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)' 2>&1
+} > "$OUT/machine.txt"
+cat "$OUT/machine.txt"
+
+# --- 1. te_bench binary --------------------------------------------------------
+BIN=""
+if [ -x build-bench/te_bench ] && build-bench/te_bench --help > /dev/null 2>&1; then
+  BIN=build-bench/te_bench
+  echo "run_gpu: using the prebuilt build-bench/te_bench"
+  BUILD_PID=""
+else
+  echo "run_gpu: building bench/ in $BUILD (background)"
+  ( cmake -G Ninja -S bench -B "$BUILD" -DCMAKE_BUILD_TYPE=Release > /tmp/te-bench-build.log 2>&1 &&
+    ninja -C "$BUILD" te_bench >> /tmp/te-bench-build.log 2>&1 ) &
+  BUILD_PID=$!
+fi
+
+# --- 2. PyTorch peers ----------------------------------------------------------
+PEER_ONLY=${TE_PEER_ONLY:-$(echo "$ONLY" | tr ',' '\n' | grep -E '^(copy|gemm|linear|quant|small)$' | paste -sd, -)}
+if [ -n "$PEER_ONLY" ]; then
+  PYTHONUNBUFFERED=1 timeout $((PEER_BUDGET + 120)) python3 bench/peers/torch_peers.py \
+    --csv "$OUT/torch_peers.csv" --budget "$PEER_BUDGET" --only "$PEER_ONLY" \
+    > /tmp/torch_peers.log 2>&1
+  echo "run_gpu: torch_peers exit $? ($(grep -c . "$OUT/torch_peers.csv" 2>/dev/null) lines)"
+  { echo "=== torch_peers"; cat /tmp/torch_peers.log; } >> "$LOG"
+fi
+
+# --- 3. te_bench ---------------------------------------------------------------
+if [ -n "$BUILD_PID" ]; then
+  if wait "$BUILD_PID" && [ -x "$BUILD/te_bench" ]; then
+    BIN=$BUILD/te_bench
+  else
+    echo "run_gpu: build failed"; tail -30 /tmp/te-bench-build.log
+  fi
+  { echo "=== build"; cat /tmp/te-bench-build.log; } >> "$LOG"
+fi
+if [ -n "$BIN" ]; then
+  "$BIN" --csv "$OUT/te_bench.csv" --only "$ONLY" > /tmp/te_bench.log 2>&1
+  echo "run_gpu: te_bench exit $?"
+  tail -5 /tmp/te_bench.log
+  { echo "=== te_bench"; cat /tmp/te_bench.log; } >> "$LOG"
+  if [ "${TE_BENCH_NCU:-0}" = 1 ] && command -v ncu > /dev/null; then
+    timeout 240 ncu --clock-control none \
+      -k regex:'perTensorCast|amaxKernel|blockQuant|mxfp8Quant|nvfp4|toFloat|currentScale|swizzle' \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+      "$BIN" --profile --only quant --csv /tmp/te_bench_profile.csv > "$OUT/ncu.txt" 2>&1
+    echo "run_gpu: ncu exit $? ($(wc -l < "$OUT/ncu.txt") lines)"
+  fi
+fi
+
+# --- 4. Join -------------------------------------------------------------------
+python3 bench/report.py "$OUT/te_bench.csv" "$OUT/torch_peers.csv" "$OUT" \
+  --title "## H200 run $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD 2>/dev/null)" \
+  > /tmp/report.log 2>&1
+{ echo "=== report"; cat /tmp/report.log; } >> "$LOG"
+rm -f "$OUT/joined.csv" # rebuilt from the two CSVs anywhere
+cat "$OUT/report.md" 2>/dev/null || cat /tmp/report.log
+ls -la "$OUT"
