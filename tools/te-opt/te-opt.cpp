@@ -24,6 +24,11 @@
 #define TE_OPT_HAVE_TE_PASSES 1
 #endif
 
+namespace mlir::te {
+// tools/te-opt/TestQuantizerAttrs.cpp
+void registerTestQuantizerAttrsPass();
+} // namespace mlir::te
+
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::te::TEDialect>();
@@ -32,6 +37,7 @@ int main(int argc, char **argv) {
   // Bufferization and convert-to-llvm interface implementations.
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
+  mlir::te::registerTestQuantizerAttrsPass();
 
   // --- te passes (owned by the transforms / conversion rooms) ---
 #ifdef TE_OPT_HAVE_TE_PASSES
