@@ -27,12 +27,14 @@ ONLY=${TE_BENCH_ONLY:-copy,quant,amaxd,gemm,linear,small}
 PEER_BUDGET=${TE_PEER_BUDGET:-240}
 mkdir -p "$OUT"
 cd "$ROOT"
+# The device copy of the tree may have no .git: pass TE_COMMIT then.
+COMMIT=${TE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 LOG=$OUT/run.log
 : > "$LOG"
 
 {
   date -u +"date: %Y-%m-%dT%H:%M:%SZ"
-  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "commit: $COMMIT"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu \
     --format=csv 2>&1
   nvcc --version 2>&1 | tail -1
@@ -88,7 +90,7 @@ fi
 
 # --- 4. Join -------------------------------------------------------------------
 python3 bench/report.py "$OUT/te_bench.csv" "$OUT/torch_peers.csv" "$OUT" \
-  --title "## H200 run $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD 2>/dev/null)" \
+  --title "## H200 run $(date -u +%Y-%m-%d), commit $COMMIT" \
   > /tmp/report.log 2>&1
 { echo "=== report"; cat /tmp/report.log; } >> "$LOG"
 rm -f "$OUT/joined.csv" # rebuilt from the two CSVs anywhere

@@ -546,11 +546,15 @@ struct LtSpec {
   int aMode = -1, bMode = -1;
   bool fp8 = false, fastAccum = false;
   void *amaxD = nullptr;
+  const void *dScale = nullptr; ///< FP8 D: the quantization scale
+  /// C's type when it differs from D's (FP8 D takes a 16-bit C; then no C
+  /// pointer is passed, beta = 0).
+  int cType = -1;
 };
 
 struct LtPlan {
   cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr, d = nullptr;
   cublasLtMatmulAlgo_t algo{};
   LtPlan() = default;
   LtPlan(const LtPlan &) = delete;
@@ -558,6 +562,8 @@ struct LtPlan {
   ~LtPlan() {
     if (d)
       cublasLtMatrixLayoutDestroy(d);
+    if (c)
+      cublasLtMatrixLayoutDestroy(c);
     if (b)
       cublasLtMatrixLayoutDestroy(b);
     if (a)
@@ -599,6 +605,9 @@ std::unique_ptr<LtPlan> makePlan(const LtSpec &s) {
   if (s.amaxD)
     set(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &s.amaxD, sizeof s.amaxD,
         "AMAX_D_POINTER");
+  if (s.dScale)
+    set(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &s.dScale, sizeof s.dScale,
+        "D_SCALE_POINTER");
   bool aT = s.opA == CUBLAS_OP_T, bT = s.opB == CUBLAS_OP_T;
   checkLt(cublasLtMatrixLayoutCreate(&p->a, s.aType, aT ? s.k : s.m,
                                      aT ? s.m : s.k, s.lda),
@@ -608,6 +617,11 @@ std::unique_ptr<LtPlan> makePlan(const LtSpec &s) {
           "B layout");
   checkLt(cublasLtMatrixLayoutCreate(&p->d, s.dType, s.m, s.n, s.ldd),
           "D layout");
+  if (s.cType >= 0)
+    checkLt(cublasLtMatrixLayoutCreate(&p->c,
+                                       static_cast<cudaDataType_t>(s.cType),
+                                       s.m, s.n, s.ldd),
+            "C layout");
   cublasLtMatmulPreference_t pref = nullptr;
   checkLt(cublasLtMatmulPreferenceCreate(&pref), "preference");
   uint64_t ws = kWorkspaceBytes;
@@ -616,7 +630,8 @@ std::unique_ptr<LtPlan> makePlan(const LtSpec &s) {
   cublasLtMatmulHeuristicResult_t result{};
   int returned = 0;
   cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
-      lt, p->op, p->a, p->b, p->d, p->d, pref, 1, &result, &returned);
+      lt, p->op, p->a, p->b, p->c ? p->c : p->d, p->d, pref, 1, &result,
+      &returned);
   cublasLtMatmulPreferenceDestroy(pref);
   if (st != CUBLAS_STATUS_SUCCESS || returned == 0)
     throw BenchError{"cuBLASLt heuristic found no algorithm (status " +
@@ -627,9 +642,9 @@ std::unique_ptr<LtPlan> makePlan(const LtSpec &s) {
 
 void runPlan(const LtPlan &p, const void *A, const void *B, void *D) {
   const float alpha = 1.0f, beta = 0.0f;
-  checkLt(cublasLtMatmul(lt, p.op, &alpha, A, p.a, B, p.b, &beta, D, p.d, D,
-                         p.d, &p.algo, ltWorkspace->p, kWorkspaceBytes,
-                         nullptr),
+  checkLt(cublasLtMatmul(lt, p.op, &alpha, A, p.a, B, p.b, &beta,
+                         p.c ? nullptr : D, p.c ? p.c : p.d, D, p.d, &p.algo,
+                         ltWorkspace->p, kWorkspaceBytes, nullptr),
           "cublasLtMatmul");
 }
 
@@ -749,57 +764,87 @@ void benchGemmShape(const Shape3 &s) {
          "NVFP4 (te_rt, sm_90 emulation: dequantize to bf16 + bf16 GEMM)");
 }
 
-/// A per-tensor FP8 GEMM producing a 16384 x 16384 bf16 tensor, with and
-/// without the AMAX_D epilogue; plus the fused current-scaling path
-/// (epilogue overhead + quantize with a given amax).
+/// A per-tensor FP8 GEMM producing a 16384 x 16384 tensor, with and without
+/// the AMAX_D epilogue, for D in bf16, fp32 and E4M3 (with a D scale); plus
+/// the fused current-scaling path (epilogue overhead + quantize with a given
+/// amax) when a 16-bit or fp32 D takes the epilogue.
 void benchAmaxD(double quantAmaxInMs) {
   const Shape3 s{16384, 4096, 16384};
-  std::string key = "amaxd_overhead_" + shapeKey(s.M, s.N);
-  guarded(key, "amaxd", [&] {
+  guarded("amaxd_setup", "amaxd", [&] {
     DeviceBuffer x = randomBF16(s.M * s.K, 21), w = randomBF16(s.N * s.K, 22);
-    DeviceBuffer d(static_cast<size_t>(s.M) * s.N * 2), amax(4);
+    DeviceBuffer d(static_cast<size_t>(s.M) * s.N * 4), amax(4), dScale(4);
+    const float one = 1.0f;
+    checkCuda(cudaMemcpy(dScale.p, &one, 4, cudaMemcpyHostToDevice),
+              "cudaMemcpy");
     te_rt_quantizer cur = quantizer(TE_RT_RECIPE_CURRENT);
     QT qw(cur, s.N, s.K, TE_RT_ROWWISE), qx(cur, s.M, s.K, TE_RT_ROWWISE);
     te_rt_tensor tw = tensor2D(w.p, TE_RT_BF16, s.N, s.K);
     te_rt_tensor tx = tensor2D(x.p, TE_RT_BF16, s.M, s.K);
     checkRt(te_rt_quantize(ctx, &tw, &qw.q, nullptr), "quantize W");
     checkRt(te_rt_quantize(ctx, &tx, &qx.q, nullptr), "quantize X");
-    LtSpec ls = bf16Fprop(s.M, s.N, s.K);
-    ls.aType = ls.bType = CUDA_R_8F_E4M3;
-    ls.fp8 = true;
-    ls.fastAccum = true; // TE's fprop
-    ls.aScale = qw.buffer("_scale_inv");
-    ls.bScale = qx.buffer("_scale_inv");
     void *wd = qw.buffer("_data"), *xd = qx.buffer("_data");
-    auto plain = makePlan(ls);
-    double msPlain =
-        timeIt([&](int) { runPlan(*plain, wd, xd, d.p); }, 2, 11, 20.0);
-    emit(Row{"amaxd_gemm_plain", "amaxd",
-             "FP8 GEMM -> bf16 " + shapeDesc(s) + ", no epilogue", msPlain, 0,
-             2.0 * s.M * s.N * s.K});
-    ls.amaxD = amax.p;
-    std::unique_ptr<LtPlan> withAmax;
-    try {
-      withAmax = makePlan(ls);
-    } catch (const BenchError &e) {
-      throw BenchError{"AMAX_D with a bf16 D: " + e.what};
-    }
-    double msAmax =
-        timeIt([&](int) { runPlan(*withAmax, wd, xd, d.p); }, 2, 11, 20.0);
-    emit(Row{"amaxd_gemm_amax", "amaxd",
-             "FP8 GEMM -> bf16 " + shapeDesc(s) + " + AMAX_D epilogue", msAmax,
-             0, 2.0 * s.M * s.N * s.K});
-    emit(Row{key, "amaxd", "AMAX_D epilogue overhead (difference)",
-             msAmax - msPlain});
-    if (!std::isnan(quantAmaxInMs)) {
-      const int64_t n = s.M * s.N;
-      double bytes = 2.0 * n + layoutBytes(cur, s.M, s.N,
-                                           TE_RT_ROWWISE_AND_COLUMNWISE);
-      emit(Row{"quant_current_fused_" + shapeKey(s.M, s.N), "quant",
-               "current scaling with the amax from the producing GEMM's "
-               "AMAX_D: epilogue overhead + cast/transpose with a given amax",
-               std::max(0.0, msAmax - msPlain) + quantAmaxInMs, bytes,
-               0, "sum of two measurements"});
+    struct Variant {
+      const char *name;
+      cudaDataType_t dType;
+      int cType;
+    } variants[] = {{"bf16", CUDA_R_16BF, -1},
+                    {"f32", CUDA_R_32F, -1},
+                    {"e4m3", CUDA_R_8F_E4M3, CUDA_R_16BF}};
+    bool fusedDone = false;
+    for (const Variant &v : variants) {
+      std::string pk = std::string("amaxd_gemm_plain_") + v.name;
+      std::string ak = std::string("amaxd_gemm_amax_") + v.name;
+      double msPlain = NAN;
+      guarded(pk, "amaxd", [&] {
+        LtSpec ls = bf16Fprop(s.M, s.N, s.K);
+        ls.aType = ls.bType = CUDA_R_8F_E4M3;
+        ls.dType = v.dType;
+        ls.cType = v.cType;
+        ls.fp8 = true;
+        ls.fastAccum = true; // TE's fprop
+        ls.aScale = qw.buffer("_scale_inv");
+        ls.bScale = qx.buffer("_scale_inv");
+        if (v.dType == CUDA_R_8F_E4M3)
+          ls.dScale = dScale.p;
+        auto plain = makePlan(ls);
+        msPlain =
+            timeIt([&](int) { runPlan(*plain, wd, xd, d.p); }, 2, 11, 20.0);
+        emit(Row{pk, "amaxd",
+                 std::string("FP8 GEMM -> ") + v.name + " " + shapeDesc(s) +
+                     ", no epilogue",
+                 msPlain, 0, 2.0 * s.M * s.N * s.K});
+        ls.amaxD = amax.p;
+        std::unique_ptr<LtPlan> withAmax;
+        try {
+          withAmax = makePlan(ls);
+        } catch (const BenchError &e) {
+          throw BenchError{std::string("AMAX_D with a ") + v.name +
+                           " D: " + e.what};
+        }
+        double msAmax = timeIt([&](int) { runPlan(*withAmax, wd, xd, d.p); },
+                               2, 11, 20.0);
+        emit(Row{ak, "amaxd",
+                 std::string("FP8 GEMM -> ") + v.name + " " + shapeDesc(s) +
+                     " + AMAX_D epilogue",
+                 msAmax, 0, 2.0 * s.M * s.N * s.K,
+                 "overhead " + std::to_string(msAmax - msPlain) + " ms"});
+        if (v.cType < 0 && !std::isnan(quantAmaxInMs) && !fusedDone) {
+          fusedDone = true;
+          const int64_t n = s.M * s.N;
+          double bytes = 2.0 * n + layoutBytes(cur, s.M, s.N,
+                                               TE_RT_ROWWISE_AND_COLUMNWISE);
+          emit(Row{std::string("quant_current_fused_") + shapeKey(s.M, s.N),
+                   "quant",
+                   std::string("current scaling with the amax from the "
+                               "producing GEMM's AMAX_D (") +
+                       v.name +
+                       " D): epilogue overhead + cast/transpose with a "
+                       "given amax",
+                   std::max(0.0, msAmax - msPlain) + quantAmaxInMs, bytes, 0,
+                   "sum of two measurements"});
+        }
+      });
+      (void)ak;
     }
   });
 }
