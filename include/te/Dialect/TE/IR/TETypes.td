@@ -64,6 +64,12 @@ def TE_QTensorType : TypeDef<TE_Dialect, "QTensor"> {
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getRank() const { return getShape().size(); }
+    int64_t getDimSize(unsigned i) const { return getShape()[i]; }
+    /// Number of logical elements; ShapedType::kDynamic if a dim is dynamic.
+    int64_t getNumElements() const {
+      return hasStaticShape() ? ::mlir::ShapedType::getNumElements(getShape())
+                              : ::mlir::ShapedType::kDynamic;
+    }
     bool hasStaticShape() const {
       return ::mlir::ShapedType::isStaticShape(getShape());
     }
