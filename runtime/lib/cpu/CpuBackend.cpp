@@ -47,6 +47,7 @@ namespace te::rt {
 namespace {
 
 using cpu::parallelFor;
+using cpu::ScopedIEEEFloatEnvironment;
 
 /// Elements per chunk for the parallel loops.
 constexpr int64_t kGrainElements = 1 << 15;
@@ -318,6 +319,7 @@ public:
   te_rt_status dequantize(const QTensor &q, Usage from, Tensor &out,
                           void *stream) override;
   te_rt_status amax(const Tensor &x, float *amaxOut, void *) override {
+    ScopedIEEEFloatEnvironment ieee;
     std::vector<float> v = toFloat(x);
     *amaxOut = tensorAmax(v.data(), x.numElements, threads);
     return TE_RT_OK;
@@ -325,6 +327,7 @@ public:
   te_rt_status updateScale(const QuantizerConfig &config, float *history,
                            float *scale, int64_t L, int64_t n,
                            void *) override {
+    ScopedIEEEFloatEnvironment ieee;
     std::vector<float> column(static_cast<size_t>(L));
     for (int64_t i = 0; i < n; ++i) {
       for (int64_t l = 0; l < L; ++l)
@@ -607,6 +610,7 @@ void CpuBackend::quantizeNVFP4(const float *x, QTensor &q,
 
 te_rt_status CpuBackend::quantize(const Tensor &x, QTensor &q,
                                   const QuantizeOptions &o) {
+  ScopedIEEEFloatEnvironment ieee;
   for (size_t i = 0; i < q.buffers.size(); ++i)
     std::memset(q.buffers[i], 0, static_cast<size_t>(q.bufferBytes[i]));
   std::vector<float> xf = toFloat(x);
@@ -752,6 +756,7 @@ void CpuBackend::dequantizeToFloat(const QTensor &q, Usage from, float *out) {
 
 te_rt_status CpuBackend::dequantize(const QTensor &q, Usage from, Tensor &out,
                                     void *) {
+  ScopedIEEEFloatEnvironment ieee;
   std::vector<float> v(static_cast<size_t>(q.m * q.k));
   dequantizeToFloat(q, from, v.data());
   fromFloat(v.data(), out);
@@ -760,6 +765,7 @@ te_rt_status CpuBackend::dequantize(const QTensor &q, Usage from, Tensor &out,
 
 te_rt_status CpuBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
                               const GemmOptions &o) {
+  ScopedIEEEFloatEnvironment ieee;
   const bool transa = o.layout == TE_RT_GEMM_TN;
   const bool transb = o.layout == TE_RT_GEMM_NT;
   std::vector<float> A(static_cast<size_t>(a.m * a.k)),

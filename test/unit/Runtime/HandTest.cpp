@@ -19,6 +19,10 @@
 #include <limits>
 #include <random>
 
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
+
 using namespace te::test;
 
 namespace {
@@ -998,3 +1002,50 @@ TEST(HandDequantize, RoundTripOfRepresentableValues) {
 }
 
 } // namespace
+
+#if defined(__SSE__) || defined(__x86_64__)
+// The cpu backend is the bit-exact reference whatever floating-point mode the
+// host process runs in: a library built with -ffast-math turns FTZ/DAZ on at
+// load time, which would make a subnormal amax compare equal to zero.
+TEST(HandFloatEnvironment, FlushToZeroInTheHostDoesNotChangeResults) {
+  Context ctx;
+  te_rt_context_set_num_threads(ctx, 3);
+  std::vector<float> v(16 * 32);
+  for (size_t i = 0; i < v.size(); ++i) // subnormal magnitudes, both signs
+    v[i] = fromBits(0x00300000u + static_cast<uint32_t>(i) * 97u) *
+           (i % 3 ? 1.0f : -1.0f);
+  te_rt_tensor x = tensorF32(v, {16, 32});
+  te_rt_quantizer qz = quantizer(TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2);
+
+  QTensor ieee(ctx, qz, {16, 32}, TE_RT_ROWWISE, TE_RT_SM100);
+  ASSERT_EQ(ieee.status, TE_RT_OK) << te_rt_last_error();
+  ASSERT_EQ(te_rt_quantize(ctx, &x, &ieee.q, nullptr), TE_RT_OK);
+
+  QTensor ftz(ctx, qz, {16, 32}, TE_RT_ROWWISE, TE_RT_SM100);
+  ASSERT_EQ(ftz.status, TE_RT_OK) << te_rt_last_error();
+  const unsigned saved = _mm_getcsr();
+  _mm_setcsr(saved | 0x8040u); // FTZ | DAZ
+  te_rt_status st = te_rt_quantize(ctx, &x, &ftz.q, nullptr);
+  const unsigned during = _mm_getcsr();
+  _mm_setcsr(saved);
+  ASSERT_EQ(st, TE_RT_OK);
+  EXPECT_EQ(during & 0x8040u, 0x8040u) << "the caller's mode is restored";
+
+  // Spec (te-formats.md §3.5): a subnormal amax is not zero, so
+  // S_enc = min(2688 / amax, FLT_MAX) = FLT_MAX and block scales are nonzero.
+  float amax = 0;
+  for (float f : v)
+    amax = std::max(amax, std::fabs(f));
+  EXPECT_EQ(bits(*ieee.buf<float>("_amax_rowwise")), bits(amax));
+  EXPECT_NE(ieee.buf("_rowwise_scale_inv")[0], 0);
+  for (const char *name :
+       {"_rowwise_data", "_rowwise_scale_inv", "_amax_rowwise"}) {
+    te_rt_buffer_desc d = ieee.desc(name);
+    ASSERT_GT(d.size_bytes, 0) << name;
+    EXPECT_EQ(std::memcmp(ieee.buf(name), ftz.buf(name),
+                          static_cast<size_t>(d.size_bytes)),
+              0)
+        << name << " differs when the host flushes subnormals";
+  }
+}
+#endif
