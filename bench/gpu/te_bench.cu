@@ -39,6 +39,7 @@
 
 #include <cublasLt.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -954,9 +955,197 @@ void benchLinear() {
   });
 }
 
+//===----------------------------------------------------------------------===//
+// Prototypes: what a memory-bound kernel reaches (not part of te_rt)
+//===----------------------------------------------------------------------===//
+//
+// A per-tensor FP8 (E4M3) cast + transpose + amax of a bf16 [M, K] tensor
+// with a given scale, written as a memory kernel: 64x64 tiles, 16-byte loads
+// and stores, the hardware cvt.rn.satfinite.e4m3x2.f32, one atomic per block.
+// Its output is compared byte for byte with te_rt's (the reference), so the
+// row says both how fast the cuda room's kernel could be and whether the
+// hardware conversion agrees with the Format library's encoder.
+
+constexpr int kPT = 64;
+
+__device__ inline unsigned short cvtE4M3x2(float a, float b) {
+  return __nv_cvt_float2_to_fp8x2(make_float2(a, b), __NV_SATFINITE,
+                                  __NV_E4M3);
+}
+
+__global__ void __launch_bounds__(256)
+    protoCastTransposeKernel(const __nv_bfloat16 *__restrict__ x, int M, int K,
+                             const float *__restrict__ scalePtr,
+                             uint8_t *__restrict__ data,
+                             uint8_t *__restrict__ tr, float *amaxOut) {
+  // Row stride 68 bytes: the transposed gathers hit at most 2 ways a bank.
+  __shared__ __align__(16) uint8_t codes[kPT][kPT + 4];
+  const int tilesK = K / kPT;
+  const int m0 = (blockIdx.x / tilesK) * kPT, k0 = (blockIdx.x % tilesK) * kPT;
+  const float scale = *scalePtr;
+  float amax = 0.0f;
+  // 64 rows x 8 vectors of 8 bf16: 512 vectors, 2 per thread.
+#pragma unroll
+  for (int it = 0; it < 2; ++it) {
+    int v = threadIdx.x + it * 256;
+    int r = v / 8, c = (v % 8) * 8;
+    uint4 raw = *reinterpret_cast<const uint4 *>(
+        x + static_cast<size_t>(m0 + r) * K + k0 + c);
+    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+    uint32_t packed[2];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float2 f = __bfloat1622float2(h[j]);
+      amax = fmaxf(amax, fmaxf(fabsf(f.x), fabsf(f.y)));
+      unsigned short q = cvtE4M3x2(f.x * scale, f.y * scale);
+      if (j % 2 == 0)
+        packed[j / 2] = q;
+      else
+        packed[j / 2] |= static_cast<uint32_t>(q) << 16;
+    }
+    *reinterpret_cast<uint2 *>(data + static_cast<size_t>(m0 + r) * K + k0 +
+                               c) = make_uint2(packed[0], packed[1]);
+    *reinterpret_cast<uint32_t *>(&codes[r][c]) = packed[0];
+    *reinterpret_cast<uint32_t *>(&codes[r][c + 4]) = packed[1];
+  }
+  __syncthreads();
+  // Transposed: 64 rows (k) of 64 bytes = 4 x 16 bytes; one chunk a thread.
+  {
+    int k = threadIdx.x / 4, chunk = threadIdx.x % 4;
+    uint32_t w[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      uint32_t v = 0;
+#pragma unroll
+      for (int b = 0; b < 4; ++b)
+        v |= static_cast<uint32_t>(codes[chunk * 16 + q * 4 + b][k]) << (8 * b);
+      w[q] = v;
+    }
+    *reinterpret_cast<uint4 *>(tr + static_cast<size_t>(k0 + k) * M + m0 +
+                               chunk * 16) = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+  for (int off = 16; off > 0; off /= 2)
+    amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, off));
+  __shared__ float warpMax[8];
+  if (threadIdx.x % 32 == 0)
+    warpMax[threadIdx.x / 32] = amax;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float m = 0.0f;
+    for (int i = 0; i < 8; ++i)
+      m = fmaxf(m, warpMax[i]);
+    // Non-negative floats order as their bit patterns.
+    atomicMax(reinterpret_cast<unsigned int *>(amaxOut), __float_as_uint(m));
+  }
+}
+
+/// amax of a bf16 tensor: 16-byte loads, grid-stride, one atomic per block.
+__global__ void __launch_bounds__(256)
+    protoAmaxKernel(const uint4 *__restrict__ x, size_t nVec, float *amaxOut) {
+  float amax = 0.0f;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+       i < nVec; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    uint4 raw = x[i];
+    const __nv_bfloat162 *h = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float2 f = __bfloat1622float2(h[j]);
+      amax = fmaxf(amax, fmaxf(fabsf(f.x), fabsf(f.y)));
+    }
+  }
+  for (int off = 16; off > 0; off /= 2)
+    amax = fmaxf(amax, __shfl_xor_sync(0xFFFFFFFFu, amax, off));
+  __shared__ float warpMax[8];
+  if (threadIdx.x % 32 == 0)
+    warpMax[threadIdx.x / 32] = amax;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float m = 0.0f;
+    for (int i = 0; i < 8; ++i)
+      m = fmaxf(m, warpMax[i]);
+    atomicMax(reinterpret_cast<unsigned int *>(amaxOut), __float_as_uint(m));
+  }
+}
+
+__global__ void countMismatchKernel(const uint8_t *a, const uint8_t *b,
+                                    size_t n, unsigned long long *count) {
+  unsigned long long c = 0;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+       i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    c += a[i] != b[i];
+  if (c)
+    atomicAdd(count, c);
+}
+
+unsigned long long countMismatches(const void *a, const void *b, size_t n) {
+  DeviceBuffer cnt(8);
+  checkCuda(cudaMemset(cnt.p, 0, 8), "cudaMemset");
+  countMismatchKernel<<<1024, 256>>>(static_cast<const uint8_t *>(a),
+                                     static_cast<const uint8_t *>(b), n,
+                                     cnt.as<unsigned long long>());
+  unsigned long long h = 0;
+  checkCuda(cudaMemcpy(&h, cnt.p, 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return h;
+}
+
+void benchProto() {
+  const int M = 16384, K = 16384;
+  const int64_t n = int64_t(M) * K;
+  std::string key = "proto_cast_transpose_" + shapeKey(M, K);
+  guarded(key, "proto", [&] {
+    const int sets = 2;
+    std::vector<DeviceBuffer> xs, ds, ts;
+    for (int s = 0; s < sets; ++s) {
+      xs.push_back(randomBF16(n, 1000 + s)); // the quant section's inputs
+      ds.emplace_back(static_cast<size_t>(n));
+      ts.emplace_back(static_cast<size_t>(n));
+    }
+    DeviceBuffer scale(4), amax(4);
+    const float scaleValue = 448.0f / 6.0f;
+    checkCuda(cudaMemcpy(scale.p, &scaleValue, 4, cudaMemcpyHostToDevice),
+              "cudaMemcpy");
+    auto launch = [&](int i) {
+      int s = i % sets;
+      protoCastTransposeKernel<<<(M / kPT) * (K / kPT), 256>>>(
+          xs[s].as<__nv_bfloat16>(), M, K, scale.as<float>(),
+          ds[s].as<uint8_t>(), ts[s].as<uint8_t>(), amax.as<float>());
+    };
+    double ms = timeIt(launch);
+    // Reference: te_rt's delayed-scaling quantize of set 0, same scale.
+    te_rt_quantizer qz = quantizer(TE_RT_RECIPE_DELAYED);
+    QT q(qz, M, K, TE_RT_ROWWISE_AND_COLUMNWISE);
+    te_rt_tensor t = tensor2D(xs[0].p, TE_RT_BF16, M, K);
+    te_rt_quantize_args a;
+    te_rt_quantize_args_init(&a);
+    a.scale = scale.as<float>();
+    checkRt(te_rt_quantize(ctx, &t, &q.q, &a), "te_rt_quantize");
+    launch(0);
+    checkCuda(cudaDeviceSynchronize(), "prototype");
+    unsigned long long bad = countMismatches(ds[0].p, q.buffer("_data"), n) +
+                             countMismatches(ts[0].p, q.buffer("_transpose"), n);
+    emit(Row{key, "proto",
+             "prototype FP8 cast+transpose+amax, bf16 " + shapeKey(M, K) +
+                 " (16-byte accesses, hardware cvt)",
+             ms, 4.0 * n, 0,
+             "bytes differing from te_rt: " + std::to_string(bad)});
+  });
+  std::string akey = "proto_amax_" + shapeKey(M, K);
+  guarded(akey, "proto", [&] {
+    std::vector<DeviceBuffer> xs;
+    for (int s = 0; s < 2; ++s)
+      xs.push_back(randomBF16(n, 2000 + s));
+    DeviceBuffer amax(4);
+    double ms = timeIt([&](int i) {
+      protoAmaxKernel<<<132 * 8, 256>>>(xs[i % 2].as<uint4>(), n / 8,
+                                        amax.as<float>());
+    });
+    emit(Row{akey, "proto", "prototype amax, 16-byte loads", ms, 2.0 * n});
+  });
+}
+
 void usage() {
   std::printf("usage: te_bench [--csv FILE] [--only copy,quant,amaxd,gemm,"
-              "linear,small] [--profile]\n"
+              "linear,small,proto] [--profile]\n"
               "  --profile: run every measured call once, untimed (for ncu)\n");
 }
 
@@ -1029,6 +1218,8 @@ int main(int argc, char **argv) {
   }
   if (wanted("linear"))
     benchLinear();
+  if (wanted("proto"))
+    benchProto();
   if (wanted("small"))
     for (int64_t n : {1024, 2048, 4096})
       benchQuantize("small", n, n, /*allRecipes=*/false, /*checkError=*/false);
