@@ -178,7 +178,7 @@ def other_section(d):
     rows = []
     for k in d.order:
         r = d.ours[k]
-        if r["group"] not in ("copy", "amaxd") and not k.startswith("amax_"):
+        if r["group"] not in ("copy", "amaxd", "proto") and not k.startswith("amax_"):
             continue
         ms = d.ms(k)
         nbytes = float(r["bytes"] or 0)
@@ -194,7 +194,7 @@ def other_section(d):
             if pm:
                 peer += "%s %.4f ms (ratio %.2fx) " % (impl, pm, pm / ms if ms else float("nan"))
         rows.append([k, r["desc"], fmt(ms, "%.4f"), rate, peer.strip(), r.get("note", "")])
-    return "### Copy ceiling, amax, AMAX_D epilogue\n\n" + table(["key", "what", "ours ms", "rate", "peer", "note"], rows) + "\n"
+    return "### Copy ceiling, amax, AMAX_D epilogue, prototypes\n\n" + table(["key", "what", "ours ms", "rate", "peer", "note"], rows) + "\n"
 
 
 def make_plot(path, qplot, gplot, splot):
