@@ -221,10 +221,10 @@ bool eliminateArgumentAliases(func::FuncOp func, ArrayRef<func::CallOp> calls) {
   return true;
 }
 
-bool eliminateFunctionAliases(ModuleOp module) {
+bool eliminateFunctionAliases(ModuleOp module, bool keepPublicSignatures) {
   bool changed = false;
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
-    if (func.isExternal())
+    if (func.isExternal() || (keepPublicSignatures && func.isPublic()))
       continue;
     std::optional<SmallVector<func::CallOp>> calls = getCalls(func, module);
     if (!calls)
@@ -291,9 +291,12 @@ private:
     if (cached)
       return cached;
     OpBuilder builder(leader->getContext());
-    builder.setInsertionPointAfter(leader);
-    FailureOr<Value> result =
-        createUsageView(builder, leader.getLoc(), leader.getResult(), usage);
+    if (buffers)
+      builder.setInsertionPointAfter(buffers);
+    else
+      builder.setInsertionPointAfter(leader);
+    FailureOr<Value> result = createUsageView(
+        builder, leader.getLoc(), leader.getResult(), usage, &buffers);
     if (succeeded(result))
       cached = *result;
     return result;
@@ -303,6 +306,7 @@ private:
   /// replaces `ops` by views of it.
   LogicalResult merge(QuantizeOp leader, ArrayRef<QuantizeOp> ops) {
     views.clear();
+    buffers = nullptr;
     QTensorType leaderType = leader.getResult().getType();
     Usage usage = leaderType.getUsage();
     for (QuantizeOp op : ops)
@@ -334,6 +338,7 @@ private:
   Operation *root;
   DominanceInfo dominance;
   DenseMap<uint32_t, Value> views;
+  BuffersOp buffers;
 };
 
 //===----------------------------------------------------------------------===//
@@ -372,8 +377,20 @@ bool hoistQuantizations(Operation *root) {
 
 struct EliminateAliasesPass
     : public mlir::te::impl::TEEliminateAliasesBase<EliminateAliasesPass> {
+  using TEEliminateAliasesBase::TEEliminateAliasesBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // scf results that pass an operand through: the scf ops' own
+    // canonicalization, applied to them only.
+    RewritePatternSet patternList(&getContext());
+    scf::ForOp::getCanonicalizationPatterns(patternList, &getContext());
+    scf::IfOp::getCanonicalizationPatterns(patternList, &getContext());
+    scf::WhileOp::getCanonicalizationPatterns(patternList, &getContext());
+    FrozenRewritePatternSet patterns(std::move(patternList));
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+
     // Each step only removes or moves operations, so this terminates; the
     // bound is a guard.
     for (int iteration = 0; iteration < 64; ++iteration) {
@@ -381,25 +398,19 @@ struct EliminateAliasesPass
       module.walk([&](LinearOp op) { changed |= eliminateLinearAliases(op); });
       changed |= QuantizationSharing(module).run();
       changed |= hoistQuantizations(module);
-      changed |= eliminateFunctionAliases(module);
+      changed |= eliminateFunctionAliases(module, keepPublicSignatures);
+
+      SmallVector<Operation *> scfOps;
+      module.walk([&](Operation *op) {
+        if (isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op))
+          scfOps.push_back(op);
+      });
+      bool scfChanged = false;
+      (void)applyOpPatternsGreedily(scfOps, patterns, config, &scfChanged);
+      changed |= scfChanged;
       if (!changed)
         break;
     }
-
-    // scf results that pass an operand through: the scf ops' own
-    // canonicalization, applied to them only.
-    RewritePatternSet patterns(&getContext());
-    scf::ForOp::getCanonicalizationPatterns(patterns, &getContext());
-    scf::IfOp::getCanonicalizationPatterns(patterns, &getContext());
-    scf::WhileOp::getCanonicalizationPatterns(patterns, &getContext());
-    SmallVector<Operation *> scfOps;
-    module.walk([&](Operation *op) {
-      if (isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op))
-        scfOps.push_back(op);
-    });
-    GreedyRewriteConfig config;
-    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
-    (void)applyOpPatternsGreedily(scfOps, std::move(patterns), config);
   }
 };
 

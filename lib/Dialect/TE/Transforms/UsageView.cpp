@@ -12,7 +12,8 @@ using namespace mlir;
 using namespace mlir::te;
 
 FailureOr<Value> mlir::te::createUsageView(OpBuilder &builder, Location loc,
-                                           Value value, Usage usage) {
+                                           Value value, Usage usage,
+                                           BuffersOp *buffersCache) {
   auto type = cast<QTensorType>(value.getType());
   if (type.getUsage() == usage)
     return value;
@@ -33,10 +34,17 @@ FailureOr<Value> mlir::te::createUsageView(OpBuilder &builder, Location loc,
   if (failed(all) || failed(kept))
     return failure();
 
-  SmallVector<Type> allTypes;
-  for (const QTensorBuffer &buffer : *all)
-    allTypes.push_back(buffer.type);
-  auto buffers = BuffersOp::create(builder, loc, allTypes, value);
+  BuffersOp buffers;
+  if (buffersCache && *buffersCache && buffersCache->getInput() == value)
+    buffers = *buffersCache;
+  if (!buffers) {
+    SmallVector<Type> allTypes;
+    for (const QTensorBuffer &buffer : *all)
+      allTypes.push_back(buffer.type);
+    buffers = BuffersOp::create(builder, loc, allTypes, value);
+    if (buffersCache)
+      *buffersCache = buffers;
+  }
 
   SmallVector<Value> keptValues;
   for (const QTensorBuffer &buffer : *kept) {

@@ -26,8 +26,11 @@ namespace mlir::te {
 /// turns both ends into buffers. Returns `value` itself when the usage is
 /// unchanged; fails (after emitting an error at `loc`) when `usage` is not a
 /// subset or the layout cannot be built.
+/// When `buffers` is given and holds a `te.buffers` of `value`, that op is
+/// reused (it must dominate the insertion point); otherwise the new one is
+/// stored in it.
 FailureOr<Value> createUsageView(OpBuilder &builder, Location loc, Value value,
-                                 Usage usage);
+                                 Usage usage, BuffersOp *buffers = nullptr);
 
 } // namespace mlir::te
 
