@@ -375,8 +375,6 @@ def delayed_step():
     for k, name in enumerate(SLOTS):
         A(f"    %s_{name} = tensor.extract_slice %scales[{k}] [1] [1] : tensor<6xf32> to tensor<1xf32>")
     A(f"""\
-    %ea = tensor.empty() : tensor<1xf32>
-    %amax0 = linalg.fill ins(%zero : f32) outs(%ea : tensor<1xf32>) -> tensor<1xf32>
     %e1 = tensor.empty() : tensor<{F}x{H}xf32>
     %dw1_0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<{F}x{H}xf32>) -> tensor<{F}x{H}xf32>
     %e2 = tensor.empty() : tensor<{F}xf32>
@@ -386,7 +384,11 @@ def delayed_step():
     %e4 = tensor.empty() : tensor<{H}xf32>
     %db2_0 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<{H}xf32>) -> tensor<{H}xf32>
 """)
-    amax_iter = ", ".join(f"%am_{n} = %amax0" for n in SLOTS)
+    for name in SLOTS:
+        A(f"    %ea_{name} = tensor.empty() : tensor<1xf32>\n"
+          f"    %amax0_{name} = linalg.fill ins(%zero : f32) outs(%ea_{name} : tensor<1xf32>)"
+          f" -> tensor<1xf32>")
+    amax_iter = ", ".join(f"%am_{n} = %amax0_{n}" for n in SLOTS)
     amax_types = ", ".join("tensor<1xf32>" for _ in SLOTS)
     A(f"""\
     %res:11 = scf.for %i = %c0 to %steps step %c1

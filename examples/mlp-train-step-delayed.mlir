@@ -220,8 +220,6 @@ module {
     %s_w2 = tensor.extract_slice %scales[3] [1] [1] : tensor<6xf32> to tensor<1xf32>
     %s_dy = tensor.extract_slice %scales[4] [1] [1] : tensor<6xf32> to tensor<1xf32>
     %s_dh = tensor.extract_slice %scales[5] [1] [1] : tensor<6xf32> to tensor<1xf32>
-    %ea = tensor.empty() : tensor<1xf32>
-    %amax0 = linalg.fill ins(%zero : f32) outs(%ea : tensor<1xf32>) -> tensor<1xf32>
     %e1 = tensor.empty() : tensor<1024x256xf32>
     %dw1_0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1024x256xf32>) -> tensor<1024x256xf32>
     %e2 = tensor.empty() : tensor<1024xf32>
@@ -231,9 +229,21 @@ module {
     %e4 = tensor.empty() : tensor<256xf32>
     %db2_0 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<256xf32>) -> tensor<256xf32>
 
+    %ea_x = tensor.empty() : tensor<1xf32>
+    %amax0_x = linalg.fill ins(%zero : f32) outs(%ea_x : tensor<1xf32>) -> tensor<1xf32>
+    %ea_w1 = tensor.empty() : tensor<1xf32>
+    %amax0_w1 = linalg.fill ins(%zero : f32) outs(%ea_w1 : tensor<1xf32>) -> tensor<1xf32>
+    %ea_a = tensor.empty() : tensor<1xf32>
+    %amax0_a = linalg.fill ins(%zero : f32) outs(%ea_a : tensor<1xf32>) -> tensor<1xf32>
+    %ea_w2 = tensor.empty() : tensor<1xf32>
+    %amax0_w2 = linalg.fill ins(%zero : f32) outs(%ea_w2 : tensor<1xf32>) -> tensor<1xf32>
+    %ea_dy = tensor.empty() : tensor<1xf32>
+    %amax0_dy = linalg.fill ins(%zero : f32) outs(%ea_dy : tensor<1xf32>) -> tensor<1xf32>
+    %ea_dh = tensor.empty() : tensor<1xf32>
+    %amax0_dh = linalg.fill ins(%zero : f32) outs(%ea_dh : tensor<1xf32>) -> tensor<1xf32>
     %res:11 = scf.for %i = %c0 to %steps step %c1
         iter_args(%loss = %zero, %dw1 = %dw1_0, %db1 = %db1_0, %dw2 = %dw2_0, %db2 = %db2_0,
-                  %am_x = %amax0, %am_w1 = %amax0, %am_a = %amax0, %am_w2 = %amax0, %am_dy = %amax0, %am_dh = %amax0)
+                  %am_x = %amax0_x, %am_w1 = %amax0_w1, %am_a = %amax0_a, %am_w2 = %amax0_w2, %am_dy = %amax0_dy, %am_dh = %amax0_dh)
         -> (f32, tensor<1024x256xf32>, tensor<1024xf32>, tensor<256x1024xf32>, tensor<256xf32>,
             tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) {
       %row = arith.muli %i, %cmb : index
