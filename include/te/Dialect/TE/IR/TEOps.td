@@ -196,26 +196,45 @@ def TE_LinearOp : TE_Op<"linear",
     [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
   let summary = "forward pass of TransformerEngine's quantized Linear module";
   let description = [{
-    `Y = X·Wᵀ + bias` computed the way `te.Linear` does (te-formats.md §6):
-    the input `X` `[..., in]` is quantized with `input_quantizer`
-    (rowwise + columnwise), the weight `W` `[out, in]` with
-    `weight_quantizer` (rowwise + columnwise), and the fprop GEMM runs in
-    layout `TN`.
+    `Y = X·Wᵀ + bias` computed the way `te.Linear` does (te-formats.md §5,
+    §6). A Linear has five quantizer slots; the forward ones are attributes
+    of this op, the backward ones of `te.linear_grad`:
+
+    | slot | attribute | TE role | usage produced |
+    |---|---|---|---|
+    | input | `input_quantizer` | `GEMM1_INPUT` | rowwise (fprop) + columnwise (wgrad) |
+    | weight | `weight_quantizer` | `GEMM1_WEIGHT` | rowwise (fprop) + columnwise (dgrad) |
+    | output | `output_quantizer` (optional, TE's `fp8_output`) | `GEMM1_OUTPUT` | rowwise |
+    | grad_output | on `te.linear_grad` | `GRAD_OUTPUT1` | rowwise (dgrad) + columnwise (wgrad) |
+    | grad_input | on `te.linear_grad` (optional, TE's `fp8_grad`) | `GRAD_INPUT1` | rowwise |
+
+    Semantics (what `te-decompose-linear` spells out):
+    1. `X_q = quantize(X, input_quantizer)` in both directions;
+    2. `W_q = quantize(W, weight_quantizer)` in both directions -- or, with
+       `workspace(%ws)`, `W_q = %ws` and `W` is not read (a cache hit);
+    3. fprop: `Y = gemm(W_q, X_q, TN)` with the bias added in the GEMM's
+       epilogue, without the split accumulator (TE's `_2X_ACC_FPROP = False`;
+       FP8 block scaling forces it on); the result is quantized by
+       `output_quantizer` when given.
 
     Results (all types are inferred from operands and attributes):
     1. `output`: `[..., out]`, the input's element type; a `!te.qtensor`
        with rowwise usage when `output_quantizer` is given.
-    2. `saved_input`: the quantized input, columnwise only, for wgrad.
-    3. `saved_weight`: the quantized weight, rowwise + columnwise.
-    4. `new_workspace` (only with `cache_weight`): the quantized weight again,
-       to be passed as `workspace` to later micro-batches.
+    2. `saved_input`: `X_q` without its rowwise data -- columnwise only, the
+       representation wgrad reads (TE's `update_usage(rowwise=False)` before
+       `save_for_backward`); the same quantization, not a second one.
+    3. `saved_weight`: `W_q`, rowwise + columnwise (TE's `wt_save`).
+    4. `new_workspace` (only with `cache_weight`): `W_q` again, the cache to
+       pass as `workspace` to later microbatches (TE's
+       `new_weight_workspace` on a cache miss).
 
-    Weight caching: with `workspace(%ws : ...)` the weight is not
-    re-quantized; `%ws` (of `saved_weight`'s type) is used as the quantized
-    weight (a cache hit). With `cache_weight` the weight is quantized and
-    also returned as `new_workspace` (a cache miss / refresh). The two are
-    exclusive. Values returned twice (`saved_weight`, `new_workspace`) are
-    separate SSA values; `te-eliminate-aliases` deduplicates them.
+    Weight caching (TE's `is_first_microbatch`): `cache_weight` = quantize
+    and return the cache (first microbatch), `workspace` = reuse it (later
+    microbatches); the two are exclusive. `saved_weight` and `new_workspace`
+    are the same tensor, as are `saved_weight` and `workspace` on a hit;
+    they are separate SSA values here, and `te-eliminate-aliases` makes one
+    value of them (and derives the cache by itself when the weight is
+    loop-invariant, without `cache_weight`/`workspace`).
 
     Checks (TE's `assert_dim_for_fp8_exec`, `linear_compile`): the flattened
     leading dimensions of the input are divisible by 8, `in_features` and
@@ -223,12 +242,25 @@ def TE_LinearOp : TE_Op<"linear",
     recipe family and not both 128x128 blocks; the quantized shapes pass the
     recipe's shape rules. Delayed-scaling quantizers are refused (their
     state is SSA: use `te.quantize` + `te.gemm`); a quantizer with stochastic
-    rounding needs `seed` / `offset`.
+    rounding needs `seed` / `offset`, which every stochastically rounding
+    quantization of the op uses.
 
     ```mlir
+    // Plain forward, bias fused.
     %y, %xs, %ws = te.linear %x, %w bias(%b : tensor<64xbf16>)
         {input_quantizer = #te.mxfp8<f8E4M3FN>,
          weight_quantizer = #te.mxfp8<f8E4M3FN>}
+        : tensor<32x128xbf16>, tensor<64x128xbf16>
+    // First microbatch: quantize the weight and return the cache ...
+    %y0, %xs0, %ws0, %cache = te.linear %x0, %w
+        {input_quantizer = #te.current<f8E4M3FN>,
+         weight_quantizer = #te.current<f8E4M3FN>, cache_weight}
+        : tensor<32x128xbf16>, tensor<64x128xbf16>
+    // ... later microbatches reuse it.
+    %y1, %xs1, %ws1 = te.linear %x1, %w
+        workspace(%cache : !te.qtensor<64x128xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>)
+        {input_quantizer = #te.current<f8E4M3FN>,
+         weight_quantizer = #te.current<f8E4M3FN>}
         : tensor<32x128xbf16>, tensor<64x128xbf16>
     ```
   }];
@@ -264,15 +296,24 @@ def TE_LinearGradOp : TE_Op<"linear_grad",
     [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
   let summary = "backward pass of TransformerEngine's quantized Linear module";
   let description = [{
-    The gradients of `te.linear` (te-formats.md §6 "Backward"), from the
+    The gradients of `te.linear` (te-formats.md §5, §6 "Backward"), from the
     gradient of the output `dY` `[..., out]` and the values the forward
     saved: `saved_input` (`[..., in]`, needs columnwise usage) and
     `saved_weight` (`[out, in]`, needs columnwise usage).
 
-    `dY` is quantized with `grad_output_quantizer` (rowwise + columnwise);
-    * dgrad `dX = dY·W`: GEMM `NN` (A = W columnwise, B = dY rowwise);
-    * wgrad `dW = dYᵀ·X`: GEMM `NT` (A = X columnwise, B = dY columnwise);
-    * with `has_bias`, the bias gradient `db = Σ_rows dY`.
+    Semantics (what `te-decompose-linear` spells out):
+    * `dY_q = quantize(dY, grad_output_quantizer)` once, rowwise +
+      columnwise (with `seed` / `offset` when it rounds stochastically, as
+      NVFP4's gradient quantizer does);
+    * dgrad `dX = dY·W`: GEMM `NN` (A = `saved_weight` columnwise, B =
+      `dY_q` rowwise), with the split accumulator (`_2X_ACC_DGRAD`);
+      quantized rowwise by `grad_input_quantizer` when given (TE's
+      `fp8_grad`);
+    * wgrad `dW = dYᵀ·X`: GEMM `NT` (A = `saved_input` columnwise, B =
+      `dY_q` columnwise), with the split accumulator (`_2X_ACC_WGRAD`);
+    * with `has_bias`, the bias gradient `db = Σ dY` over the leading
+      dimensions of the high-precision `dY`, accumulated in fp32 and rounded
+      once to `dY`'s element type (TE's `bgrad_quantize` / `sum(0)`).
 
     Results (inferred): `dgrad` `[..., in]` (a rowwise `!te.qtensor` when
     `grad_input_quantizer` is given, else `dY`'s element type), `wgrad`
@@ -287,6 +328,12 @@ def TE_LinearGradOp : TE_Op<"linear_grad",
         : tensor<32x64xbf16>,
           !te.qtensor<32x128xbf16, #te.mxfp8<f8E4M3FN>, columnwise>,
           !te.qtensor<64x128xbf16, #te.mxfp8<f8E4M3FN>, rowwise|columnwise>
+    // NVFP4: the gradient is rounded stochastically from a random stream.
+    %dx2, %dw2 = te.linear_grad %dy, %xs4, %ws4 seed %seed offset %off
+        {grad_output_quantizer = #te.nvfp4<f4E2M1FN, rht = true, stochastic_rounding = true>}
+        : tensor<32x64xbf16>,
+          !te.qtensor<32x128xbf16, #te.nvfp4<f4E2M1FN, rht = true>, columnwise>,
+          !te.qtensor<64x128xbf16, #te.nvfp4<f4E2M1FN, block_2d = true>, rowwise|columnwise>
     ```
   }];
   let arguments = (ins
