@@ -1,0 +1,106 @@
+//===- Passes.cpp - C API of the te passes and te-pipeline ------*- C++ -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+
+#include "te-c/Passes.h"
+#include "te-c/Dialect.h"
+
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "te/Dialect/TE/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
+#ifdef TE_CAPI_HAVE_PIPELINE
+#include "te/Conversion/Passes.h"
+#endif
+
+#include <mutex>
+#include <string>
+
+using namespace mlir;
+
+void mlirRegisterTEPasses(void) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // te-pipeline is assembled from upstream passes by name.
+    registerAllPasses();
+    te::registerTEPasses();
+#ifdef TE_CAPI_HAVE_PIPELINE
+    te::registerTEConversionPasses();
+    te::registerTEPipeline();
+#endif
+  });
+}
+
+bool mlirTEHasPipeline(void) {
+#ifdef TE_CAPI_HAVE_PIPELINE
+  return true;
+#else
+  return false;
+#endif
+}
+
+MlirLogicalResult mlirTERunPipeline(MlirModule module, MlirStringRef options,
+                                    MlirStringCallback errorCallback,
+                                    void *userData) {
+  ModuleOp moduleOp = unwrap(module);
+  MLIRContext *ctx = moduleOp.getContext();
+  bool reported = false;
+  auto report = [&](StringRef line) {
+    reported = true;
+    if (errorCallback)
+      errorCallback(wrap(line), userData);
+  };
+
+#ifndef TE_CAPI_HAVE_PIPELINE
+  (void)ctx;
+  (void)options;
+  report("te-pipeline is not part of this build of the te C API");
+  return mlirLogicalResultFailure();
+#else
+  mlirRegisterTEPasses();
+  DialectRegistry registry;
+  mlirTERegisterRequiredDialects(wrap(&registry));
+  ctx->appendDialectRegistry(registry);
+
+  te::TEPipelineOptions pipelineOptions;
+  std::string optionError;
+  llvm::raw_string_ostream optionErrorStream(optionError);
+  if (failed(pipelineOptions.parseFromString(unwrap(options),
+                                             optionErrorStream))) {
+    StringRef message = StringRef(optionError).trim();
+    report(("te-pipeline: invalid options '" + unwrap(options) + "'" +
+            (message.empty() ? "" : ": ") + message)
+               .str());
+    return mlirLogicalResultFailure();
+  }
+
+  // Errors go to the callback, one line each; warnings and remarks go on to
+  // the context's other handlers.
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return failure();
+    std::string line;
+    llvm::raw_string_ostream os(line);
+    os << diag.getLocation() << ": " << diag;
+    report(line);
+    return success();
+  });
+
+  PassManager pm(ctx, ModuleOp::getOperationName());
+  te::buildTEPipeline(pm, pipelineOptions);
+  if (failed(pm.run(moduleOp))) {
+    if (!reported)
+      report("te-pipeline failed");
+    return mlirLogicalResultFailure();
+  }
+  return mlirLogicalResultSuccess();
+#endif
+}
