@@ -155,7 +155,7 @@ static void testQuantizers(MlirContext ctx) {
          mlirAttributeIsATENVFP4(nvfp4), got.rht, (unsigned)got.rhtSignMask,
          got.block2D, got.stochasticRounding, got.rowScaled, got.fourOverSix,
          got.e4m3Max, (int)got.errMode);
-  // CHECK: nvfp4 4over6: #te.nvfp4<f4E2M1FN, four_over_six = true, e4m3_max = 2.560000e+02, err_mode = mse>
+  // CHECK: nvfp4 4over6: #te.nvfp4<f4E2M1FN, four_over_six = true, e4m3_max = 256.0, err_mode = mse>
   options = mlirTENVFP4OptionsGetDefault();
   options.fourOverSix = true;
   options.e4m3Max = 256.0f;
