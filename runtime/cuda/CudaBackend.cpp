@@ -226,13 +226,39 @@ static int64_t scaleStride(const QTensor &q, const char *name) {
 te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
                                    const QuantizeOptions &o) {
   auto stream = static_cast<cudaStream_t>(o.stream);
-  for (size_t i = 0; i < q.buffers.size(); ++i)
+  const QuantizerConfig &c = q.config;
+  const int64_t M = q.m, K = q.k;
+  // The bandwidth kernels write every byte of unpadded data buffers: those
+  // are not zeroed first (the scale buffers, padded, always are).
+  bool dataFullyWritten = false;
+  switch (c.recipe) {
+  case Recipe::Delayed:
+  case Recipe::Current:
+    dataFullyWritten = cuda::perTensorFastPath(
+        x.data, x.dtype, M, K, q.buffer("_data"), q.buffer("_transpose"));
+    break;
+  case Recipe::Block:
+    dataFullyWritten =
+        cuda::blockFastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
+                            q.buffer("_columnwise_data"));
+    break;
+  case Recipe::MXFP8:
+    dataFullyWritten =
+        cuda::mxfp8FastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
+                            q.buffer("_columnwise_data"));
+    break;
+  default:
+    break;
+  }
+  for (size_t i = 0; i < q.buffers.size(); ++i) {
+    if (dataFullyWritten && q.layout[i].role == format::BufferRole::Data &&
+        q.bufferBytes[i] == M * K)
+      continue;
     TE_CUDA_CHECK(cudaMemsetAsync(q.buffers[i], 0,
                                   static_cast<size_t>(q.bufferBytes[i]),
                                   stream),
                   "zeroing buffer " + q.layout[i].name);
-  const QuantizerConfig &c = q.config;
-  const int64_t M = q.m, K = q.k;
+  }
   switch (c.recipe) {
   case Recipe::Delayed: {
     if (o.amaxOut)

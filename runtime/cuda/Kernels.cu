@@ -654,6 +654,8 @@ cudaError_t launchAmax(const void *x, DType dtype, int64_t n, float *amax,
   cudaError_t e = cudaMemsetAsync(amax, 0, sizeof(float), stream);
   if (e != cudaSuccess)
     return e;
+  if (n > 0 && amaxFastPath(x, dtype))
+    return launchAmaxFast(x, dtype, n, amax, stream);
   if (n > 0)
     amaxKernel<<<std::min<unsigned>(gridFor(n), 4096), kThreads, 0, stream>>>(
         x, dtype, n, amax);
@@ -713,6 +715,9 @@ cudaError_t launchPerTensorCast(const void *x, DType inType, int64_t M,
       return launchReciprocal(scale, scaleInv, stream);
     return cudaSuccess;
   }
+  if (perTensorFastPath(x, inType, M, K, data, transposed))
+    return launchPerTensorCastFast(x, inType, M, K, scale, fp8, data,
+                                   transposed, scaleInv, amaxOut, stream);
   if (tiles > INT32_MAX)
     return cudaErrorInvalidConfiguration;
   perTensorCastKernel<<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(
@@ -726,6 +731,8 @@ cudaError_t launchBlockQuantize(const void *x, int64_t M, int64_t K,
   int64_t tiles = tilesM * tilesK;
   if (tiles == 0)
     return cudaSuccess;
+  if (blockFastPath(x, args.inType, M, K, args.rowData, args.colData))
+    return launchBlockQuantizeFast(x, M, K, args, stream);
   if (tiles > INT32_MAX)
     return cudaErrorInvalidConfiguration;
   static bool attributeSet = false;
@@ -748,6 +755,8 @@ cudaError_t launchMXFP8Quantize(const void *x, int64_t M, int64_t K,
   int64_t tiles = tilesM * tilesK;
   if (tiles == 0)
     return cudaSuccess;
+  if (mxfp8FastPath(x, args.inType, M, K, args.rowData, args.colData))
+    return launchMXFP8QuantizeFast(x, M, K, args, stream);
   if (tiles > INT32_MAX)
     return cudaErrorInvalidConfiguration;
   mxfp8QuantKernel<<<static_cast<unsigned>(tiles), 2 * kMX, 0, stream>>>(

@@ -168,6 +168,32 @@ cudaError_t launchGemmScalars(float alpha, float beta, const float *amaxA,
                               float e4m3MaxB, float *alphaBeta,
                               cudaStream_t stream);
 
+/// Bandwidth kernels (FastQuantize.cu) for tensors whose 2-D view tiles
+/// exactly: per-tensor FP8 and MXFP8 need M % 32 == 0 and K % 64 == 0,
+/// Float8Block M % 128 == 0 and K % 128 == 0; x F32/BF16/F16 and 16-byte
+/// aligned, the data buffers 8-byte aligned (null allowed). The launch*
+/// functions above dispatch to them by themselves; the predicates tell the
+/// backend that every byte of the data buffers will be written (no zeroing
+/// needed).
+bool amaxFastPath(const void *x, DType t);
+bool perTensorFastPath(const void *x, DType t, int64_t M, int64_t K,
+                       const void *data, const void *tr);
+bool mxfp8FastPath(const void *x, DType t, int64_t M, int64_t K,
+                   const void *rowData, const void *colData);
+bool blockFastPath(const void *x, DType t, int64_t M, int64_t K,
+                   const void *rowData, const void *colData);
+cudaError_t launchAmaxFast(const void *x, DType dtype, int64_t n, float *amax,
+                           cudaStream_t stream);
+cudaError_t launchPerTensorCastFast(const void *x, DType inType, int64_t M,
+                                    int64_t K, const float *scale, DType fp8,
+                                    uint8_t *data, uint8_t *transposed,
+                                    float *scaleInv, float *amaxOut,
+                                    cudaStream_t stream);
+cudaError_t launchMXFP8QuantizeFast(const void *x, int64_t M, int64_t K,
+                                    const MXFP8Args &args, cudaStream_t stream);
+cudaError_t launchBlockQuantizeFast(const void *x, int64_t M, int64_t K,
+                                    const BlockArgs &args, cudaStream_t stream);
+
 /// cudaSuccess if this build's kernels can run on the current device (an
 /// image for its architecture is embedded), else the loader's error.
 cudaError_t probeKernels();

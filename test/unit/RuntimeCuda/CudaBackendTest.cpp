@@ -446,8 +446,12 @@ TEST(NoDevice, ContextCreationReportsUnavailable) {
 // Quantization: bit-exact against the cpu backend
 //===----------------------------------------------------------------------===//
 
+// Shapes whose 2-D view tiles by 32x64 (per-tensor, MXFP8) or 128x128
+// (Float8Block) run the bandwidth kernels (runtime/cuda/FastQuantize.cu),
+// the others the general ones: every sweep has both.
 const std::vector<std::vector<int64_t>> kPerTensorShapes = {
-    {1}, {311}, {7, 11}, {7, 5, 3}, {2, 3, 5, 3}, {128, 128}, {611, 782}};
+    {1},          {311},      {7, 11},    {7, 5, 3},
+    {2, 3, 5, 3}, {128, 128}, {611, 782}, {4, 8, 192}};
 
 TEST(CudaQuantize, PerTensorCurrent) {
   REQUIRE_GPU();
@@ -465,7 +469,8 @@ TEST(CudaQuantize, PerTensorCurrent) {
             " pow2=" + std::to_string(pow2) + " eps=" + std::to_string(eps);
         bool full = t == TE_RT_E4M3 && !pow2 && eps == 0.0f;
         sweep(c, cs,
-              full ? shapes : std::vector<std::vector<int64_t>>{{611, 782}},
+              full ? shapes
+                   : std::vector<std::vector<int64_t>>{{611, 782}, {96, 192}},
               {TE_RT_F32, TE_RT_BF16}, full);
       }
   // Usages, targets, amax_in.
@@ -477,13 +482,13 @@ TEST(CudaQuantize, PerTensorCurrent) {
       cs.target = tg;
       cs.name = std::string("current usage ") + std::to_string(u) + " target " +
                 std::to_string(tg);
-      sweep(c, cs, {{7, 5, 3}, {611, 782}}, {TE_RT_BF16}, false);
+      sweep(c, cs, {{7, 5, 3}, {611, 782}, {64, 128}}, {TE_RT_BF16}, false);
     }
   Case cs;
   cs.q = quantizer(TE_RT_RECIPE_CURRENT, TE_RT_E4M3);
   cs.useAmaxIn = true;
   cs.name = "current amax_in";
-  sweep(c, cs, {{611, 782}}, {TE_RT_F32}, false);
+  sweep(c, cs, {{611, 782}, {96, 192}}, {TE_RT_F32}, false);
 }
 
 TEST(CudaQuantize, PerTensorDelayed) {
@@ -498,8 +503,9 @@ TEST(CudaQuantize, PerTensorDelayed) {
       cs.name = std::string("delayed ") + (t == TE_RT_E4M3 ? "e4m3" : "e5m2") +
                 " scale=" + std::to_string(scale);
       sweep(c, cs,
-            scale == 1.0f ? shapes
-                          : std::vector<std::vector<int64_t>>{{611, 782}},
+            scale == 1.0f
+                ? shapes
+                : std::vector<std::vector<int64_t>>{{611, 782}, {96, 192}},
             {TE_RT_F32, TE_RT_BF16}, scale == 1.0f);
     }
 }
@@ -574,7 +580,7 @@ TEST(CudaQuantize, MXFP8) {
     cs.q = quantizer(TE_RT_RECIPE_MXFP8, TE_RT_E4M3);
     cs.usage = u;
     cs.name = "mxfp8 usage " + std::to_string(u);
-    sweep(c, cs, {{256, 288}}, {TE_RT_BF16}, false);
+    sweep(c, cs, {{256, 288}, {352, 256}}, {TE_RT_BF16}, false);
   }
 }
 

@@ -1,0 +1,287 @@
+//===- CudaFastPathTest.cu - Hardware casts, bandwidth ---------*- CUDA -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// * CudaCodec.*: the element encoders of the cuda backend's bandwidth kernels
+//   (runtime/cuda/FastCodecs.cuh: hardware cvt.rn.satfinite.{e4m3,e5m2}x2.f32
+//   plus the NaN canonicalization) against the Format library's software
+//   encoders (the spec's oracle), on the GPU, over all 2^32 float bit
+//   patterns.
+// * CudaPerf.DISABLED_Bandwidth16k (run with --gtest_also_run_disabled_tests):
+//   rowwise + columnwise quantize of a 16384x16384 bf16 tensor per recipe,
+//   CUDA events around each te_rt_quantize, median of 20 after warm-up,
+//   rotating 3 inputs, against a device-to-device copy of the input measured
+//   in the same run. Bytes = input once + every output buffer once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FastCodecs.cuh"
+#include "te_rt.h"
+
+#include "te/Format/Codecs.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+using namespace te::format;
+
+bool haveDevice() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 &&
+         te_rt_backend_available(TE_RT_BACKEND_CUDA) != 0;
+}
+
+#define REQUIRE_DEVICE()                                                       \
+  do {                                                                         \
+    if (!haveDevice())                                                         \
+      GTEST_SKIP() << "SKIP: no CUDA device";                                  \
+  } while (0)
+
+struct Mismatch {
+  unsigned long long count;
+  unsigned int firstBits; // smallest mismatching bit pattern
+  unsigned int gotCode, wantCode;
+};
+
+/// Compares the 4-wide encoder (hardware or the kernels' selected one) with
+/// Format's scalar encoder on the bit patterns 4q .. 4q+3 for every q.
+template <bool Hardware>
+__global__ void encoderSweepKernel(bool e5m2, Mismatch *out) {
+  const uint64_t quads = uint64_t(1) << 30;
+  unsigned long long local = 0;
+  for (uint64_t q = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; q < quads;
+       q += uint64_t(gridDim.x) * blockDim.x) {
+    uint32_t b0 = static_cast<uint32_t>(q * 4);
+    float f[4];
+    for (int i = 0; i < 4; ++i)
+      f[i] = __uint_as_float(b0 + i);
+    uint32_t got =
+        Hardware ? te::rt::cuda::hwEncodeFP8x4(f[0], f[1], f[2], f[3], e5m2)
+                 : te::rt::cuda::encodeFP8x4(f[0], f[1], f[2], f[3], e5m2);
+    for (int i = 0; i < 4; ++i) {
+      uint32_t want = e5m2 ? encodeE5M2(f[i]) : encodeE4M3(f[i]);
+      uint32_t g = (got >> (8 * i)) & 0xFF;
+      if (g != want) {
+        ++local;
+        unsigned int old = atomicMin(&out->firstBits, b0 + i);
+        if (old > b0 + i) { // best effort: codes of (roughly) the first one
+          out->gotCode = g;
+          out->wantCode = want;
+        }
+      }
+    }
+  }
+  if (local)
+    atomicAdd(&out->count, local);
+}
+
+template <bool Hardware> Mismatch sweep(bool e5m2) {
+  Mismatch h{0, 0xFFFFFFFFu, 0, 0}, *d = nullptr;
+  EXPECT_EQ(cudaMalloc(&d, sizeof(Mismatch)), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(d, &h, sizeof(h), cudaMemcpyHostToDevice), cudaSuccess);
+  encoderSweepKernel<Hardware><<<132 * 16, 256>>>(e5m2, d);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(d);
+  return h;
+}
+
+void checkEncoder(bool e5m2) {
+  const char *name = e5m2 ? "E5M2" : "E4M3";
+  Mismatch hw = sweep<true>(e5m2);
+  std::printf("[te-rt-cuda] hardware %s encoder vs Format over 2^32 floats: "
+              "%llu mismatches\n",
+              name, hw.count);
+  EXPECT_EQ(hw.count, 0u) << name << ": first mismatch at bits 0x" << std::hex
+                          << hw.firstBits << ": got 0x" << hw.gotCode
+                          << ", Format 0x" << hw.wantCode;
+  Mismatch used = sweep<false>(e5m2);
+  EXPECT_EQ(used.count, 0u)
+      << name << " (the kernels' encoder): first "
+      << "mismatch at bits 0x" << std::hex << used.firstBits;
+}
+
+TEST(CudaCodec, HardwareE4M3MatchesFormatOnAllFloats) {
+  REQUIRE_DEVICE();
+  checkEncoder(false);
+}
+
+TEST(CudaCodec, HardwareE5M2MatchesFormatOnAllFloats) {
+  REQUIRE_DEVICE();
+  checkEncoder(true);
+}
+
+//===----------------------------------------------------------------------===//
+// Bandwidth (not a test: --gtest_also_run_disabled_tests)
+//===----------------------------------------------------------------------===//
+
+/// bf16 values of many magnitudes from a hash of the index.
+__global__ void fillKernel(uint16_t *x, int64_t n, uint32_t seed) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 0x9E3779B1u ^ seed;
+    h ^= h >> 15;
+    h *= 0x85EBCA77u;
+    h ^= h >> 13;
+    // sign, exponent in [120, 134], random 7-bit mantissa
+    uint32_t e = 120 + (h >> 8) % 15;
+    x[i] =
+        static_cast<uint16_t>(((h & 1) << 15) | (e << 7) | ((h >> 1) & 0x7F));
+  }
+}
+
+struct Timer {
+  cudaEvent_t a, b;
+  Timer() {
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+  }
+  ~Timer() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+  /// Median ms of `iters` calls of f(i) after `warm` warm-up calls.
+  template <typename F> double median(F f, int warm = 3, int iters = 20) {
+    for (int i = 0; i < warm; ++i)
+      f(i);
+    std::vector<float> ms;
+    for (int i = 0; i < iters; ++i) {
+      cudaEventRecord(a, 0);
+      f(i);
+      cudaEventRecord(b, 0);
+      cudaEventSynchronize(b);
+      float t = 0;
+      cudaEventElapsedTime(&t, a, b);
+      ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return 0.5 * (ms[iters / 2 - 1] + ms[iters / 2]);
+  }
+};
+
+TEST(CudaPerf, DISABLED_Bandwidth16k) {
+  REQUIRE_DEVICE();
+  te_rt_context *ctx = nullptr;
+  ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &ctx), TE_RT_OK);
+  const int64_t M = 16384, K = 16384, n = M * K;
+  const size_t inBytes = sizeof(uint16_t) * n;
+  std::vector<int64_t> shape{M, K};
+  uint16_t *x[3];
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(cudaMalloc(&x[i], inBytes), cudaSuccess);
+    fillKernel<<<132 * 8, 256>>>(x[i], n, 17u + i);
+  }
+  void *copyDst = nullptr;
+  ASSERT_EQ(cudaMalloc(&copyDst, inBytes), cudaSuccess);
+  float *dev = nullptr; // [scale, amax]
+  ASSERT_EQ(cudaMalloc(&dev, 2 * sizeof(float)), cudaSuccess);
+  float one = 1.0f;
+  cudaMemcpy(dev, &one, sizeof(float), cudaMemcpyHostToDevice);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  Timer timer;
+
+  double copyMs = timer.median([&](int i) {
+    cudaMemcpyAsync(copyDst, x[i % 3], inBytes, cudaMemcpyDeviceToDevice, 0);
+  });
+  const double copyGBs = 2.0 * inBytes / (copyMs * 1e6);
+  std::printf("[te-rt-cuda] 16384x16384 bf16: D2D copy %.3f ms, %.0f GB/s "
+              "(read + write)\n",
+              copyMs, copyGBs);
+  te_rt_tensor t;
+  std::memset(&t, 0, sizeof(t));
+  t.dtype = TE_RT_BF16;
+  t.rank = 2;
+  t.shape[0] = M;
+  t.shape[1] = K;
+  double amaxMs = timer.median([&](int i) {
+    t.data = x[i % 3];
+    te_rt_amax(ctx, &t, dev + 1);
+  });
+  std::printf("[te-rt-cuda] amax: %.3f ms, %.0f GB/s (read), %.0f%% of copy\n",
+              amaxMs, inBytes / (amaxMs * 1e6),
+              100.0 * inBytes / (amaxMs * 1e6) / copyGBs);
+
+  struct R {
+    const char *name;
+    te_rt_quantizer q;
+  };
+  auto quantizer = [](te_rt_recipe r, te_rt_dtype d) {
+    te_rt_quantizer q;
+    te_rt_quantizer_init_default(&q);
+    q.recipe = r;
+    q.dtype = d;
+    if (r == TE_RT_RECIPE_BLOCK)
+      q.pow2_scales = 1;
+    return q;
+  };
+  std::vector<R> rs;
+  rs.push_back({"current e4m3", quantizer(TE_RT_RECIPE_CURRENT, TE_RT_E4M3)});
+  rs.push_back({"delayed e4m3", quantizer(TE_RT_RECIPE_DELAYED, TE_RT_E4M3)});
+  rs.push_back({"block 1x128", quantizer(TE_RT_RECIPE_BLOCK, TE_RT_E4M3)});
+  R b2{"block 128x128", quantizer(TE_RT_RECIPE_BLOCK, TE_RT_E4M3)};
+  b2.q.block_dim = 2;
+  rs.push_back(b2);
+  rs.push_back({"mxfp8 1x32", quantizer(TE_RT_RECIPE_MXFP8, TE_RT_E4M3)});
+  rs.push_back({"nvfp4 1x16", quantizer(TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2)});
+  R rht{"nvfp4 rht", quantizer(TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2)};
+  rht.q.rht = 1;
+  rht.q.rht_sign_mask = 0xD7E8;
+  rs.push_back(rht);
+  double delayedMs = 0;
+  for (R &r : rs) {
+    te_rt_qtensor q;
+    ASSERT_EQ(te_rt_qtensor_alloc(ctx, &q, &r.q, 2, shape.data(),
+                                  TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM90),
+              TE_RT_OK)
+        << te_rt_last_error();
+    int64_t outBytes = 0;
+    for (int i = 0; i < q.num_buffers; ++i)
+      outBytes += q.buffers[i].size_bytes;
+    te_rt_quantize_args args;
+    te_rt_quantize_args_init(&args);
+    if (r.q.recipe == TE_RT_RECIPE_DELAYED)
+      args.scale = dev;
+    te_rt_status st = TE_RT_OK;
+    double ms = timer.median([&](int i) {
+      t.data = x[i % 3];
+      te_rt_status s = te_rt_quantize(ctx, &t, &q, &args);
+      if (s != TE_RT_OK)
+        st = s;
+    });
+    ASSERT_EQ(st, TE_RT_OK) << te_rt_last_error();
+    double bytes = double(inBytes + outBytes);
+    double gbs = bytes / (ms * 1e6);
+    std::printf("[te-rt-cuda] quantize %-14s rowwise+columnwise: %.3f ms, "
+                "%.0f GB/s, %.1f%% of copy\n",
+                r.name, ms, gbs, 100.0 * gbs / copyGBs);
+    if (r.q.recipe == TE_RT_RECIPE_DELAYED)
+      delayedMs = ms;
+    if (r.q.recipe == TE_RT_RECIPE_CURRENT) {
+      // Two-pass floor: one read of x at copy bandwidth (amax) plus the
+      // one-pass cast at copy bandwidth.
+      double floorMs = (inBytes + bytes) / (copyGBs * 1e6);
+      std::printf("[te-rt-cuda]   current scaling: two-pass floor %.3f ms "
+                  "(copy bandwidth), measured/floor %.2f\n",
+                  floorMs, ms / floorMs);
+    }
+    te_rt_qtensor_free(ctx, &q);
+  }
+  if (delayedMs > 0)
+    std::printf("[te-rt-cuda]   amax + delayed cast (own passes) %.3f ms\n",
+                amaxMs + delayedMs);
+  for (int i = 0; i < 3; ++i)
+    cudaFree(x[i]);
+  cudaFree(copyDst);
+  cudaFree(dev);
+  te_rt_context_destroy(ctx);
+}
+
+} // namespace
