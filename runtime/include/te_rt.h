@@ -19,6 +19,8 @@
  *  - Tensors are dense, row-major (C order), in the context's memory: host
  *    memory on the cpu backend, device memory on the cuda backend. The only
  *    exceptions are documented per argument (e.g. te_rt_memcpy).
+ *  - Pointers to typed data are aligned to their element size (fp32: 4,
+ *    bf16/f16: 2); misaligned ones are rejected with TE_RT_INVALID_ARGUMENT.
  *  - A quantized tensor (te_rt_qtensor) is one logical tensor made of the
  *    buffers TransformerEngine allocates for it, in TE's flatten
  *    (`_INNER_TENSORS`) order; te_rt_qtensor_layout() describes them.

@@ -16,6 +16,7 @@
 #include "te/Format/Layout.h"
 #include "te/Format/Quantizer.h"
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -49,6 +50,25 @@ template <typename F> te_rt_status guard(F &&f) noexcept {
 }
 
 std::string str(int64_t v) { return std::to_string(v); }
+
+/// The int a C caller stored in an enum field or argument. C allows any int
+/// there, but loading a value outside the enum's range through the C++ enum
+/// type is undefined (UBSan: "not a valid value for type"), so every enum
+/// that comes from a caller is validated through this.
+template <typename E> int rawEnum(const E &e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof(v));
+  return v;
+}
+
+/// Element pointers must be aligned to their element size: the backends load
+/// them as typed values (misaligned loads are undefined behaviour on the cpu
+/// and faults on the gpu).
+bool misaligned(const void *p, int64_t elementBytes) {
+  return elementBytes > 1 &&
+         reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(elementBytes);
+}
 
 const char *dtypeLabel(int d) {
   if (d < 0 || d > static_cast<int>(DType::E2M1x2))
@@ -96,10 +116,11 @@ te_rt_status decodeTensor(const char *what, const te_rt_tensor *t,
                           Tensor &out) {
   if (!t)
     return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " is null");
-  if (t->dtype != TE_RT_F32 && t->dtype != TE_RT_BF16 && t->dtype != TE_RT_F16)
+  int dtype = rawEnum(t->dtype);
+  if (dtype != TE_RT_F32 && dtype != TE_RT_BF16 && dtype != TE_RT_F16)
     return fail(TE_RT_INVALID_ARGUMENT, std::string(what) +
                                             " must be f32, bf16 or f16, got " +
-                                            dtypeLabel(t->dtype));
+                                            dtypeLabel(dtype));
   if (te_rt_status s = decodeShape(what, t->rank, t->shape, 0, out.shape))
     return s;
   out.dtype = static_cast<DType>(t->dtype);
@@ -109,6 +130,11 @@ te_rt_status decodeTensor(const char *what, const te_rt_tensor *t,
                 std::string(what) + " is too large (byte size overflows)");
   if (!t->data && out.numElements > 0)
     return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " data is null");
+  int64_t elementBytes = dtypeBytes(static_cast<DType>(t->dtype));
+  if (out.numElements > 0 && misaligned(t->data, elementBytes))
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(what) + " data is not aligned to its " +
+                    str(elementBytes) + "-byte elements");
   out.data = t->data;
   if (out.shape.empty()) {
     out.m = out.k = 1;
@@ -121,26 +147,29 @@ te_rt_status decodeTensor(const char *what, const te_rt_tensor *t,
 te_rt_status decodeQuantizer(const te_rt_quantizer *q, QuantizerConfig &c) {
   if (!q)
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer is null");
-  if (q->recipe < TE_RT_RECIPE_DELAYED || q->recipe > TE_RT_RECIPE_NVFP4)
+  if (rawEnum(q->recipe) < TE_RT_RECIPE_DELAYED ||
+      rawEnum(q->recipe) > TE_RT_RECIPE_NVFP4)
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer recipe " +
-                                            str(static_cast<int>(q->recipe)) +
+                                            str(rawEnum(q->recipe)) +
                                             " is not a recipe");
-  if (q->dtype < TE_RT_U8 || q->dtype > TE_RT_E2M1X2)
+  if (rawEnum(q->dtype) < TE_RT_U8 || rawEnum(q->dtype) > TE_RT_E2M1X2)
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer dtype " +
-                                            str(static_cast<int>(q->dtype)) +
+                                            str(rawEnum(q->dtype)) +
                                             " is not a dtype");
-  if (q->e8m0_rounding != TE_RT_E8M0_UP && q->e8m0_rounding != TE_RT_E8M0_FLOOR)
-    return fail(TE_RT_INVALID_ARGUMENT,
-                "quantizer e8m0_rounding " +
-                    str(static_cast<int>(q->e8m0_rounding)) +
-                    " is not up (0) or floor (1)");
-  if (q->err_mode != TE_RT_ERR_MAE && q->err_mode != TE_RT_ERR_MSE)
+  if (rawEnum(q->e8m0_rounding) != TE_RT_E8M0_UP &&
+      rawEnum(q->e8m0_rounding) != TE_RT_E8M0_FLOOR)
+    return fail(TE_RT_INVALID_ARGUMENT, "quantizer e8m0_rounding " +
+                                            str(rawEnum(q->e8m0_rounding)) +
+                                            " is not up (0) or floor (1)");
+  if (rawEnum(q->err_mode) != TE_RT_ERR_MAE &&
+      rawEnum(q->err_mode) != TE_RT_ERR_MSE)
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer err_mode " +
-                                            str(static_cast<int>(q->err_mode)) +
+                                            str(rawEnum(q->err_mode)) +
                                             " is not MAE (0) or MSE (1)");
-  if (q->amax_algo != TE_RT_AMAX_MAX && q->amax_algo != TE_RT_AMAX_MOST_RECENT)
+  if (rawEnum(q->amax_algo) != TE_RT_AMAX_MAX &&
+      rawEnum(q->amax_algo) != TE_RT_AMAX_MOST_RECENT)
     return fail(TE_RT_INVALID_ARGUMENT,
-                "quantizer amax_algo " + str(static_cast<int>(q->amax_algo)) +
+                "quantizer amax_algo " + str(rawEnum(q->amax_algo)) +
                     " is not max (0) or most_recent (1)");
   c = QuantizerConfig();
   c.recipe = static_cast<Recipe>(q->recipe);
@@ -168,20 +197,19 @@ te_rt_status decodeQuantizer(const te_rt_quantizer *q, QuantizerConfig &c) {
 }
 
 te_rt_status decodeLayout(const te_rt_quantizer *tq, int32_t rank,
-                          const int64_t *dims, te_rt_usage usage,
-                          te_rt_target target, QTensor &q) {
+                          const int64_t *dims, int usage, int target,
+                          QTensor &q) {
   if (te_rt_status s = decodeQuantizer(tq, q.config))
     return s;
   if (te_rt_status s = decodeShape("quantized tensor", rank, dims, 1, q.shape))
     return s;
   if (usage < TE_RT_ROWWISE || usage > TE_RT_ROWWISE_AND_COLUMNWISE)
     return fail(TE_RT_INVALID_ARGUMENT,
-                "usage " + str(static_cast<int>(usage)) +
+                "usage " + str(usage) +
                     " must be rowwise (1), columnwise (2) or both (3)");
   if (target != TE_RT_SM90 && target != TE_RT_SM100)
-    return fail(TE_RT_INVALID_ARGUMENT, "target " +
-                                            str(static_cast<int>(target)) +
-                                            " must be sm_90 (0) or sm_100 (1)");
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "target " + str(target) + " must be sm_90 (0) or sm_100 (1)");
   q.usage = static_cast<Usage>(usage);
   q.target = static_cast<Target>(target);
   std::string err;
@@ -205,8 +233,8 @@ te_rt_status decodeQTensor(const char *what, const te_rt_qtensor *t,
                            QTensor &q) {
   if (!t)
     return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " is null");
-  if (te_rt_status s = decodeLayout(&t->quantizer, t->rank, t->shape, t->usage,
-                                    t->target, q))
+  if (te_rt_status s = decodeLayout(&t->quantizer, t->rank, t->shape,
+                                    rawEnum(t->usage), rawEnum(t->target), q))
     return s;
   q.swizzledScales = t->swizzled_scales != 0;
   if (q.swizzledScales && q.config.recipe != Recipe::MXFP8 &&
@@ -232,6 +260,12 @@ te_rt_status decodeQTensor(const char *what, const te_rt_qtensor *t,
                   std::string(what) + " buffer " + str(i) + " (" +
                       q.layout[i].name + ") has " + str(b.size_bytes) +
                       " bytes, needs " + str(q.bufferBytes[i]));
+    int64_t elementBytes = dtypeBytes(q.layout[i].dtype);
+    if (q.bufferBytes[i] > 0 && misaligned(b.data, elementBytes))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string(what) + " buffer " + str(i) + " (" +
+                      q.layout[i].name + ") is not aligned to its " +
+                      str(elementBytes) + "-byte elements");
     q.buffers.push_back(b.data);
   }
   return TE_RT_OK;
@@ -261,6 +295,14 @@ te_rt_status decodeQuantizeArgs(const te_rt_quantize_args *args,
   o.seed = a.seed;
   o.offset = a.offset;
   o.stream = a.stream;
+  if (misaligned(o.scale, 4))
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "args->scale is not aligned to 4 bytes");
+  if (misaligned(o.amaxOut, 4))
+    return fail(TE_RT_INVALID_ARGUMENT, "args->amax is not aligned to 4 bytes");
+  if (misaligned(o.amaxIn, 4))
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "args->amax_in is not aligned to 4 bytes");
   if (c.recipe == Recipe::Delayed && !o.scale)
     return fail(TE_RT_INVALID_ARGUMENT,
                 "delayed scaling needs args->scale (the live fp32 scale)");
@@ -301,7 +343,7 @@ const char *te_rt_last_error(void) { return te::rt::lastErrorMessage(); }
 void te_rt_clear_error(void) { te::rt::clearError(); }
 
 const char *te_rt_status_string(te_rt_status status) {
-  switch (status) {
+  switch (rawEnum(status)) {
   case TE_RT_OK:
     return "ok";
   case TE_RT_INVALID_ARGUMENT:
@@ -325,10 +367,10 @@ const char *te_rt_status_string(te_rt_status status) {
 int te_rt_api_version(void) { return TE_RT_API_VERSION; }
 
 int te_rt_backend_available(te_rt_backend backend) {
-  if (backend == TE_RT_BACKEND_CPU)
+  if (rawEnum(backend) == TE_RT_BACKEND_CPU)
     return 1;
 #if defined(TE_RT_HAVE_CUDA) && TE_RT_HAVE_CUDA
-  if (backend == TE_RT_BACKEND_CUDA) {
+  if (rawEnum(backend) == TE_RT_BACKEND_CUDA) {
     try {
       return te::rt::cudaBackendAvailable() ? 1 : 0;
     } catch (...) {
@@ -345,9 +387,9 @@ te_rt_status te_rt_context_create(te_rt_backend backend, te_rt_context **out) {
       return fail(TE_RT_INVALID_ARGUMENT, "out is null");
     *out = nullptr;
     std::unique_ptr<te::rt::Backend> b;
-    if (backend == TE_RT_BACKEND_CPU) {
+    if (rawEnum(backend) == TE_RT_BACKEND_CPU) {
       b = te::rt::createCpuBackend();
-    } else if (backend == TE_RT_BACKEND_CUDA) {
+    } else if (rawEnum(backend) == TE_RT_BACKEND_CUDA) {
 #if defined(TE_RT_HAVE_CUDA) && TE_RT_HAVE_CUDA
       std::string err;
       b = te::rt::createCudaBackend(&err);
@@ -360,8 +402,7 @@ te_rt_status te_rt_context_create(te_rt_backend backend, te_rt_context **out) {
                   "CUDA");
 #endif
     } else {
-      return fail(TE_RT_INVALID_ARGUMENT, "backend " +
-                                              str(static_cast<int>(backend)) +
+      return fail(TE_RT_INVALID_ARGUMENT, "backend " + str(rawEnum(backend)) +
                                               " must be cpu (0) or cuda (1)");
     }
     if (!b)
@@ -432,9 +473,9 @@ te_rt_status te_rt_memcpy(te_rt_context *ctx, void *dst, const void *src,
   return guard([&]() -> te_rt_status {
     if (te_rt_status s = checkContext(ctx))
       return s;
-    if (kind < TE_RT_HOST_TO_HOST || kind > TE_RT_DEVICE_TO_DEVICE)
-      return fail(TE_RT_INVALID_ARGUMENT, "memcpy kind " +
-                                              str(static_cast<int>(kind)) +
+    if (rawEnum(kind) < TE_RT_HOST_TO_HOST ||
+        rawEnum(kind) > TE_RT_DEVICE_TO_DEVICE)
+      return fail(TE_RT_INVALID_ARGUMENT, "memcpy kind " + str(rawEnum(kind)) +
                                               " is not a te_rt_memcpy_kind");
     if (bytes && (!dst || !src))
       return fail(TE_RT_INVALID_ARGUMENT, "memcpy dst or src is null");
@@ -501,7 +542,8 @@ te_rt_status te_rt_qtensor_layout(const te_rt_quantizer *q, int32_t rank,
       return fail(TE_RT_INVALID_ARGUMENT, "num_buffers is null");
     *num_buffers = 0;
     QTensor t;
-    if (te_rt_status s = decodeLayout(q, rank, shape, usage, target, t))
+    if (te_rt_status s =
+            decodeLayout(q, rank, shape, rawEnum(usage), rawEnum(target), t))
       return s;
     int32_t n = static_cast<int32_t>(t.layout.size());
     if (capacity < n || (!out && n > 0))
@@ -522,7 +564,8 @@ te_rt_status te_rt_qtensor_init(te_rt_qtensor *out, const te_rt_quantizer *q,
     if (!out)
       return fail(TE_RT_INVALID_ARGUMENT, "out is null");
     QTensor t;
-    if (te_rt_status s = decodeLayout(q, rank, shape, usage, target, t))
+    if (te_rt_status s =
+            decodeLayout(q, rank, shape, rawEnum(usage), rawEnum(target), t))
       return s;
     std::memset(out, 0, sizeof(*out));
     out->quantizer = *q;
@@ -621,11 +664,11 @@ te_rt_status te_rt_dequantize(te_rt_context *ctx, const te_rt_qtensor *q,
       return s;
     if (te_rt_status s = decodeTensor("out", out, ot))
       return s;
-    if (from != TE_RT_ROWWISE && from != TE_RT_COLUMNWISE)
+    if (rawEnum(from) != TE_RT_ROWWISE && rawEnum(from) != TE_RT_COLUMNWISE)
       return fail(TE_RT_INVALID_ARGUMENT,
                   "dequantize reads one representation: rowwise (1) or "
                   "columnwise (2), got " +
-                      str(static_cast<int>(from)));
+                      str(rawEnum(from)));
     if (!(qt.usage & from))
       return fail(TE_RT_INVALID_ARGUMENT,
                   std::string("q holds no ") +
@@ -650,6 +693,8 @@ te_rt_status te_rt_amax(te_rt_context *ctx, const te_rt_tensor *x,
       return s;
     if (!amax)
       return fail(TE_RT_INVALID_ARGUMENT, "amax is null");
+    if (misaligned(amax, 4))
+      return fail(TE_RT_INVALID_ARGUMENT, "amax is not aligned to 4 bytes");
     return ctx->backend->amax(xt, amax, nullptr);
   });
 }
@@ -680,6 +725,9 @@ te_rt_status te_rt_update_scale(te_rt_context *ctx, const te_rt_quantizer *q,
                       str(num_scales));
     if (!amax_history || !scale)
       return fail(TE_RT_INVALID_ARGUMENT, "amax_history or scale is null");
+    if (misaligned(amax_history, 4) || misaligned(scale, 4))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "amax_history or scale is not aligned to 4 bytes");
     return ctx->backend->updateScale(c, amax_history, scale, history_length,
                                      num_scales, nullptr);
   });
@@ -732,10 +780,11 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
     te_rt_gemm_args_init(&ga);
     if (args)
       ga = *args;
-    if (ga.layout != TE_RT_GEMM_TN && ga.layout != TE_RT_GEMM_NN &&
-        ga.layout != TE_RT_GEMM_NT)
+    if (rawEnum(ga.layout) != TE_RT_GEMM_TN &&
+        rawEnum(ga.layout) != TE_RT_GEMM_NN &&
+        rawEnum(ga.layout) != TE_RT_GEMM_NT)
       return fail(TE_RT_INVALID_ARGUMENT, "gemm layout " +
-                                              str(static_cast<int>(ga.layout)) +
+                                              str(rawEnum(ga.layout)) +
                                               " must be TN, NN or NT");
     QTensor at, bt;
     if (te_rt_status s = decodeQTensor("A", a, at))
