@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# ASan + UBSan build of te (tools, runtime with its cpu backend, tests) in
+# build-asan, then the whole non-GPU test suite under the sanitizers:
+#
+#   scripts/sanitize.sh            configure, build, ctest -LE gpu
+#   scripts/sanitize.sh build      configure and build only
+#
+# gcc is fine. libMLIR.so (Debian's) is not instrumented; te's code linked
+# into te-opt is. The CUDA backend is off (nvcc would not take the flags; run
+# runtime/cuda/gpu-check.sh's compute-sanitizer on a GPU machine instead).
+# Any sanitizer report fails the test that triggered it:
+# -fno-sanitize-recover makes UBSan fatal, ASan is fatal by default, and
+# LeakSanitizer runs at every exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD_DIR=${TE_ASAN_BUILD_DIR:-build-asan}
+LLVM_PREFIX=${LLVM_PREFIX:-/usr/lib/llvm-22}
+FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -G Ninja -S . -B "$BUILD_DIR" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DCMAKE_C_FLAGS="$FLAGS" -DCMAKE_CXX_FLAGS="$FLAGS" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+    -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+    -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
+    -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit" \
+    -DMLIR_LINK_MLIR_DYLIB=ON -DTE_ENABLE_CUDA=OFF
+fi
+ninja -C "$BUILD_DIR" -j "${TE_ASAN_JOBS:-2}"
+[ "${1:-test}" = build ] && exit 0
+
+# halt_on_error: the first report ends the process (and fails its test).
+# detect_leaks: te leaks nothing; MLIR's own process-lifetime singletons are
+# reachable and not reported.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+cd "$BUILD_DIR"
+ctest --output-on-failure -j "$(nproc)" -LE 'gpu|fuzz$'
