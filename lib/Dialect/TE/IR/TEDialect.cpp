@@ -8,11 +8,24 @@
 #include "te/Dialect/TE/IR/TEOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace mlir::te;
 
 #include "te/Dialect/TE/IR/TEDialect.cpp.inc"
+
+namespace {
+/// te ops carry no region and no state tied to their function: calls of
+/// functions using them may be inlined (te-eliminate-aliases shares
+/// quantizations across a forward and a backward once they are inlined).
+struct TEInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
 
 void TEDialect::initialize() {
   registerAttributes();
@@ -21,6 +34,7 @@ void TEDialect::initialize() {
 #define GET_OP_LIST
 #include "te/Dialect/TE/IR/TEOps.cpp.inc"
       >();
+  addInterfaces<TEInlinerInterface>();
 }
 
 LogicalResult TEDialect::verifyOperationAttribute(Operation *op,
