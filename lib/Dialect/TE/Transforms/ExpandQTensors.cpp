@@ -283,6 +283,26 @@ struct TEExpandQTensorsPass
     if (linear.wasInterrupted())
       return signalPassFailure();
 
+    // Buffers are allocated (tensor.empty) with static shapes only.
+    WalkResult dynamic = module.walk([](Operation *op) {
+      if (!isa<QuantizeOp, DequantizeOp, GemmOp, EmptyOp>(op))
+        return WalkResult::advance();
+      for (Type type : op->getResultTypes()) {
+        auto shaped = dyn_cast<QTensorType>(type);
+        if ((shaped && !shaped.hasStaticShape()) ||
+            (isa<RankedTensorType>(type) &&
+             !cast<RankedTensorType>(type).hasStaticShape())) {
+          op->emitOpError() << "needs a static result shape to allocate its "
+                               "buffers, got "
+                            << type << " (run te-infer-shapes first)";
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (dynamic.wasInterrupted())
+      return signalPassFailure();
+
     QTensorTypeConverter converter(getTarget(module));
     ConversionTarget target(*ctx);
     target.addLegalOp<ModuleOp>();

@@ -1,14 +1,37 @@
-//===- InferShapes.cpp - stub -------------------------------------------*- C++ -*-===//
+//===- InferShapes.cpp - static shapes into dynamic types -------*- C++ -*-===//
 //
 // Part of te.
 //
 //===----------------------------------------------------------------------===//
+//
+// te-infer-shapes: TransformerEngine's fake-shape inference as a pass.
+// Static dimensions flow forward into dynamic dimensions of tensor and
+// !te.qtensor types until a fixpoint: through te ops, tensor.cast /
+// collapse_shape / expand_shape, scf.for / scf.if, and into private callees
+// (specialised per distinct static signature when callers disagree).
+//
+// Types are refined in place. Where a refined value meets a place whose
+// type must not change (an op the pass does not know, a yield whose loop
+// argument stays dynamic, a public callee), a cast back is inserted:
+// tensor.cast for tensors, and for quantized tensors te.buffers + a
+// tensor.cast per buffer + te.from_buffers (a metadata-only view).
+//
+// Loops are refined optimistically (a loop argument takes its init's shape);
+// if the value yielded back is then not at least as static, that loop
+// argument is blocked and the inference restarts from the input.
+//
+//===----------------------------------------------------------------------===//
 
+#include "te/Dialect/TE/IR/TEOps.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::te {
 #define GEN_PASS_DEF_TEINFERSHAPES
@@ -16,10 +39,575 @@ namespace mlir::te {
 } // namespace mlir::te
 
 using namespace mlir;
+using namespace mlir::te;
 
 namespace {
-struct TEInferShapesPass : public mlir::te::impl::TEInferShapesBase<TEInferShapesPass> {
-  using Base::Base;
-  void runOnOperation() override {}
+
+constexpr StringLiteral kLoopIdAttr = "te.infer_shapes.loop";
+
+//===----------------------------------------------------------------------===//
+// Shape lattice: a static dimension is more precise than `?`.
+//===----------------------------------------------------------------------===//
+
+ArrayRef<int64_t> shapeOf(Type type) {
+  if (auto q = dyn_cast<QTensorType>(type))
+    return q.getShape();
+  if (auto t = dyn_cast<RankedTensorType>(type))
+    return t.getShape();
+  return {};
+}
+
+bool isShaped(Type type) { return isa<QTensorType, RankedTensorType>(type); }
+
+Type withShape(Type type, ArrayRef<int64_t> shape) {
+  if (auto q = dyn_cast<QTensorType>(type))
+    return q.withShape(shape);
+  return cast<RankedTensorType>(type).clone(shape);
+}
+
+/// The most precise shape both describe; nullopt when they conflict.
+std::optional<SmallVector<int64_t>> meetShapes(ArrayRef<int64_t> a,
+                                               ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return std::nullopt;
+  SmallVector<int64_t> result;
+  for (auto [x, y] : llvm::zip_equal(a, b)) {
+    if (ShapedType::isDynamic(x))
+      result.push_back(y);
+    else if (ShapedType::isDynamic(y) || x == y)
+      result.push_back(x);
+    else
+      return std::nullopt;
+  }
+  return result;
+}
+
+/// The least precise shape: static only where both agree.
+SmallVector<int64_t> joinShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  SmallVector<int64_t> result;
+  for (auto [x, y] : llvm::zip_equal(a, b))
+    result.push_back(x == y ? x : ShapedType::kDynamic);
+  return result;
+}
+
+/// `type` refined with `shape` (same kind of type, same rank); null if the
+/// shapes conflict or nothing is learnt.
+Type meet(Type type, ArrayRef<int64_t> shape) {
+  if (!isShaped(type))
+    return {};
+  std::optional<SmallVector<int64_t>> m = meetShapes(shapeOf(type), shape);
+  if (!m || ArrayRef<int64_t>(*m) == shapeOf(type))
+    return {};
+  return withShape(type, *m);
+}
+
+/// True if `a` is `b` with some dynamic dimensions made static.
+bool isRefinementOf(Type a, Type b) {
+  if (a == b)
+    return true;
+  if (!isShaped(a) || !isShaped(b) || withShape(a, shapeOf(b)) != b)
+    return false;
+  std::optional<SmallVector<int64_t>> m = meetShapes(shapeOf(a), shapeOf(b));
+  return m && ArrayRef<int64_t>(*m) == shapeOf(a);
+}
+
+std::string mangle(ArrayRef<Type> types) {
+  std::string text;
+  for (Type type : types) {
+    if (!isShaped(type))
+      continue;
+    if (!text.empty())
+      text += "_";
+    llvm::interleave(
+        shapeOf(type),
+        [&](int64_t d) {
+          text += ShapedType::isDynamic(d) ? std::string("d")
+                                           : std::to_string(d);
+        },
+        [&] { text += "x"; });
+  }
+  return text;
+}
+
+/// Ops whose operands may take refined types: their results are re-inferred
+/// or their types are kept in sync by the pass. Other users of a refined
+/// value get a cast back to the type they had.
+bool acceptsRefinedOperands(Operation *op) {
+  return isa<QuantizeOp, DequantizeOp, GemmOp, LinearOp, LinearGradOp, AmaxOp,
+             BuffersOp, tensor::CastOp, tensor::CollapseShapeOp,
+             tensor::ExpandShapeOp, scf::IfOp, scf::ForOp, scf::YieldOp,
+             func::CallOp, func::ReturnOp>(op);
+}
+
+//===----------------------------------------------------------------------===//
+// The inference
+//===----------------------------------------------------------------------===//
+
+class ShapeInference {
+public:
+  ShapeInference(ModuleOp module, const DenseSet<std::pair<int64_t, unsigned>>
+                                       &blocked)
+      : module(module), blocked(blocked), target(getTarget(module)) {}
+
+  /// Runs to a fixpoint. Returns failure after an error; adds the loop
+  /// arguments that must stay as they were to `conflicts`.
+  LogicalResult run(SmallVectorImpl<std::pair<int64_t, unsigned>> &conflicts);
+
+private:
+  ModuleOp module;
+  const DenseSet<std::pair<int64_t, unsigned>> &blocked;
+  Target target;
+  bool changed = false;
+  /// The input type of every value whose type was refined.
+  DenseMap<Value, Type> original;
+
+  void refine(Value value, Type type) {
+    if (!type || type == value.getType())
+      return;
+    original.try_emplace(value, value.getType());
+    value.setType(type);
+    changed = true;
+  }
+  /// Drops the values of `op` (about to be erased) from `original`.
+  void forget(Operation *op) {
+    op->walk([&](Operation *nested) {
+      for (Value result : nested->getResults())
+        original.erase(result);
+      for (Region &region : nested->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            original.erase(arg);
+    });
+  }
+  void refineShape(Value value, ArrayRef<int64_t> shape) {
+    refine(value, meet(value.getType(), shape));
+  }
+
+  void inferOp(Operation *op);
+  void inferCalls();
+  void inferFunctionResults();
+  Value castTo(OpBuilder &builder, Location loc, Value value, Type type);
+  LogicalResult finish(SmallVectorImpl<std::pair<int64_t, unsigned>> &);
 };
+
+void ShapeInference::inferOp(Operation *op) {
+  if (auto quantize = dyn_cast<QuantizeOp>(op)) {
+    refineShape(quantize.getResult(), quantize.getInput().getType().getShape());
+    return;
+  }
+  if (auto dequantize = dyn_cast<DequantizeOp>(op)) {
+    refineShape(dequantize.getResult(),
+                dequantize.getInput().getType().getShape());
+    return;
+  }
+  if (auto gemm = dyn_cast<GemmOp>(op)) {
+    ArrayRef<int64_t> as = gemm.getA().getType().getShape();
+    ArrayRef<int64_t> bs = gemm.getB().getType().getShape();
+    SmallVector<int64_t> d;
+    if (gemm.getLayout() == GemmLayout::NT) {
+      d = {bs.back(), as.back()};
+    } else {
+      if (as.size() != 2)
+        return;
+      d.assign(bs.begin(), bs.end() - 1);
+      d.push_back(gemm.getTransA() ? as[0] : as[1]);
+    }
+    refineShape(gemm.getResult(), d);
+    return;
+  }
+  if (auto buffers = dyn_cast<BuffersOp>(op)) {
+    SmallVector<RankedTensorType> types =
+        buffers.getInput().getType().getBufferTypes(target);
+    if (types.size() == buffers.getNumResults())
+      for (auto [result, type] : llvm::zip_equal(buffers.getResults(), types))
+        refineShape(result, type.getShape());
+    return;
+  }
+  if (auto cast = dyn_cast<tensor::CastOp>(op)) {
+    // A cast that only feeds ops keeping their types (e.g. a cast back) is
+    // left alone.
+    if (llvm::any_of(cast->getUsers(), acceptsRefinedOperands))
+      refineShape(cast.getResult(), shapeOf(cast.getSource().getType()));
+    return;
+  }
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    ArrayRef<int64_t> src = collapse.getSrcType().getShape();
+    SmallVector<int64_t> shape;
+    for (const ReassociationIndices &group :
+         collapse.getReassociationIndices()) {
+      int64_t size = 1;
+      for (int64_t i : group)
+        size = ShapedType::isDynamic(src[i]) || ShapedType::isDynamic(size)
+                   ? ShapedType::kDynamic
+                   : size * src[i];
+      shape.push_back(size);
+    }
+    refineShape(collapse.getResult(), shape);
+    return;
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    // A group with one dynamic dimension gets the source size divided by the
+    // static ones; the op is rebuilt with a static output shape.
+    ArrayRef<int64_t> src = expand.getSrcType().getShape();
+    SmallVector<int64_t> shape(expand.getResultType().getShape());
+    bool learnt = false;
+    for (auto [srcDim, group] :
+         llvm::enumerate(expand.getReassociationIndices())) {
+      if (ShapedType::isDynamic(src[srcDim]))
+        continue;
+      int64_t known = 1, dynamicAt = -1, numDynamic = 0;
+      for (int64_t i : group) {
+        if (ShapedType::isDynamic(shape[i])) {
+          dynamicAt = i;
+          ++numDynamic;
+        } else {
+          known *= shape[i];
+        }
+      }
+      if (numDynamic == 1 && known != 0 && src[srcDim] % known == 0) {
+        shape[dynamicAt] = src[srcDim] / known;
+        learnt = true;
+      }
+    }
+    if (!learnt)
+      return;
+    OpBuilder builder(expand);
+    auto type = expand.getResultType().clone(shape);
+    auto rebuilt = tensor::ExpandShapeOp::create(
+        builder, expand.getLoc(), type, expand.getSrc(),
+        expand.getReassociationIndices());
+    original.try_emplace(rebuilt.getResult(), expand.getResultType());
+    if (auto it = original.find(expand.getResult()); it != original.end())
+      original[rebuilt.getResult()] = it->second;
+    expand.getResult().replaceAllUsesWith(rebuilt.getResult());
+    forget(expand);
+    expand.erase();
+    changed = true;
+    return;
+  }
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    auto id = forOp->getAttrOfType<IntegerAttr>(kLoopIdAttr);
+    for (auto [i, init, arg, result] :
+         llvm::enumerate(forOp.getInitArgs(), forOp.getRegionIterArgs(),
+                         forOp.getResults())) {
+      if (id && blocked.contains(std::make_pair(id.getInt(), (unsigned)i)))
+        continue;
+      refineShape(arg, shapeOf(init.getType()));
+      refineShape(result, shapeOf(arg.getType()));
+    }
+    return;
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    if (ifOp.getElseRegion().empty())
+      return;
+    auto thenYield = ifOp.thenYield(), elseYield = ifOp.elseYield();
+    for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {
+      Type a = thenYield.getOperand(i).getType();
+      Type b = elseYield.getOperand(i).getType();
+      if (isShaped(a) && isShaped(b))
+        refineShape(result, joinShapes(shapeOf(a), shapeOf(b)));
+    }
+    return;
+  }
+  // Other te ops infer their result types (te.linear, te.linear_grad).
+  if (isa<TEDialect>(op->getDialect()))
+    if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+      SmallVector<Type> types;
+      if (succeeded(infer.inferReturnTypes(
+              op->getContext(), op->getLoc(), op->getOperands(),
+              op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+              op->getRegions(), types)) &&
+          types.size() == op->getNumResults())
+        for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
+          if (isShaped(type))
+            refineShape(result, shapeOf(type));
+    }
+}
+
+/// Private callees take their callers' shapes: refined in place when all
+/// callers agree, specialised per distinct signature otherwise. Call results
+/// take the callee's result shapes.
+void ShapeInference::inferCalls() {
+  SymbolTable symbols(module);
+  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+  for (func::FuncOp func : funcs) {
+    if (!func.isPrivate() || func.isExternal())
+      continue;
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(func, module);
+    if (!uses || llvm::any_of(*uses, [](const SymbolTable::SymbolUse &use) {
+          return !isa<func::CallOp>(use.getUser());
+        }))
+      continue;
+    // The signature each call asks for.
+    llvm::MapVector<Attribute, SmallVector<func::CallOp>> bySignature;
+    SmallVector<SmallVector<Type>> signatures;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      auto call = cast<func::CallOp>(use.getUser());
+      SmallVector<Type> sig;
+      for (auto [argType, operand] :
+           llvm::zip_equal(func.getArgumentTypes(), call.getOperands())) {
+        Type refined = meet(argType, shapeOf(operand.getType()));
+        sig.push_back(refined ? refined : argType);
+      }
+      Attribute key = TypeAttr::get(
+          FunctionType::get(func.getContext(), sig, func.getResultTypes()));
+      bySignature[key].push_back(call);
+    }
+    if (bySignature.empty())
+      continue;
+    auto signatureOf = [](Attribute key) {
+      return cast<FunctionType>(cast<TypeAttr>(key).getValue()).getInputs();
+    };
+    if (bySignature.size() == 1) {
+      ArrayRef<Type> sig = signatureOf(bySignature.front().first);
+      for (auto [arg, type] : llvm::zip_equal(func.getArguments(), sig))
+        refine(arg, type);
+      func.setType(FunctionType::get(func.getContext(),
+                                     func.front().getArgumentTypes(),
+                                     func.getResultTypes()));
+      continue;
+    }
+    // Callers disagree: one clone per static signature.
+    for (auto &[key, calls] : bySignature) {
+      ArrayRef<Type> sig = signatureOf(key);
+      func::FuncOp clone = func.clone();
+      clone.setSymName((func.getSymName() + "_" + mangle(sig)).str());
+      symbols.insert(clone, Block::iterator(func));
+      for (auto [arg, type] : llvm::zip_equal(clone.getArguments(), sig))
+        refine(arg, type);
+      clone.setType(FunctionType::get(clone.getContext(),
+                                      clone.front().getArgumentTypes(),
+                                      clone.getResultTypes()));
+      for (func::CallOp call : calls)
+        call.setCallee(clone.getSymName());
+    }
+    forget(func);
+    symbols.erase(func);
+    changed = true;
+  }
+
+  module.walk([&](func::CallOp call) {
+    auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+    if (!callee)
+      return;
+    for (auto [result, type] :
+         llvm::zip_equal(call.getResults(), callee.getResultTypes()))
+      if (isShaped(type))
+        refineShape(result, shapeOf(type));
+  });
+}
+
+/// Function results: static where every return agrees.
+void ShapeInference::inferFunctionResults() {
+  for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    SmallVector<Type> results(func.getResultTypes());
+    SmallVector<std::optional<SmallVector<int64_t>>> joined(results.size());
+    func.walk([&](func::ReturnOp ret) {
+      for (auto [i, operand] : llvm::enumerate(ret.getOperands())) {
+        if (!isShaped(operand.getType()))
+          continue;
+        ArrayRef<int64_t> shape = shapeOf(operand.getType());
+        joined[i] = joined[i] ? joinShapes(*joined[i], shape)
+                              : SmallVector<int64_t>(shape);
+      }
+    });
+    bool learnt = false;
+    for (auto [i, type] : llvm::enumerate(results))
+      if (joined[i])
+        if (Type refined = meet(type, *joined[i])) {
+          type = refined;
+          learnt = true;
+        }
+    if (!learnt)
+      continue;
+    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                   results));
+    changed = true;
+  }
+}
+
+/// `value` seen as `type`, a type of the same kind differing only in the
+/// static-ness of dimensions.
+Value ShapeInference::castTo(OpBuilder &builder, Location loc, Value value,
+                             Type type) {
+  if (value.getType() == type)
+    return value;
+  if (isa<RankedTensorType>(type))
+    return tensor::CastOp::create(builder, loc, type, value);
+  auto from = cast<QTensorType>(value.getType());
+  auto to = cast<QTensorType>(type);
+  SmallVector<RankedTensorType> fromTypes = from.getBufferTypes(target);
+  SmallVector<RankedTensorType> toTypes = to.getBufferTypes(target);
+  SmallVector<Type> resultTypes(fromTypes.begin(), fromTypes.end());
+  auto buffers = BuffersOp::create(builder, loc, resultTypes, value);
+  SmallVector<Value> casted;
+  for (auto [buffer, bufferType] :
+       llvm::zip_equal(buffers.getResults(), toTypes)) {
+    Value v = buffer;
+    if (buffer.getType() != bufferType)
+      v = tensor::CastOp::create(builder, loc, bufferType, buffer);
+    casted.push_back(v);
+  }
+  return FromBuffersOp::create(builder, loc, to, casted);
+}
+
+LogicalResult ShapeInference::run(
+    SmallVectorImpl<std::pair<int64_t, unsigned>> &conflicts) {
+  do {
+    changed = false;
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops)
+      inferOp(op);
+    inferCalls();
+    inferFunctionResults();
+  } while (changed);
+  return finish(conflicts);
+}
+
+/// Casts where a refined value meets a type that stayed, loop conflicts, and
+/// the recipes' shape rules on the refined quantized types.
+LogicalResult ShapeInference::finish(
+    SmallVectorImpl<std::pair<int64_t, unsigned>> &conflicts) {
+  // Loops: the value yielded back must be at least as static as the
+  // argument it becomes.
+  module.walk([&](scf::ForOp forOp) {
+    auto id = forOp->getAttrOfType<IntegerAttr>(kLoopIdAttr);
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    for (auto [i, arg] : llvm::enumerate(forOp.getRegionIterArgs())) {
+      Type yielded = yield.getOperand(i).getType();
+      if (!isRefinementOf(yielded, arg.getType()) && id)
+        conflicts.push_back(std::make_pair(id.getInt(), (unsigned)i));
+    }
+  });
+  if (!conflicts.empty())
+    return success();
+
+  SymbolTable symbols(module);
+  // Shape rules of refined quantized types, at the op that makes them (the
+  // first one in program order).
+  auto checkRules = [&](Value value, Operation *at) {
+    auto type = dyn_cast<QTensorType>(value.getType());
+    if (!type || !original.count(value))
+      return success();
+    return QTensorType::verify(
+        [&] { return at->emitOpError() << "with inferred type " << type
+                                       << ": "; },
+        type.getShape(), type.getElementType(), type.getQuantizer(),
+        type.getUsage());
+  };
+  WalkResult rules = module.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(checkRules(arg, op)))
+            return WalkResult::interrupt();
+    for (Value result : op->getResults())
+      if (failed(checkRules(result, op)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (rules.wasInterrupted())
+    return failure();
+
+  // Where a type must stay, cast back (or forward: a loop argument blocked
+  // from refinement, a public callee's argument).
+  module.walk([&](Operation *op) {
+    OpBuilder builder(op);
+    auto fixOperand = [&](OpOperand &operand, Type expected) {
+      if (operand.get().getType() == expected || !isShaped(expected))
+        return;
+      operand.set(castTo(builder, op->getLoc(), operand.get(), expected));
+    };
+    if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+      Operation *parent = op->getParentOp();
+      if (auto forOp = dyn_cast<scf::ForOp>(parent)) {
+        for (auto [operand, arg] : llvm::zip_equal(
+                 op->getOpOperands(), forOp.getRegionIterArgs()))
+          fixOperand(operand, arg.getType());
+        return;
+      }
+      if (isa<scf::IfOp>(parent)) {
+        for (auto [operand, result] :
+             llvm::zip_equal(op->getOpOperands(), parent->getResults()))
+          fixOperand(operand, result.getType());
+        return;
+      }
+    }
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      for (auto [operand, arg] : llvm::zip_equal(
+               forOp.getInitArgsMutable(), forOp.getRegionIterArgs()))
+        fixOperand(operand, arg.getType());
+      // Results follow their loop arguments.
+      for (auto [result, arg] :
+           llvm::zip_equal(forOp.getResults(), forOp.getRegionIterArgs()))
+        if (result.getType() != arg.getType()) {
+          original.try_emplace(result, result.getType());
+          result.setType(arg.getType());
+        }
+      return;
+    }
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      auto func = cast<func::FuncOp>(op->getParentOp());
+      for (auto [operand, type] :
+           llvm::zip_equal(op->getOpOperands(), func.getResultTypes()))
+        fixOperand(operand, type);
+      return;
+    }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+        for (auto [operand, type] : llvm::zip_equal(
+                 op->getOpOperands(), callee.getArgumentTypes()))
+          fixOperand(operand, type);
+      return;
+    }
+    if (acceptsRefinedOperands(op))
+      return;
+    for (OpOperand &operand : op->getOpOperands())
+      if (auto it = original.find(operand.get()); it != original.end())
+        fixOperand(operand, it->second);
+  });
+  return success();
+}
+
+struct TEInferShapesPass
+    : public mlir::te::impl::TEInferShapesBase<TEInferShapesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int64_t nextId = 0;
+    module.walk([&](scf::ForOp forOp) {
+      forOp->setAttr(kLoopIdAttr,
+                     IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                      nextId++));
+    });
+
+    // Optimistic loops, restarted from the input without the loop arguments
+    // whose yielded value turned out less static.
+    OwningOpRef<ModuleOp> input(module.clone());
+    DenseSet<std::pair<int64_t, unsigned>> blocked;
+    while (true) {
+      SmallVector<std::pair<int64_t, unsigned>> conflicts;
+      ShapeInference inference(module, blocked);
+      if (failed(inference.run(conflicts)))
+        return signalPassFailure();
+      if (conflicts.empty())
+        break;
+      size_t before = blocked.size();
+      blocked.insert(conflicts.begin(), conflicts.end());
+      if (blocked.size() == before) // no progress: should not happen
+        break;
+      module.getBody()->getOperations().clear();
+      IRMapping mapping;
+      for (Operation &op : input->getBody()->getOperations())
+        module.getBody()->push_back(op.clone(mapping));
+    }
+    module.walk([](scf::ForOp forOp) { forOp->removeAttr(kLoopIdAttr); });
+  }
+};
+
 } // namespace
