@@ -314,10 +314,14 @@ te_rt_status decodeQuantizeArgs(const te_rt_quantize_args *args,
     return fail(TE_RT_UNSUPPORTED,
                 std::string("args->amax is only for per-tensor recipes; ") +
                     recipeName(c.recipe) + " stores its amax in buffers");
-  if (o.amaxIn && c.recipe != Recipe::Current)
+  if (o.amaxIn && c.recipe != Recipe::Current && c.recipe != Recipe::NVFP4)
     return fail(TE_RT_UNSUPPORTED,
-                std::string("args->amax_in is only for current scaling, not ") +
+                std::string("args->amax_in is only for current scaling and "
+                            "nvfp4, not ") +
                     recipeName(c.recipe));
+  if (o.amaxIn && c.recipe == Recipe::NVFP4 && c.rowScaled)
+    return fail(TE_RT_UNSUPPORTED,
+                "args->amax_in is not supported for row-scaled nvfp4");
   return TE_RT_OK;
 }
 
@@ -649,6 +653,11 @@ te_rt_status te_rt_quantize(te_rt_context *ctx, const te_rt_tensor *x,
       return s;
     if (te_rt_status s = decodeQuantizeArgs(args, qt.config, o))
       return s;
+    if (o.amaxIn && qt.config.recipe == te::format::Recipe::NVFP4 &&
+        ctx->kind != TE_RT_BACKEND_CPU)
+      return fail(TE_RT_UNSUPPORTED,
+                  "args->amax_in for nvfp4 is only implemented on the cpu "
+                  "backend");
     return ctx->backend->quantize(xt, qt, o);
   });
 }

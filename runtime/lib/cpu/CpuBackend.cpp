@@ -52,13 +52,21 @@ using cpu::ScopedIEEEFloatEnvironment;
 /// Elements per chunk for the parallel loops.
 constexpr int64_t kGrainElements = 1 << 15;
 
+/// memcpy that accepts null pointers when it copies nothing (memcpy from or
+/// to null is undefined even for 0 bytes; zero-element tensors and empty
+/// vectors have null data).
+void copyBytes(void *dst, const void *src, size_t n) {
+  if (n)
+    std::memcpy(dst, src, n);
+}
+
 /// Widens a high-precision tensor to fp32.
 std::vector<float> toFloat(const Tensor &x) {
   std::vector<float> out(static_cast<size_t>(x.numElements));
   switch (x.dtype) {
   case DType::F32:
     if (x.numElements)
-      std::memcpy(out.data(), x.data, out.size() * sizeof(float));
+      copyBytes(out.data(), x.data, out.size() * sizeof(float));
     break;
   case DType::BF16: {
     auto *p = static_cast<const uint16_t *>(x.data);
@@ -84,7 +92,7 @@ void fromFloat(const float *v, Tensor &out) {
   switch (out.dtype) {
   case DType::F32:
     if (n)
-      std::memcpy(out.data, v, n * sizeof(float));
+      copyBytes(out.data, v, n * sizeof(float));
     break;
   case DType::BF16: {
     auto *p = static_cast<uint16_t *>(out.data);
@@ -161,7 +169,7 @@ void swizzleBuffer(const QTensor &q, int idx, bool toSwizzled) {
       swizzleScales(buf, tmp.data(), R, C);
     else
       unswizzleScales(buf, tmp.data(), R, C);
-    std::memcpy(buf, tmp.data(), tmp.size());
+    copyBytes(buf, tmp.data(), tmp.size());
     return;
   }
   if (toSwizzled) {
@@ -183,7 +191,7 @@ std::vector<uint8_t> compactScaleBytes(const QTensor &q, int idx) {
   const BufferDesc &d = q.layout[idx];
   int64_t bytes = q.bufferBytes[idx];
   std::vector<uint8_t> out(static_cast<size_t>(bytes));
-  std::memcpy(out.data(), q.buffers[idx], out.size());
+  copyBytes(out.data(), q.buffers[idx], out.size());
   if (q.swizzledScales && isBlockScaledBytes(q) &&
       d.role == BufferRole::ScaleInv) {
     QTensor view = q;
@@ -540,7 +548,8 @@ void CpuBackend::quantizeNVFP4(const float *x, QTensor &q,
     for (int64_t m = 0; m < M; ++m)
       rowAmax[m] = blockAmax(x + m * K, static_cast<int>(K), 1);
   } else {
-    amax = tensorAmax(x, M * K, threads);
+    // amax_in (after an all-reduce): [0] rowwise amax, [1] columnwise amax.
+    amax = o.amaxIn ? o.amaxIn[0] : tensorAmax(x, M * K, threads);
   }
   if (iRd >= 0) {
     NVFP4Job j{&c,
@@ -557,7 +566,7 @@ void CpuBackend::quantizeNVFP4(const float *x, QTensor &q,
     nvfp4Quantize(j, threads);
     if (ra) {
       if (c.rowScaled)
-        std::memcpy(ra, rowAmax.data(), rowAmax.size() * sizeof(float));
+        copyBytes(ra, rowAmax.data(), rowAmax.size() * sizeof(float));
       else
         *ra = amax;
     }
@@ -584,6 +593,8 @@ void CpuBackend::quantizeNVFP4(const float *x, QTensor &q,
     colAmax.resize(static_cast<size_t>(K));
     for (int64_t k = 0; k < K; ++k)
       colAmax[k] = blockAmax(xt.data() + k * M, static_cast<int>(M), 1);
+  } else if (o.amaxIn) {
+    amaxT = o.amaxIn[1];
   } else if (c.rht) {
     amaxT = tensorAmax(xt.data(), M * K, threads);
   }
@@ -602,7 +613,7 @@ void CpuBackend::quantizeNVFP4(const float *x, QTensor &q,
   nvfp4Quantize(j, threads);
   if (ca) {
     if (c.rowScaled)
-      std::memcpy(ca, colAmax.data(), colAmax.size() * sizeof(float));
+      copyBytes(ca, colAmax.data(), colAmax.size() * sizeof(float));
     else
       *ca = amaxT;
   }
@@ -747,7 +758,7 @@ void CpuBackend::dequantizeToFloat(const QTensor &q, Usage from, float *out) {
         for (int64_t m = 0; m < M; ++m)
           out[m * K + k] = v[k * M + m];
     } else {
-      std::memcpy(out, v.data(), v.size() * sizeof(float));
+      copyBytes(out, v.data(), v.size() * sizeof(float));
     }
     return;
   }
