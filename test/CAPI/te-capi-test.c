@@ -183,7 +183,7 @@ static void testQuantizers(MlirContext ctx) {
   // CHECK: bad history: <null>
   printAttr("bad history",
             mlirTEDelayedAttrGet(ctx, e4m3, 0, 0, MlirTEAmaxAlgoMax));
-  // CHECK: diagnostic: quantized element type must be f8E4M3FN, f8E5M2 or f4E2M1FN, got bf16
+  // CHECK: diagnostic: quantized element type must be f8E4M3FN, f8E5M2 or f4E2M1FN, got 'bf16'
   // CHECK: bad dtype: <null>
   printAttr("bad dtype",
             mlirTECurrentAttrGet(ctx, mlirBF16TypeGet(ctx), false, 0.0f));
@@ -300,11 +300,11 @@ static void testQTensors(MlirContext ctx) {
   // CHECK: bad shape: <null>
   printType("bad shape",
             mlirTEQTensorTypeGet(2, bad, bf16, mxfp8, MlirTEUsageRowwise));
-  // CHECK: diagnostic: !te.qtensor nominal type must be bf16, f16 or f32, got f8E4M3FN
+  // CHECK: diagnostic: !te.qtensor nominal type must be bf16, f16 or f32, got 'f8E4M3FN'
   // CHECK: bad nominal: <null>
   printType("bad nominal",
             mlirTEQTensorTypeGet(2, shape, e4m3, mxfp8, MlirTEUsageRowwise));
-  // CHECK: diagnostic: !te.qtensor needs a quantizer attribute, got unit
+  // CHECK: diagnostic: !te.qtensor needs a te quantizer attribute, got unit
   // CHECK: bad quantizer: <null>
   printType("bad quantizer", mlirTEQTensorTypeGet(2, shape, bf16,
                                                   mlirUnitAttrGet(ctx),
@@ -323,51 +323,62 @@ static void testQTensors(MlirContext ctx) {
             mlirTEQTensorTypeGet(0, NULL, bf16, mxfp8, MlirTEUsageRowwise));
 }
 
-static const char *kShapesProgram =
-    "func.func @main(%x: tensor<128x64xbf16>)\n"
-    "    -> !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise> {\n"
-    "  %c = tensor.cast %x : tensor<128x64xbf16> to tensor<?x64xbf16>\n"
-    "  %q = te.quantize %c : tensor<?x64xbf16>\n"
-    "      -> !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>\n"
-    "  return %q : !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>\n"
+static const char *kExpandProgram =
+    "func.func @main(%q: !te.qtensor<128x64xbf16, #te.mxfp8<f8E4M3FN>, "
+    "rowwise>)\n"
+    "    -> tensor<128x64xf32> {\n"
+    "  %y = te.dequantize %q\n"
+    "      : !te.qtensor<128x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>\n"
+    "      -> tensor<128x64xf32>\n"
+    "  return %y : tensor<128x64xf32>\n"
     "}\n";
+
+/* The function type of the first function of `module`. */
+static MlirType firstFunctionType(MlirModule module) {
+  MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+  return mlirTypeAttrGetValue(mlirOperationGetAttributeByName(
+      func, mlirStringRefCreateFromCString("function_type")));
+}
 
 static void testParseAndPasses(MlirContext ctx) {
   printf("@passes\n");
   // CHECK-LABEL: @passes
   MlirModule module =
-      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kShapesProgram));
+      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kExpandProgram));
   if (mlirModuleIsNull(module)) {
     printf("cannot parse\n");
     exit(1);
   }
   // CHECK: module target: 0
   printf("module target: %d\n", (int)mlirTEModuleGetTarget(module));
+  MlirType qtensor = mlirFunctionTypeGetInput(firstFunctionType(module), 0);
+  intptr_t numBuffers = mlirTEQTensorTypeGetNumBuffers(qtensor, MlirTETargetSM90);
 
-  // te-infer-shapes, by name through the upstream pass manager.
+  // te-expand-qtensors, by name through the upstream pass manager: the
+  // qtensor argument becomes its buffers, exactly those the C API reports.
   MlirPassManager pm = mlirPassManagerCreate(ctx);
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
   MlirLogicalResult added = mlirOpPassManagerAddPipeline(
-      opm, mlirStringRefCreateFromCString("te-infer-shapes"), printToStdout,
+      opm, mlirStringRefCreateFromCString("te-expand-qtensors"), printToStdout,
       NULL);
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   MlirLogicalResult ran = mlirPassManagerRunOnOp(pm, moduleOp);
-  // CHECK: te-infer-shapes: added=1 ran=1
-  printf("te-infer-shapes: added=%d ran=%d\n", mlirLogicalResultIsSuccess(added),
-         mlirLogicalResultIsSuccess(ran));
+  // CHECK: te-expand-qtensors: added=1 ran=1
+  printf("te-expand-qtensors: added=%d ran=%d\n",
+         mlirLogicalResultIsSuccess(added), mlirLogicalResultIsSuccess(ran));
   mlirPassManagerDestroy(pm);
 
-  // The public function's result type was refined; its buffers are static.
-  MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(module));
-  MlirType funcType = mlirTypeAttrGetValue(mlirOperationGetAttributeByName(
-      func, mlirStringRefCreateFromCString("function_type")));
-  MlirType result = mlirFunctionTypeGetResult(funcType, 0);
-  // CHECK: refined: !te.qtensor<128x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
-  // CHECK: refined sm_90: 2 buffers
-  // CHECK-NEXT: _rowwise_data role=0 columnwise=0 rank=2 tensor<128x64xf8E4M3FN>
-  // CHECK-NEXT: _rowwise_scale_inv role=1 columnwise=0 rank=2 tensor<128x4xf8E8M0FNU>
-  printType("refined", result);
-  printBuffers("refined sm_90", result, MlirTETargetSM90);
+  // CHECK: expanded: (tensor<128x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) -> tensor<128x64xf32>
+  // CHECK: inputs=2 buffers=2 same=1
+  MlirType expanded = firstFunctionType(module);
+  printType("expanded", expanded);
+  int same = mlirFunctionTypeGetNumInputs(expanded) == numBuffers;
+  for (intptr_t i = 0; same && i < numBuffers; ++i)
+    same = mlirTypeEqual(
+        mlirFunctionTypeGetInput(expanded, i),
+        mlirTEQTensorTypeGetBufferType(qtensor, MlirTETargetSM90, i));
+  printf("inputs=%ld buffers=%ld same=%d\n",
+         (long)mlirFunctionTypeGetNumInputs(expanded), (long)numBuffers, same);
 
   // An unknown pass name is an error of the upstream parser.
   pm = mlirPassManagerCreate(ctx);
@@ -458,17 +469,17 @@ int main(void) {
   mlirRegisterTEPasses();
   mlirContextAttachDiagnosticHandler(ctx, printDiagnostic, NULL, NULL);
 
-  // CHECK: api version 1, namespace te
-  MlirStringRef ns =
-      mlirDialectHandleGetNamespace(mlirGetDialectHandle__te__());
-  printf("api version %d, namespace %.*s\n", mlirTEGetAPIVersion(),
-         (int)ns.length, ns.data);
-
   testQuantizers(ctx);
   testQTensors(ctx);
   testParseAndPasses(ctx);
   testPipeline(ctx);
   mlirContextDestroy(ctx);
+
+  // CHECK: api version 1, namespace te
+  MlirStringRef ns =
+      mlirDialectHandleGetNamespace(mlirGetDialectHandle__te__());
+  printf("api version %d, namespace %.*s\n", mlirTEGetAPIVersion(),
+         (int)ns.length, ns.data);
   // CHECK: done
   printf("done\n");
   return 0;

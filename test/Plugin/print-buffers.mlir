@@ -10,7 +10,7 @@
 
 // CHECK: te-buffers @f %arg0 : _rowwise_data 128x64xf8E4M3FN, _rowwise_scale_inv 128x4xf8E8M0FNU, _columnwise_data 128x64xf8E4M3FN, _columnwise_scale_inv 4x128xf8E8M0FNU
 // Per-tensor FP8 on sm_90 (§3.2): a transposed columnwise copy.
-// CHECK: te-buffers @f %0 = te.quantize : _data 128x64xf8E4M3FN, _transpose 64x128xf8E4M3FN, _scale_inv 1xf32
+// CHECK: te-buffers @f %{{.*}} = te.quantize : _data 128x64xf8E4M3FN, _transpose 64x128xf8E4M3FN, _scale_inv 1xf32
 func.func @f(%q: !te.qtensor<128x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise|columnwise>,
              %x: tensor<128x64xbf16>)
     -> !te.qtensor<128x64xbf16, #te.current<f8E4M3FN>, rowwise|columnwise> {
