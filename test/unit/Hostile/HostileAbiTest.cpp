@@ -504,3 +504,45 @@ TEST(HostileAbi, NullHandlesEverywhere) {
   x.shape[0] = 0;
   EXPECT_EQ(te_rt_amax(ctx, &x, &f), TE_RT_OK);
 }
+
+//===----------------------------------------------------------------------===//
+// Zero-element tensors
+//===----------------------------------------------------------------------===//
+
+/// Found by te-quantize on an empty .npy under UBSan: the cpu backend copied
+/// zero bytes from a null pointer (CpuBackend.cpp compactScaleBytes).
+TEST(HostileAbi, ZeroElementTensorsRoundTripForEveryRecipe) {
+  Context ctx;
+  for (te_rt_recipe r : kRecipes) {
+    for (std::vector<int64_t> shape :
+         {std::vector<int64_t>{0, 32}, std::vector<int64_t>{32, 0},
+          std::vector<int64_t>{0}}) {
+      SCOPED_TRACE(std::to_string(r) + " rank " +
+                   std::to_string(shape.size()));
+      te_rt_quantizer qz = recipeQuantizer(r);
+      QTensor q(ctx, qz, shape, TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM100);
+      if (q.status != TE_RT_OK) {
+        EXPECT_EQ(q.status, TE_RT_INVALID_ARGUMENT);
+        continue;
+      }
+      std::vector<float> v(1);
+      te_rt_tensor x = tensorF32(v, shape);
+      x.data = nullptr; // allowed: no elements
+      te_rt_quantize_args a;
+      te_rt_quantize_args_init(&a);
+      float scale = 1.0f;
+      if (r == TE_RT_RECIPE_DELAYED)
+        a.scale = &scale;
+      ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, &a), TE_RT_OK)
+          << te_rt_last_error();
+      for (te_rt_usage from : {TE_RT_ROWWISE, TE_RT_COLUMNWISE})
+        EXPECT_EQ(te_rt_dequantize(ctx, &q.q, from, &x), TE_RT_OK)
+            << te_rt_last_error();
+      if (r == TE_RT_RECIPE_MXFP8 || r == TE_RT_RECIPE_NVFP4) {
+        EXPECT_EQ(te_rt_swizzle_scales(ctx, &q.q), TE_RT_OK);
+        EXPECT_EQ(te_rt_dequantize(ctx, &q.q, TE_RT_ROWWISE, &x), TE_RT_OK);
+        EXPECT_EQ(te_rt_unswizzle_scales(ctx, &q.q), TE_RT_OK);
+      }
+    }
+  }
+}
