@@ -298,7 +298,10 @@ void exercise(FuzzInput &in) {
 
   float amax = 0;
   te_rt_amax(ctx, &x, &amax);
-  if (q.recipe == TE_RT_RECIPE_DELAYED) {
+  // (A raw history_length may be anything; the buffers must hold what we
+  // claim, so only small ones are passed.)
+  if (q.recipe == TE_RT_RECIPE_DELAYED && q.history_length >= 1 &&
+      q.history_length <= 64) {
     int64_t h = q.history_length, n = 1 + (corrupt & 3);
     std::vector<float> hist(static_cast<size_t>(h * n), amax);
     std::vector<float> scales(static_cast<size_t>(n), scale);
