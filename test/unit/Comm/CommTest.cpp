@@ -493,3 +493,26 @@ TEST(CommNccl, DefaultLibraryWhenAbsent) {
 }
 
 } // namespace
+
+namespace {
+
+// NCCL present (e.g. the CUDA toolkit's libnccl.so.2) but no GPU: the id is
+// made, the communicator fails with NCCL's message, nothing aborts.
+TEST(CommNccl, PresentWithoutGpuFailsCleanly) {
+  if (!te_rt_comm_nccl_available())
+    GTEST_SKIP() << "libnccl.so.2 is not installed here";
+  if (te_rt_backend_available(TE_RT_BACKEND_CUDA))
+    GTEST_SKIP() << "a GPU is present (see test/Distributed)";
+  te_rt_comm_unique_id id;
+  ASSERT_EQ(te_rt_comm_nccl_get_unique_id(&id), TE_RT_OK)
+      << te_rt_last_error();
+  te_rt_comm *c = nullptr;
+  EXPECT_EQ(te_rt_comm_create_nccl(&id, 0, 1, &c), TE_RT_INTERNAL);
+  EXPECT_EQ(c, nullptr);
+  EXPECT_EQ(std::string(te_rt_last_error()).rfind("ncclCommInitRank failed: ",
+                                                  0),
+            0u)
+      << te_rt_last_error();
+}
+
+} // namespace
