@@ -8,7 +8,11 @@
 #                                      one process; corpus kept in
 #                                      build-fuzz/corpus-KIND, crashes in
 #                                      build-fuzz/artifacts-KIND/
-#   scripts/fuzz.sh short              ctest -L fuzz (the CI run, ~80 s)
+#   scripts/fuzz.sh short              the CI run (scripts/test.sh): builds and
+#                                      fuzzes the runtime and .npy targets for
+#                                      TE_FUZZ_SECONDS (40) each; with
+#                                      TE_FUZZ_MLIR=1 the MLIR target too (it
+#                                      needs the whole dialect built with clang)
 #
 # A crash: minimize it (build-fuzz/bin/te-fuzz-KIND -minimize_crash=1
 # -runs=10000 CRASH), fix it, copy the input to test/fuzz/regressions/KIND/;
@@ -34,6 +38,9 @@ install_clang() {
 }
 
 build() {
+  local targets=("$@")
+  [ ${#targets[@]} -eq 0 ] && targets=(te-fuzz-mlir te-fuzz-runtime te-fuzz-npy
+    te-fuzz-mlir-replay te-fuzz-runtime-replay te-fuzz-npy-replay)
   install_clang
   local flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=enum -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
   if [ ! -f "$BUILD_DIR/build.ninja" ]; then
@@ -47,10 +54,20 @@ build() {
       -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
       -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
       -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit" \
-      -DMLIR_LINK_MLIR_DYLIB=ON -DTE_ENABLE_CUDA=OFF -DTE_ENABLE_FUZZ=ON
+      -DMLIR_LINK_MLIR_DYLIB=ON -DTE_ENABLE_CUDA=OFF -DTE_ENABLE_FUZZ=ON \
+      -DTE_FUZZ_SECONDS="${TE_FUZZ_SECONDS:-40}"
   fi
-  ninja -C "$BUILD_DIR" -j "${TE_FUZZ_JOBS:-2}" te-fuzz-mlir te-fuzz-runtime te-fuzz-npy \
-    te-fuzz-mlir-replay te-fuzz-runtime-replay te-fuzz-npy-replay
+  ninja -C "$BUILD_DIR" -j "${TE_FUZZ_JOBS:-2}" "${targets[@]}"
+}
+
+short() {
+  if [ "${TE_FUZZ_MLIR:-0}" = 1 ]; then
+    build te-fuzz-mlir te-fuzz-runtime te-fuzz-npy
+    (cd "$BUILD_DIR" && ctest --output-on-failure -L fuzz)
+  else
+    build te-fuzz-runtime te-fuzz-npy
+    (cd "$BUILD_DIR" && ctest --output-on-failure -R 'fuzz-(runtime|npy)-short')
+  fi
 }
 
 run() {
@@ -68,7 +85,7 @@ run() {
 
 case "${1:-build}" in
   build) build ;;
-  run) build && run "${2:?mlir|runtime}" "${3:-600}" ;;
-  short) build && (cd "$BUILD_DIR" && ctest --output-on-failure -L fuzz) ;;
+  run) build "te-fuzz-${2:?mlir|runtime|npy}" && run "$2" "${3:-600}" ;;
+  short) short ;;
   *) echo "usage: $0 build | run mlir|runtime|npy SECONDS | short" >&2; exit 2 ;;
 esac
