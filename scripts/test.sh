@@ -18,3 +18,10 @@ else
   echo "te: run them on a GPU machine with: ctest -L gpu"
   ctest "${CTEST_ARGS[@]}" -LE gpu
 fi
+
+# Short fuzz run (~2 min with the build): the runtime C ABI and .npy libFuzzer
+# targets, ctest label `fuzz` in build-fuzz (scripts/fuzz.sh installs clang-22
+# itself). TE_SKIP_FUZZ=1 skips it.
+if [ "${TE_SKIP_FUZZ:-0}" != 1 ]; then
+  cd "$OLDPWD" && bash scripts/fuzz.sh short
+fi
