@@ -1,6 +1,6 @@
 #===- run-package-test.cmake - downstream consumers of the TE package ------===#
 #
-# cmake -DTE_SOURCE_DIR=... -DTE_BINARY_DIR=... -DFILECHECK=...
+# cmake -DTE_SOURCE_DIR=... -DTE_BINARY_DIR=... -DFILECHECK=... -DMLIR_DIR=...
 #       -DGENERATOR=... -DMAKE_PROGRAM=... -P run-package-test.cmake
 #
 # 1. installs the build (cmake --install) into <build>/test/Package/work;
@@ -78,7 +78,8 @@ endif()
 
 # Embedded mode: configure only, then check where te's targets land.
 run("configure embedded host" ${CMAKE_COMMAND} ${generator}
-    -S ${here}/embedded -B ${work}/embedded -DTE_SOURCE=${TE_SOURCE_DIR})
+    -S ${here}/embedded -B ${work}/embedded -DTE_SOURCE=${TE_SOURCE_DIR}
+    -DMLIR_DIR=${MLIR_DIR})
 file(READ ${work}/embedded/te-targets.txt targets)
 foreach(expected
     "te-opt=${work}/embedded/te/bin/te-opt"
