@@ -72,14 +72,14 @@ static LogicalResult verifyDpsForm(Operation *op) {
            << "mixes tensor and memref operands: all buffers are tensors "
               "(before bufferization) or all are memrefs (after)";
   if (anyMemRef && op->getNumResults() != 0)
-    return op->emitOpError() << "on memrefs has no results, got "
-                             << op->getNumResults();
-  if (!anyMemRef && static_cast<int64_t>(op->getNumResults()) !=
-                        dps.getNumDpsInits())
-    return op->emitOpError() << "on tensors returns one result per 'outs' "
-                                "operand: expected "
-                             << dps.getNumDpsInits() << ", got "
-                             << op->getNumResults();
+    return op->emitOpError()
+           << "on memrefs has no results, got " << op->getNumResults();
+  if (!anyMemRef &&
+      static_cast<int64_t>(op->getNumResults()) != dps.getNumDpsInits())
+    return op->emitOpError()
+           << "on tensors returns one result per 'outs' "
+              "operand: expected "
+           << dps.getNumDpsInits() << ", got " << op->getNumResults();
   return success();
 }
 
@@ -93,14 +93,13 @@ static LogicalResult verifyQuantizedBuffers(Operation *op, StringRef what,
                                             ArrayRef<BufferShape> extra = {}) {
   Target target = getTarget(op);
   FailureOr<SmallVector<QTensorBuffer>> layout = quantizer.getBufferLayout(
-      shape, usage, target,
-      [&] { return op->emitOpError() << what << ": "; });
+      shape, usage, target, [&] { return op->emitOpError() << what << ": "; });
   if (failed(layout))
     return failure();
   SmallVector<std::pair<std::string, BufferShape>> expected;
   for (const QTensorBuffer &buffer : *layout)
-    expected.push_back({buffer.name,
-                        {buffer.type.getShape(), buffer.type.getElementType()}});
+    expected.push_back(
+        {buffer.name, {buffer.type.getShape(), buffer.type.getElementType()}});
   for (const BufferShape &e : extra)
     expected.push_back({"amax", e});
   if (expected.size() != buffers.size()) {
@@ -126,7 +125,8 @@ static LogicalResult verifyQuantizedBuffers(Operation *op, StringRef what,
 }
 
 static bool isDelayed(QuantizerAttrInterface quantizer) {
-  return quantizer && quantizer.getFormatConfig().recipe == fmt::Recipe::Delayed;
+  return quantizer &&
+         quantizer.getFormatConfig().recipe == fmt::Recipe::Delayed;
 }
 
 static BufferShape amaxShape(MLIRContext *ctx) {
@@ -138,11 +138,11 @@ static bool isFloat(Type type) {
   return type.isBF16() || type.isF16() || type.isF32();
 }
 
-static void addEffects(
-    Operation *op,
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-        &effects,
-    bool initsAreRead) {
+static void
+addEffects(Operation *op,
+           SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+               &effects,
+           bool initsAreRead) {
   auto dps = cast<DestinationStyleOpInterface>(op);
   if (dps.hasPureTensorSemantics())
     return;
@@ -278,8 +278,7 @@ LogicalResult GemmBuffersOp::verify() {
                            << getOuts().size() << " 'outs' operands";
     BufferShape d = shapeOf(getOuts().front().getType());
     if (!isFloat(d.elementType) || !compatible(d.shape, dShape))
-      return emitOpError() << "D must be "
-                           << typeStr(dShape, d.elementType)
+      return emitOpError() << "D must be " << typeStr(dShape, d.elementType)
                            << " in bf16, f16 or f32, got "
                            << typeStr(d.shape, d.elementType);
     return success();

@@ -1,4 +1,4 @@
-//===- BufferizableOpInterfaceImpl.cpp - bufferize te buffer ops -*- C++ -*-===//
+//===- BufferizableOpInterfaceImpl.cpp - bufferize te ops -------*- C++ -*-===//
 //
 // Part of te.
 //

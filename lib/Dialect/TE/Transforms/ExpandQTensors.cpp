@@ -38,8 +38,8 @@ class QTensorTypeConverter : public TypeConverter {
 public:
   explicit QTensorTypeConverter(Target target) {
     addConversion([](Type type) { return type; });
-    addConversion([target](QTensorType type, SmallVectorImpl<Type> &results)
-                      -> LogicalResult {
+    addConversion([target](QTensorType type,
+                           SmallVectorImpl<Type> &results) -> LogicalResult {
       SmallVector<RankedTensorType> buffers = type.getBufferTypes(target);
       if (buffers.empty())
         return failure();
@@ -67,13 +67,11 @@ createEmpties(ConversionPatternRewriter &rewriter, Operation *op,
     auto tensor = cast<RankedTensorType>(type);
     if (!tensor.hasStaticShape()) {
       op->emitOpError() << "needs static buffer shapes to allocate " << what
-                        << ", got " << tensor
-                        << " (run te-infer-shapes first)";
+                        << ", got " << tensor << " (run te-infer-shapes first)";
       return failure();
     }
-    empties.push_back(tensor::EmptyOp::create(rewriter, op->getLoc(),
-                                              tensor.getShape(),
-                                              tensor.getElementType()));
+    empties.push_back(tensor::EmptyOp::create(
+        rewriter, op->getLoc(), tensor.getShape(), tensor.getElementType()));
   }
   return empties;
 }
@@ -116,14 +114,14 @@ struct QuantizeLowering : public OpConversionPattern<QuantizeOp> {
       return range.empty() ? Value() : range.front();
     };
     auto quantize = QuantizeBuffersOp::create(
-        rewriter, op.getLoc(), TypeRange(outTypes),
-        single(adaptor.getInput()), single(adaptor.getScale()),
-        single(adaptor.getSeed()), single(adaptor.getOffset()), *outs,
-        type.getQuantizer(), type.getUsage());
+        rewriter, op.getLoc(), TypeRange(outTypes), single(adaptor.getInput()),
+        single(adaptor.getScale()), single(adaptor.getSeed()),
+        single(adaptor.getOffset()), *outs, type.getQuantizer(),
+        type.getUsage());
     ValueRange results = quantize.getResults();
     SmallVector<SmallVector<Value>> replacements;
-    replacements.push_back(llvm::to_vector(
-        results.take_front(bufferTypes->size())));
+    replacements.push_back(
+        llvm::to_vector(results.take_front(bufferTypes->size())));
     if (op.getAmax())
       replacements.push_back({results.back()});
     rewriter.replaceOpWithMultiple(op, std::move(replacements));
@@ -192,14 +190,15 @@ struct GemmLowering : public OpConversionPattern<GemmOp> {
     auto gemm = GemmBuffersOp::create(
         rewriter, op.getLoc(), TypeRange(outTypes), adaptor.getA(),
         adaptor.getB(), single(adaptor.getBias()),
-        single(adaptor.getOutScale()), outs, op.getLayout(),
-        a.getQuantizer(), a.getUsage(), a.getShape(), b.getQuantizer(),
-        b.getUsage(), b.getShape(), outQuantizer,
+        single(adaptor.getOutScale()), outs, op.getLayout(), a.getQuantizer(),
+        a.getUsage(), a.getShape(), b.getQuantizer(), b.getUsage(),
+        b.getShape(), outQuantizer,
         /*accumulate=*/static_cast<bool>(accumulate),
         op.getUseSplitAccumulator());
     ValueRange results = gemm.getResults();
     SmallVector<SmallVector<Value>> replacements;
-    replacements.push_back(llvm::to_vector(results.take_front(numResultBuffers)));
+    replacements.push_back(
+        llvm::to_vector(results.take_front(numResultBuffers)));
     if (op.getAmax())
       replacements.push_back({results.back()});
     rewriter.replaceOpWithMultiple(op, std::move(replacements));

@@ -121,8 +121,8 @@ std::string mangle(ArrayRef<Type> types) {
     llvm::interleave(
         shapeOf(type),
         [&](int64_t d) {
-          text += ShapedType::isDynamic(d) ? std::string("d")
-                                           : std::to_string(d);
+          text +=
+              ShapedType::isDynamic(d) ? std::string("d") : std::to_string(d);
         },
         [&] { text += "x"; });
   }
@@ -145,8 +145,8 @@ bool acceptsRefinedOperands(Operation *op) {
 
 class ShapeInference {
 public:
-  ShapeInference(ModuleOp module, const DenseSet<std::pair<int64_t, unsigned>>
-                                       &blocked)
+  ShapeInference(ModuleOp module,
+                 const DenseSet<std::pair<int64_t, unsigned>> &blocked)
       : module(module), blocked(blocked), target(getTarget(module)) {}
 
   /// Runs to a fixpoint. Returns failure after an error; adds the loop
@@ -423,8 +423,8 @@ void ShapeInference::inferFunctionResults() {
         }
     if (!learnt)
       continue;
-    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
-                                   results));
+    func.setType(
+        FunctionType::get(func.getContext(), func.getArgumentTypes(), results));
     changed = true;
   }
 }
@@ -454,8 +454,8 @@ Value ShapeInference::castTo(OpBuilder &builder, Location loc, Value value,
   return FromBuffersOp::create(builder, loc, to, casted);
 }
 
-LogicalResult ShapeInference::run(
-    SmallVectorImpl<std::pair<int64_t, unsigned>> &conflicts) {
+LogicalResult
+ShapeInference::run(SmallVectorImpl<std::pair<int64_t, unsigned>> &conflicts) {
   do {
     changed = false;
     SmallVector<Operation *> ops;
@@ -494,8 +494,9 @@ LogicalResult ShapeInference::finish(
     if (!type || !original.count(value))
       return success();
     return QTensorType::verify(
-        [&] { return at->emitOpError() << "with inferred type " << type
-                                       << ": "; },
+        [&] {
+          return at->emitOpError() << "with inferred type " << type << ": ";
+        },
         type.getShape(), type.getElementType(), type.getQuantizer(),
         type.getUsage());
   };
@@ -525,8 +526,8 @@ LogicalResult ShapeInference::finish(
     if (auto yield = dyn_cast<scf::YieldOp>(op)) {
       Operation *parent = op->getParentOp();
       if (auto forOp = dyn_cast<scf::ForOp>(parent)) {
-        for (auto [operand, arg] : llvm::zip_equal(
-                 op->getOpOperands(), forOp.getRegionIterArgs()))
+        for (auto [operand, arg] :
+             llvm::zip_equal(op->getOpOperands(), forOp.getRegionIterArgs()))
           fixOperand(operand, arg.getType());
         return;
       }
@@ -538,8 +539,8 @@ LogicalResult ShapeInference::finish(
       }
     }
     if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-      for (auto [operand, arg] : llvm::zip_equal(
-               forOp.getInitArgsMutable(), forOp.getRegionIterArgs()))
+      for (auto [operand, arg] : llvm::zip_equal(forOp.getInitArgsMutable(),
+                                                 forOp.getRegionIterArgs()))
         fixOperand(operand, arg.getType());
       // Results follow their loop arguments.
       for (auto [result, arg] :
@@ -559,8 +560,8 @@ LogicalResult ShapeInference::finish(
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
       if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
-        for (auto [operand, type] : llvm::zip_equal(
-                 op->getOpOperands(), callee.getArgumentTypes()))
+        for (auto [operand, type] :
+             llvm::zip_equal(op->getOpOperands(), callee.getArgumentTypes()))
           fixOperand(operand, type);
       return;
     }
@@ -581,9 +582,9 @@ struct TEInferShapesPass
     ModuleOp module = getOperation();
     int64_t nextId = 0;
     module.walk([&](scf::ForOp forOp) {
-      forOp->setAttr(kLoopIdAttr,
-                     IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                      nextId++));
+      forOp->setAttr(
+          kLoopIdAttr,
+          IntegerAttr::get(IntegerType::get(&getContext(), 64), nextId++));
     });
 
     // Optimistic loops, restarted from the input without the loop arguments

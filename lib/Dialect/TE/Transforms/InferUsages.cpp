@@ -104,8 +104,8 @@ std::string recipeReason(QTensorType type, Usage need, Target target) {
                      "made from columnwise data")
         .str();
   }
-  if (perTensor || (config.recipe == fmt::Recipe::Block &&
-                    config.blockDim == 2)) {
+  if (perTensor ||
+      (config.recipe == fmt::Recipe::Block && config.blockDim == 2)) {
     if (perTensor && target == Target::SM100)
       return "on sm_100 per-tensor FP8 columnwise reads use the same _data "
              "buffer: give the value columnwise usage";
@@ -129,8 +129,7 @@ struct TEInferUsagesPass
 
   void addNeed(Value value, Operation *consumer, Usage usage, Twine why,
                bool columnwiseSuffices = false) {
-    needs[value].push_back(
-        {consumer, usage, why.str(), columnwiseSuffices});
+    needs[value].push_back({consumer, usage, why.str(), columnwiseSuffices});
   }
 
   void fix(Value value, Twine reason) {
@@ -171,17 +170,16 @@ struct TEInferUsagesPass
         members.push_back(result);
         if (isa<GemmOp>(op))
           fix(result, "te.gemm writes a quantized result rowwise only");
-        else if (!isa<QuantizeOp, EmptyOp, func::CallOp, scf::ForOp,
-                      scf::IfOp>(op))
+        else if (!isa<QuantizeOp, EmptyOp, func::CallOp, scf::ForOp, scf::IfOp>(
+                     op))
           fix(result, Twine("its usage is set by '") +
                           op->getName().getStringRef() + "'");
         else if (auto call = dyn_cast<func::CallOp>(op)) {
-          auto callee =
-              symbols.lookupNearestSymbolFrom<func::FuncOp>(
-                  call, call.getCalleeAttr());
+          auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+              call, call.getCalleeAttr());
           if (!callee || !isRewritableFunction(callee, module))
-            fix(result, "it is returned by public function @" +
-                            call.getCallee());
+            fix(result,
+                "it is returned by public function @" + call.getCallee());
         }
       }
     });
@@ -226,8 +224,8 @@ struct TEInferUsagesPass
           if (rewritable)
             unite(operand, callee.getArgument(i));
           else
-            fixUse(operand, op, "it is passed to public function @" +
-                                    call.getCallee());
+            fixUse(operand, op,
+                   "it is passed to public function @" + call.getCallee());
         }
         return;
       }
@@ -274,8 +272,7 @@ struct TEInferUsagesPass
       for (Value operand : op->getOperands())
         if (isQTensor(operand))
           fixUse(operand, op,
-                 Twine("it is used by '") + op->getName().getStringRef() +
-                     "'");
+                 Twine("it is used by '") + op->getName().getStringRef() + "'");
     });
 
     if (failed(solve(module)))
@@ -323,8 +320,8 @@ struct TEInferUsagesPass
           diag << "needs " << describe(member) << " with "
                << stringifyUsage(n.usage) << " usage (" << n.why
                << "), but it holds only " << stringifyUsage(type.getUsage())
-               << " and cannot be given more: " << fixed.lookup(pinned)
-               << "; " << recipeReason(type, n.usage, target);
+               << " and cannot be given more: " << fixed.lookup(pinned) << "; "
+               << recipeReason(type, n.usage, target);
           if (pinned != member)
             diag.attachNote(pinned.getLoc())
                 << "its usage is fixed by " << describe(pinned);
@@ -352,8 +349,8 @@ struct TEInferUsagesPass
           results.assign(ret.getOperandTypes().begin(),
                          ret.getOperandTypes().end());
       });
-      func.setType(FunctionType::get(
-          func.getContext(), func.front().getArgumentTypes(), results));
+      func.setType(FunctionType::get(func.getContext(),
+                                     func.front().getArgumentTypes(), results));
     });
     return success();
   }

@@ -41,8 +41,8 @@ struct TEPrintBuffersPass
       auto type = dyn_cast<QTensorType>(value.getType());
       if (!type)
         return;
-      Operation *scope = definingOp ? definingOp
-                                    : value.getParentBlock()->getParentOp();
+      Operation *scope =
+          definingOp ? definingOp : value.getParentBlock()->getParentOp();
       os << "te-buffers ";
       if (auto symbol = scope->getParentOfType<SymbolOpInterface>())
         os << "@" << symbol.getName() << " ";

@@ -74,12 +74,12 @@ def TEPrintBuffers : Pass<"te-print-buffers", "::mlir::ModuleOp"> {
 
     ```
     te-buffers @f %arg0 : _data 32x64xf8E4M3FN, _scale_inv 1xf32
-    te-buffers @f %0 = te.quantize : _rowwise_data 128x64xf8E4M3FN, _rowwise_scale_inv 128x4xf8E8M0FNU
+    te-buffers @f %result = te.quantize : _rowwise_data 128x64xf8E4M3FN, _rowwise_scale_inv 128x4xf8E8M0FNU
     ```
 
-    Values are named as the printer names them (`%argN` for block arguments
-    of the entry block, `%N` / `%N#i` for op results), followed by the name
-    of the defining op. A dynamic dimension prints as `?`. A type whose
+    Values are named as the IR printer names them (`%argN` for block
+    arguments, `%result` / `%N` for op results), followed by the name of the
+    defining op. A dynamic dimension prints as `?`. A type whose
     layout the Format library refuses prints `<error: ...>` with its message.
     The IR is not changed.
   }];
@@ -107,16 +107,19 @@ def TEInferUsages : Pass<"te-infer-usages", "::mlir::ModuleOp"> {
       `scf.yield`: the needs of the callee argument / caller result / region
       argument / op result they flow into.
 
-    The producers `te.quantize`, `te.empty`, `te.gemm` (quantized output),
-    and the arguments of private functions, scf region arguments and results
-    whose types flow into each other are rewritten to the union of the needs
-    (propagated through calls and regions to a fixpoint). A producer nobody
+    The producers `te.quantize` and `te.empty`, the arguments and results of
+    private functions, and scf.for / scf.if values -- grouped into classes of
+    values whose types must stay equal -- are rewritten to the union of the
+    needs (propagated through calls and regions). Since the op verifiers
+    already demand every usage a consumer reads, on verified input the pass
+    only removes representations nobody reads. A producer nobody
     reads keeps rowwise. Inference-only programs therefore end rowwise-only,
     training programs get exactly what dgrad (W columnwise) and wgrad (X and
     dY columnwise) read.
 
-    A need that cannot be met is an error at the consumer, naming the value,
-    the needed usage and why: the value is a public function argument (its
+    A need that cannot be met (unreachable from verified input, where the
+    consumer's own verifier reports it first) is an error at the consumer,
+    naming the value, the needed usage and why: the value is a public function argument (its
     type is the caller's contract) or the result of an op whose usage is
     fixed (`te.linear`, `te.from_buffers`, ...) and lacks the usage; or the
     recipe cannot derive one representation from the other (MXFP8, NVFP4,
