@@ -1,4 +1,4 @@
-/*===- te_rt_comm.h - Amax all-reduce across a process group -------*- C -*-===*\
+/*===- te_rt_comm.h - Amax all-reduce across a process group ---*- C -*-===*\
 |*                                                                            *|
 |* Part of te. C99. Declared apart from te_rt.h; implemented in libte_rt.     *|
 |*                                                                            *|
@@ -61,8 +61,8 @@ TE_RT_EXPORT te_rt_status te_rt_comm_create_nccl(const te_rt_comm_unique_id *id,
 
 /** An in-process group of `size` >= 1 ranks. Destroy it after every
  *  communicator made from it (destroying NULL is a no-op). */
-TE_RT_EXPORT te_rt_status te_rt_comm_cpu_group_create(int size,
-                                                      te_rt_comm_cpu_group **out);
+TE_RT_EXPORT te_rt_status
+te_rt_comm_cpu_group_create(int size, te_rt_comm_cpu_group **out);
 TE_RT_EXPORT te_rt_status te_rt_comm_cpu_group_destroy(te_rt_comm_cpu_group *g);
 /** The communicator of `rank` in `g` (each rank at most once). */
 TE_RT_EXPORT te_rt_status te_rt_comm_create_cpu(te_rt_comm_cpu_group *g,

@@ -66,8 +66,7 @@ int runRank(int rank, int n, const te_rt_comm_unique_id &id) {
   // Oracle: the gathered tensor on the cpu backend.
   te_rt_context *cpu = nullptr, *gpu = nullptr;
   CHECK(te_rt_context_create(TE_RT_BACKEND_CPU, &cpu) == TE_RT_OK, "cpu ctx");
-  CHECK(te_rt_context_create(TE_RT_BACKEND_CUDA, &gpu) == TE_RT_OK,
-        "cuda ctx");
+  CHECK(te_rt_context_create(TE_RT_BACKEND_CUDA, &gpu) == TE_RT_OK, "cuda ctx");
   te_rt_quantizer qz;
   te_rt_quantizer_init_default(&qz);
   int64_t wshape[2] = {M, K}, sshape[2] = {kRows, K};
@@ -100,11 +99,9 @@ int runRank(int rank, int n, const te_rt_comm_unique_id &id) {
   CHECK(te_rt_synchronize(gpu, nullptr) == TE_RT_OK, "sync");
   float reduced = -1.0f, sInvShard = 0.0f, sInvWhole = 0.0f;
   te_rt_memcpy(gpu, &reduced, damax, 4, TE_RT_DEVICE_TO_HOST);
-  CHECK(reduced == handAmax, "reduced amax %a, gathered %a", reduced,
-        handAmax);
+  CHECK(reduced == handAmax, "reduced amax %a, gathered %a", reduced, handAmax);
   // Per-tensor FP8 rowwise: buffers[0] _data, buffers[1] _scale_inv.
-  te_rt_memcpy(gpu, &sInvShard, shard.buffers[1].data, 4,
-               TE_RT_DEVICE_TO_HOST);
+  te_rt_memcpy(gpu, &sInvShard, shard.buffers[1].data, 4, TE_RT_DEVICE_TO_HOST);
   std::memcpy(&sInvWhole, whole.buffers[1].data, 4);
   CHECK(sInvShard == sInvWhole, "scale_inv %a, gathered %a", sInvShard,
         sInvWhole);
@@ -127,14 +124,13 @@ int runRank(int rank, int n, const te_rt_comm_unique_id &id) {
     local = std::fmax(local, std::fabs(x[rank * kRows * K + i]));
   hist[0] = local;
   void *dh = nullptr, *ds = nullptr;
-  CHECK(te_rt_malloc(gpu, 8, &dh) == TE_RT_OK && te_rt_malloc(gpu, 4, &ds) ==
-                                                     TE_RT_OK,
+  CHECK(te_rt_malloc(gpu, 8, &dh) == TE_RT_OK &&
+            te_rt_malloc(gpu, 4, &ds) == TE_RT_OK,
         "malloc");
   te_rt_memcpy(gpu, dh, hist, 8, TE_RT_HOST_TO_DEVICE);
   te_rt_memcpy(gpu, ds, &scale, 4, TE_RT_HOST_TO_DEVICE);
   CHECK(te_rt_comm_update_scale(gpu, comm, &dq, static_cast<float *>(dh),
-                                static_cast<float *>(ds), 2,
-                                1) == TE_RT_OK,
+                                static_cast<float *>(ds), 2, 1) == TE_RT_OK,
         "te_rt_comm_update_scale");
   CHECK(te_rt_synchronize(gpu, nullptr) == TE_RT_OK, "sync");
   te_rt_memcpy(gpu, &scale, ds, 4, TE_RT_DEVICE_TO_HOST);
@@ -158,9 +154,9 @@ int main(int argc, char **argv) {
   pid_t probe = fork();
   if (probe == 0) {
     int count = 0;
-    _exit(cudaGetDeviceCount(&count) == cudaSuccess ? (count > 255 ? 255
-                                                                   : count)
-                                                    : 0);
+    _exit(cudaGetDeviceCount(&count) == cudaSuccess
+              ? (count > 255 ? 255 : count)
+              : 0);
   }
   int st = 0;
   waitpid(probe, &st, 0);

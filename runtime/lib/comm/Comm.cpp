@@ -70,10 +70,10 @@ bool loadNccl(std::string *why) {
   }
   Nccl n;
   n.handle = h;
-  n.getUniqueId = reinterpret_cast<decltype(n.getUniqueId)>(
-      dlsym(h, "ncclGetUniqueId"));
-  n.commInitRank = reinterpret_cast<decltype(n.commInitRank)>(
-      dlsym(h, "ncclCommInitRank"));
+  n.getUniqueId =
+      reinterpret_cast<decltype(n.getUniqueId)>(dlsym(h, "ncclGetUniqueId"));
+  n.commInitRank =
+      reinterpret_cast<decltype(n.commInitRank)>(dlsym(h, "ncclCommInitRank"));
   n.allReduce =
       reinterpret_cast<decltype(n.allReduce)>(dlsym(h, "ncclAllReduce"));
   n.commDestroy =
@@ -93,9 +93,9 @@ bool loadNccl(std::string *why) {
 }
 
 te_rt_status ncclFail(const char *what, ncclResult_t r) {
-  return fail(TE_RT_INTERNAL, std::string(what) + " failed: " +
-                                  ncclLib.getErrorString(r) + " (" +
-                                  std::to_string(r) + ")");
+  return fail(TE_RT_INTERNAL, std::string(what) +
+                                  " failed: " + ncclLib.getErrorString(r) +
+                                  " (" + std::to_string(r) + ")");
 }
 
 //===----------------------------------------------------------------------===//
@@ -210,9 +210,9 @@ te_rt_status te_rt_comm_create_nccl(const te_rt_comm_unique_id *id, int rank,
       return fail(TE_RT_INVALID_ARGUMENT, !id ? "id is null" : "out is null");
     *out = nullptr;
     if (size < 1 || rank < 0 || rank >= size)
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  "rank " + std::to_string(rank) + " is not in [0, " +
-                      std::to_string(size) + ")");
+      return fail(TE_RT_INVALID_ARGUMENT, "rank " + std::to_string(rank) +
+                                              " is not in [0, " +
+                                              std::to_string(size) + ")");
     std::string why;
     if (!loadNccl(&why))
       return fail(TE_RT_BACKEND_UNAVAILABLE, why);
@@ -253,9 +253,9 @@ te_rt_status te_rt_comm_create_cpu(te_rt_comm_cpu_group *g, int rank,
     *out = nullptr;
     CpuGroup &G = *g->group;
     if (rank < 0 || rank >= G.size)
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  "rank " + std::to_string(rank) + " is not in [0, " +
-                      std::to_string(G.size) + ")");
+      return fail(TE_RT_INVALID_ARGUMENT, "rank " + std::to_string(rank) +
+                                              " is not in [0, " +
+                                              std::to_string(G.size) + ")");
     {
       std::lock_guard<std::mutex> l(G.mu);
       if (G.taken[rank])
@@ -415,9 +415,8 @@ te_rt_status te_rt_comm_quantize(te_rt_context *ctx, te_rt_comm *comm,
       for (int i = 0; i < 2; ++i) {
         int b = bufferIndex(q, names[i]);
         if (b >= 0)
-          if (te_rt_status s =
-                  te_rt_memcpy(ctx, amax.p + i, q->buffers[b].data, 4,
-                               TE_RT_DEVICE_TO_DEVICE))
+          if (te_rt_status s = te_rt_memcpy(ctx, amax.p + i, q->buffers[b].data,
+                                            4, TE_RT_DEVICE_TO_DEVICE))
             return s;
       }
       if (te_rt_status s = te_rt_allreduce_max(comm, amax.p, 2, a.stream))

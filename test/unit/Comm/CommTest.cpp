@@ -98,8 +98,9 @@ std::vector<float> gathered(int n) {
 }
 
 /// Runs body(rank, comm, ctx) on `n` threads of one CPU group.
-void onGroup(int n, const std::function<void(int, te_rt_comm *,
-                                             te_rt_context *)> &body) {
+void onGroup(
+    int n,
+    const std::function<void(int, te_rt_comm *, te_rt_context *)> &body) {
   te_rt_comm_cpu_group *g = nullptr;
   ASSERT_EQ(te_rt_comm_cpu_group_create(n, &g), TE_RT_OK);
   std::vector<te_rt_comm *> comms(n, nullptr);
@@ -177,10 +178,10 @@ TEST_P(CommGroup, CurrentScalingShardsEqualGatheredCast) {
     const void *wd, *sd;
     whole.desc("_data", &wd);
     shard.desc("_data", &sd);
-    EXPECT_EQ(std::memcmp(static_cast<const uint8_t *>(wd) +
-                              rank * kRowsPerShard * K,
-                          sd, kRowsPerShard * K),
-              0);
+    EXPECT_EQ(
+        std::memcmp(static_cast<const uint8_t *>(wd) + rank * kRowsPerShard * K,
+                    sd, kRowsPerShard * K),
+        0);
     std::vector<float> col = shard.dequantize(TE_RT_COLUMNWISE);
     EXPECT_EQ(std::memcmp(col.data(),
                           wholeCol.data() + rank * kRowsPerShard * K,
@@ -222,8 +223,8 @@ TEST_P(CommGroup, DelayedScalingHistoryReducedBeforeUpdate) {
 
   onGroup(n, [&](int rank, te_rt_comm *comm, te_rt_context *ctx) {
     QT shard(ctx, qz, kRowsPerShard, K, TE_RT_ROWWISE);
-    te_rt_tensor st{x.data() + rank * kRowsPerShard * K, TE_RT_F32, 2,
-                    {kRowsPerShard, K}};
+    te_rt_tensor st{
+        x.data() + rank * kRowsPerShard * K, TE_RT_F32, 2, {kRowsPerShard, K}};
     float local = 0.0f;
     te_rt_quantize_args a;
     te_rt_quantize_args_init(&a);
@@ -234,10 +235,10 @@ TEST_P(CommGroup, DelayedScalingHistoryReducedBeforeUpdate) {
     const void *wd, *sd;
     whole.desc("_data", &wd);
     shard.desc("_data", &sd);
-    EXPECT_EQ(std::memcmp(static_cast<const uint8_t *>(wd) +
-                              rank * kRowsPerShard * K,
-                          sd, kRowsPerShard * K),
-              0);
+    EXPECT_EQ(
+        std::memcmp(static_cast<const uint8_t *>(wd) + rank * kRowsPerShard * K,
+                    sd, kRowsPerShard * K),
+        0);
     float h[4] = {local, 0.5f, 0.25f, 0.125f}, s = scale0;
     ASSERT_EQ(te_rt_comm_update_scale(ctx, comm, &qz, h, &s, 4, 1), TE_RT_OK)
         << te_rt_last_error();
@@ -297,10 +298,11 @@ TEST_P(CommNVFP4, ShardsEqualGatheredCast) {
 
   onGroup(n, [&](int rank, te_rt_comm *comm, te_rt_context *ctx) {
     QT shard(ctx, qz, kRowsPerShard, K, TE_RT_ROWWISE_AND_COLUMNWISE);
-    te_rt_tensor st{xb.data() + rank * kRowsPerShard * K, TE_RT_BF16, 2,
+    te_rt_tensor st{xb.data() + rank * kRowsPerShard * K,
+                    TE_RT_BF16,
+                    2,
                     {kRowsPerShard, K}};
-    ASSERT_EQ(te_rt_comm_quantize(ctx, comm, &st, &shard.q, nullptr),
-              TE_RT_OK)
+    ASSERT_EQ(te_rt_comm_quantize(ctx, comm, &st, &shard.q, nullptr), TE_RT_OK)
         << te_rt_last_error();
     EXPECT_EQ(bits(shard.amax("_amax_rowwise")),
               bits(whole.amax("_amax_rowwise")));
@@ -504,14 +506,12 @@ TEST(CommNccl, PresentWithoutGpuFailsCleanly) {
   if (te_rt_backend_available(TE_RT_BACKEND_CUDA))
     GTEST_SKIP() << "a GPU is present (see test/Distributed)";
   te_rt_comm_unique_id id;
-  ASSERT_EQ(te_rt_comm_nccl_get_unique_id(&id), TE_RT_OK)
-      << te_rt_last_error();
+  ASSERT_EQ(te_rt_comm_nccl_get_unique_id(&id), TE_RT_OK) << te_rt_last_error();
   te_rt_comm *c = nullptr;
   EXPECT_EQ(te_rt_comm_create_nccl(&id, 0, 1, &c), TE_RT_INTERNAL);
   EXPECT_EQ(c, nullptr);
-  EXPECT_EQ(std::string(te_rt_last_error()).rfind("ncclCommInitRank failed: ",
-                                                  0),
-            0u)
+  EXPECT_EQ(
+      std::string(te_rt_last_error()).rfind("ncclCommInitRank failed: ", 0), 0u)
       << te_rt_last_error();
 }
 
