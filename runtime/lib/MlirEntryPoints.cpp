@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "te_rt.h"
+#include "te_rt_abi.h"
 
 #include <cstdint>
 #include <cstring>
@@ -21,16 +21,6 @@
 #include <vector>
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// The ABI type vocabulary
-//===----------------------------------------------------------------------===//
-
-using abi_void = void;
-using abi_ptr = void *;
-using abi_i64 = int64_t;
-using abi_i32 = int32_t;
-using abi_f32 = float;
 
 //===----------------------------------------------------------------------===//
 // Current context and sticky status
@@ -388,31 +378,9 @@ void te_rt_mlir_update_scale_impl(const te_rt_mlir_update_scale_args &a) {
 // Exported symbols, with the signatures of the table
 //===----------------------------------------------------------------------===//
 
-// TE_RT_ABI_ARG(t, n) becomes the sequence element (t, n); TE_RT_ABI_SIG
-// turns a sequence into `abi_t0 n0, abi_t1 n1, ...`, TE_RT_ABI_NAMES into
-// `n0, n1, ...` (alternating macros walk the sequence; `(end)` stops them).
-#define TE_RT_ABI_ARG(type, name) (type, name)
-#define TE_RT_ABI_SIG_A(t, ...)                                                \
-  __VA_OPT__(, abi_##t __VA_ARGS__ TE_RT_ABI_SIG_B)
-#define TE_RT_ABI_SIG_B(t, ...)                                                \
-  __VA_OPT__(, abi_##t __VA_ARGS__ TE_RT_ABI_SIG_A)
-#define TE_RT_ABI_NAM_A(t, ...) __VA_OPT__(, __VA_ARGS__ TE_RT_ABI_NAM_B)
-#define TE_RT_ABI_NAM_B(t, ...) __VA_OPT__(, __VA_ARGS__ TE_RT_ABI_NAM_A)
-#define TE_RT_ABI_DROP_FIRST_(x, ...) __VA_ARGS__
-#define TE_RT_ABI_DROP_FIRST(...) TE_RT_ABI_DROP_FIRST_(__VA_ARGS__)
-#define TE_RT_ABI_SIG(...)                                                     \
-  TE_RT_ABI_DROP_FIRST(TE_RT_ABI_SIG_A __VA_ARGS__(end))
-#define TE_RT_ABI_NAMES(...)                                                   \
-  TE_RT_ABI_DROP_FIRST(TE_RT_ABI_NAM_A __VA_ARGS__(end))
-
 extern "C" {
 
-#define TE_RT_ABI_FUNCTION(ret, name, ...)                                     \
-  TE_RT_EXPORT abi_##ret name(TE_RT_ABI_SIG(__VA_ARGS__));
-#define TE_RT_ABI_HOST_FUNCTION(ret, name, ...)                                \
-  TE_RT_EXPORT abi_##ret name(TE_RT_ABI_SIG(__VA_ARGS__));
-#include "te_rt_abi.def"
-
+#define TE_RT_ABI_ARG TE_RT_ABI_SEQ
 #define TE_RT_ABI_FUNCTION(ret, name, ...)                                     \
   abi_##ret name(TE_RT_ABI_SIG(__VA_ARGS__)) {                                 \
     name##_args a{TE_RT_ABI_NAMES(__VA_ARGS__)};                               \

@@ -23,6 +23,10 @@
 #include "te/Dialect/TE/Transforms/Passes.h"
 #define TE_OPT_HAVE_TE_PASSES 1
 #endif
+#if __has_include("te/Conversion/Passes.h")
+#include "te/Conversion/Passes.h"
+#define TE_OPT_HAVE_TE_CONVERSION 1
+#endif
 
 namespace mlir::te {
 // tools/te-opt/TestQuantizerAttrs.cpp
@@ -45,6 +49,10 @@ int main(int argc, char **argv) {
   mlir::te::registerBufferizableOpInterfaceExternalModels(registry);
 #endif
   // (conversion passes, e.g. convert-te-to-runtime: register them here)
+#ifdef TE_OPT_HAVE_TE_CONVERSION
+  mlir::te::registerTEConversionPasses();
+  mlir::te::registerTEPipeline();
+#endif
   // --- end of te passes ---
 
   return mlir::asMainReturnCode(

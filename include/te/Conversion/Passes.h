@@ -1,0 +1,50 @@
+//===- Passes.h - te conversion passes and the te pipeline ------*- C++ -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_CONVERSION_PASSES_H
+#define TE_CONVERSION_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class ModuleOp;
+namespace te {
+
+#define GEN_PASS_DECL
+#include "te/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "te/Conversion/Passes.h.inc"
+
+/// Options of `te-pipeline`.
+struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("cpu | sm_90 | sm_100: the GPU the buffers are laid out "
+                     "for (cpu executes sm_90 layouts on the cpu backend)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<bool> lowerToLLVM{
+      *this, "lower-to-llvm",
+      llvm::cl::desc("end in the LLVM dialect (false: stop after "
+                     "convert-te-to-runtime)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> reference{
+      *this, "reference",
+      llvm::cl::desc("compile the program's high-precision twin instead: "
+                     "convert-te-to-reference after te-decompose-linear"),
+      llvm::cl::init(false)};
+};
+
+/// Adds the whole te flow (DESIGN.md "The flow") to `pm`.
+void buildTEPipeline(OpPassManager &pm, const TEPipelineOptions &options);
+
+/// Registers `te-pipeline`.
+void registerTEPipeline();
+
+} // namespace te
+} // namespace mlir
+
+#endif // TE_CONVERSION_PASSES_H

@@ -1,0 +1,334 @@
+//===- TEToReference.cpp - The high-precision twin of a program -*- C++ -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// convert-te-to-reference: te ops -> plain tensor arithmetic, !te.qtensor ->
+// its nominal tensor type. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "te/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "te/Dialect/TE/IR/TEDialect.h"
+#include "te/Dialect/TE/IR/TEOps.h"
+#include "te/Dialect/TE/IR/TETypes.h"
+
+namespace mlir::te {
+#define GEN_PASS_DEF_CONVERTTETOREFERENCE
+#include "te/Conversion/Passes.h.inc"
+} // namespace mlir::te
+
+using namespace mlir;
+using namespace mlir::te;
+
+namespace {
+
+Value zerosF32x1(OpBuilder &b, Location loc) {
+  auto type = RankedTensorType::get({1}, b.getF32Type());
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(0.0f)));
+}
+
+/// Elementwise conversion of a float tensor to `elementType`.
+Value castElements(OpBuilder &b, Location loc, Value v, Type elementType) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == elementType)
+    return v;
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      dyn.push_back(tensor::DimOp::create(b, loc, v, i));
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), elementType, dyn);
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iters(type.getRank(),
+                                         utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{v}, ValueRange{init},
+             ArrayRef<AffineMap>{id, id}, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value x = args[0];
+               Value r =
+                   elementType.getIntOrFloatBitWidth() >
+                           x.getType().getIntOrFloatBitWidth()
+                       ? arith::ExtFOp::create(nb, nl, elementType, x)
+                             .getResult()
+                       : arith::TruncFOp::create(nb, nl, elementType, x)
+                             .getResult();
+               linalg::YieldOp::create(nb, nl, r);
+             })
+      .getResult(0);
+}
+
+/// Collapses the leading dimensions: [..., K] -> [M, K].
+Value to2D(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() == 2)
+    return v;
+  SmallVector<ReassociationIndices> re(2);
+  for (int64_t i = 0; i + 1 < type.getRank(); ++i)
+    re[0].push_back(i);
+  re[1].push_back(type.getRank() - 1);
+  return tensor::CollapseShapeOp::create(b, loc, v, re);
+}
+
+Value extend(OpBuilder &b, Location loc, Value x) {
+  if (x.getType().isF32())
+    return x;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+}
+
+struct QuantizePattern : OpConversionPattern<QuantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(QuantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> results{adaptor.getInput()};
+    if (op.getAmax())
+      results.push_back(zerosF32x1(rewriter, op.getLoc()));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct DequantizePattern : OpConversionPattern<DequantizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DequantizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, castElements(rewriter, op.getLoc(),
+                                        adaptor.getInput(),
+                                        op.getType().getElementType()));
+    return success();
+  }
+};
+
+struct GemmPattern : OpConversionPattern<GemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto resultType = dyn_cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    if (!resultType || !resultType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs a static result shape");
+    Value a = to2D(rewriter, loc, adaptor.getA());
+    Value b = to2D(rewriter, loc, adaptor.getB());
+    auto aType = cast<RankedTensorType>(a.getType());
+    auto bType = cast<RankedTensorType>(b.getType());
+    if (!aType.hasStaticShape() || !bType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static operand shapes");
+    bool transa = op.getTransA(), transb = op.getTransB();
+    int64_t n = transa ? aType.getDimSize(0) : aType.getDimSize(1);
+    int64_t m = transb ? bType.getDimSize(1) : bType.getDimSize(0);
+    // Loops (m, n, k).
+    AffineExpr dm = getAffineDimExpr(0, ctx), dn = getAffineDimExpr(1, ctx),
+               dk = getAffineDimExpr(2, ctx);
+    AffineMap aMap = transa ? AffineMap::get(3, 0, {dn, dk}, ctx)
+                            : AffineMap::get(3, 0, {dk, dn}, ctx);
+    AffineMap bMap = transb ? AffineMap::get(3, 0, {dk, dm}, ctx)
+                            : AffineMap::get(3, 0, {dm, dk}, ctx);
+    AffineMap dMap = AffineMap::get(3, 0, {dm, dn}, ctx);
+    Type f32 = rewriter.getF32Type();
+    Value init = tensor::EmptyOp::create(rewriter, loc, {m, n}, f32);
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+    init = linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
+    Value acc =
+        linalg::GenericOp::create(
+            rewriter, loc, init.getType(), ValueRange{a, b}, ValueRange{init},
+            ArrayRef<AffineMap>{aMap, bMap, dMap},
+            {utils::IteratorType::parallel, utils::IteratorType::parallel,
+             utils::IteratorType::reduction},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value p = arith::MulFOp::create(nb, nl, extend(nb, nl, args[1]),
+                                              extend(nb, nl, args[0]));
+              Value sum = arith::AddFOp::create(nb, nl, args[2], p);
+              linalg::YieldOp::create(nb, nl, sum);
+            })
+            .getResult(0);
+    // Epilogue: + bias[n] + C[m, n], rounded once to D's element type.
+    Type outElement = resultType.getElementType();
+    Value out = tensor::EmptyOp::create(rewriter, loc, {m, n}, outElement);
+    SmallVector<Value> ins{acc};
+    AffineExpr e0 = getAffineDimExpr(0, ctx), e1 = getAffineDimExpr(1, ctx);
+    AffineMap id = AffineMap::get(2, 0, {e0, e1}, ctx);
+    SmallVector<AffineMap> maps{id};
+    Value bias = adaptor.getBias();
+    if (bias) {
+      ins.push_back(bias);
+      maps.push_back(AffineMap::get(2, 0, {e1}, ctx));
+    }
+    Value c = adaptor.getAccumulate();
+    if (c) {
+      ins.push_back(to2D(rewriter, loc, c));
+      maps.push_back(id);
+    }
+    maps.push_back(id);
+    Value d =
+        linalg::GenericOp::create(
+            rewriter, loc, out.getType(), ins, ValueRange{out}, maps,
+            {utils::IteratorType::parallel, utils::IteratorType::parallel},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value v = args[0];
+              for (size_t i = 1; i + 1 < args.size(); ++i)
+                v = arith::AddFOp::create(nb, nl, v, extend(nb, nl, args[i]));
+              if (outElement != nb.getF32Type())
+                v = arith::TruncFOp::create(nb, nl, outElement, v);
+              linalg::YieldOp::create(nb, nl, v);
+            })
+            .getResult(0);
+    if (resultType.getRank() != 2) {
+      SmallVector<ReassociationIndices> re(2);
+      for (int64_t i = 0; i + 1 < resultType.getRank(); ++i)
+        re[0].push_back(i);
+      re[1].push_back(resultType.getRank() - 1);
+      d = tensor::ExpandShapeOp::create(rewriter, loc, resultType, d, re);
+    }
+    SmallVector<Value> results{d};
+    if (op.getAmax())
+      results.push_back(zerosF32x1(rewriter, loc));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct AmaxPattern : OpConversionPattern<AmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, zerosF32x1(rewriter, op.getLoc()));
+    return success();
+  }
+};
+
+struct UpdateScalePattern : OpConversionPattern<UpdateScaleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UpdateScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, {adaptor.getHistory(), adaptor.getScale()});
+    return success();
+  }
+};
+
+struct AllReducePattern : OpConversionPattern<AllReduceMaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AllReduceMaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
+/// A usage view, rewritten to a cast between qtensors before the conversion.
+struct ViewPattern : OpConversionPattern<UnrealizedConversionCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(UnrealizedConversionCastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+        !isa<QTensorType>(op->getOperand(0).getType()) ||
+        !isa<QTensorType>(op->getResult(0).getType()))
+      return failure();
+    rewriter.replaceOp(op, adaptor.getOperands()[0]);
+    return success();
+  }
+};
+
+struct ConvertTEToReferencePass
+    : public mlir::te::impl::ConvertTEToReferenceBase<
+          ConvertTEToReferencePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    // Usage views: te.from_buffers of the results of one te.buffers.
+    bool bad = false;
+    module.walk([&](FromBuffersOp op) {
+      auto src = op.getBuffers().empty()
+                     ? BuffersOp()
+                     : op.getBuffers()[0].getDefiningOp<BuffersOp>();
+      for (Value v : op.getBuffers())
+        if (!src || v.getDefiningOp() != src.getOperation())
+          src = BuffersOp();
+      if (!src) {
+        op.emitOpError("convert-te-to-reference handles te.from_buffers only "
+                       "as a usage view of one te.buffers");
+        bad = true;
+        return;
+      }
+      OpBuilder b(op);
+      auto cast = UnrealizedConversionCastOp::create(
+          b, op.getLoc(), op.getType(), src.getInput());
+      op.replaceAllUsesWith(cast.getResult(0));
+      op.erase();
+    });
+    module.walk([&](BuffersOp op) {
+      if (op->use_empty())
+        op.erase();
+      else {
+        op.emitOpError("convert-te-to-reference cannot keep te.buffers");
+        bad = true;
+      }
+    });
+    if (bad)
+      return signalPassFailure();
+
+    TypeConverter converter;
+    converter.addConversion([](Type t) { return t; });
+    converter.addConversion([](QTensorType t) -> Type {
+      return RankedTensorType::get(t.getShape(), t.getElementType());
+    });
+    auto legalType = [&](Type t) { return converter.isLegal(t); };
+
+    ConversionTarget target(*ctx);
+    target.addLegalOp<ModuleOp>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           tensor::TensorDialect>();
+    target.addIllegalDialect<TEDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
+      return converter.isSignatureLegal(f.getFunctionType()) &&
+             converter.isLegal(&f.getBody());
+    });
+    target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+    target.addDynamicallyLegalOp<UnrealizedConversionCastOp>(
+        [&](Operation *op) {
+          return llvm::all_of(op->getOperandTypes(), legalType) &&
+                 llvm::all_of(op->getResultTypes(), legalType);
+        });
+    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+      return llvm::all_of(op->getOperandTypes(), legalType) &&
+             llvm::all_of(op->getResultTypes(), legalType);
+    });
+
+    RewritePatternSet patterns(ctx);
+    patterns.add<QuantizePattern, DequantizePattern, GemmPattern, AmaxPattern,
+                 UpdateScalePattern, AllReducePattern, ViewPattern>(converter,
+                                                                    ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    if (failed(applyFullConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

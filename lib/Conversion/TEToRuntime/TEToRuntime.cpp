@@ -1,0 +1,489 @@
+//===- TEToRuntime.cpp - Buffer-level te ops to libte_rt calls --*- C++ -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// convert-te-to-runtime: every te.quantize_buffers / te.dequantize_buffers /
+// te.gemm_buffers on memrefs becomes a call of the runtime entry point of
+// runtime/include/te_rt_abi.def. The declarations and the quantizer
+// descriptors are generated from that table; nothing here re-types it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "te/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "te/Dialect/TE/IR/TEAttrs.h"
+#include "te/Dialect/TE/IR/TEDialect.h"
+#include "te/Dialect/TE/IR/TEOps.h"
+
+#include "te_rt.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
+
+namespace mlir::te {
+#define GEN_PASS_DEF_CONVERTTETORUNTIME
+#include "te/Conversion/Passes.h.inc"
+} // namespace mlir::te
+
+using namespace mlir;
+using namespace mlir::te;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// The ABI table
+//===----------------------------------------------------------------------===//
+
+// The table's type vocabulary, suffixed (`void` is a keyword).
+enum class AbiType { void_, ptr_, i64_, i32_, f32_ };
+
+struct EntryPoint {
+  const char *name;
+  AbiType result;
+  std::vector<AbiType> params;
+};
+
+#define TE_RT_ABI_ARG(type, name) AbiType::type##_,
+#define TE_RT_ABI_FUNCTION(ret, name, ...)                                     \
+  {#name, AbiType::ret##_, {__VA_ARGS__}},
+const EntryPoint kEntryPoints[] = {
+#include "te_rt_abi.def"
+};
+#undef TE_RT_ABI_ARG
+
+const EntryPoint &lookup(StringRef name) {
+  for (const EntryPoint &e : kEntryPoints)
+    if (name == e.name)
+      return e;
+  llvm_unreachable("entry point missing from te_rt_abi.def");
+}
+
+constexpr int kMaxBuffers = TE_RT_ABI_MAX_BUFFERS;
+
+/// The descriptor of a quantizer: TE_RT_ABI_QUANTIZER_MAGIC, then the
+/// fields of the table.
+template <typename T> int64_t encodeField(T v) {
+  return static_cast<int64_t>(v);
+}
+int64_t encodeField(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  return static_cast<int64_t>(bits);
+}
+
+SmallVector<int64_t> encodeQuantizer(const ::te::format::QuantizerConfig &c) {
+  SmallVector<int64_t> out{TE_RT_ABI_QUANTIZER_MAGIC};
+#define TE_RT_ABI_QUANTIZER_FIELD(cField, configField)                         \
+  out.push_back(encodeField(c.configField));
+#include "te_rt_abi.def"
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering state
+//===----------------------------------------------------------------------===//
+
+class Lowering {
+public:
+  explicit Lowering(ModuleOp module)
+      : module(module), ctx(module.getContext()),
+        ptrType(LLVM::LLVMPointerType::get(ctx)) {}
+
+  LogicalResult run();
+
+private:
+  Type toMlir(AbiType t) {
+    switch (t) {
+    case AbiType::ptr_:
+      return ptrType;
+    case AbiType::i64_:
+      return IntegerType::get(ctx, 64);
+    case AbiType::i32_:
+      return IntegerType::get(ctx, 32);
+    case AbiType::f32_:
+      return Float32Type::get(ctx);
+    case AbiType::void_:
+      break;
+    }
+    return {};
+  }
+
+  /// The private declaration of an entry point (created once).
+  func::FuncOp declare(StringRef name) {
+    if (auto f = module.lookupSymbol<func::FuncOp>(name))
+      return f;
+    const EntryPoint &e = lookup(name);
+    SmallVector<Type> params;
+    for (AbiType t : e.params)
+      params.push_back(toMlir(t));
+    SmallVector<Type> results;
+    if (e.result != AbiType::void_)
+      results.push_back(toMlir(e.result));
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    auto f = func::FuncOp::create(b, module.getLoc(), name,
+                                  FunctionType::get(ctx, params, results));
+    f.setPrivate();
+    return f;
+  }
+
+  /// A pointer to the descriptor of `q` (one constant global per quantizer).
+  Value descriptor(OpBuilder &b, Location loc, QuantizerAttrInterface q) {
+    auto it = globals.find(q);
+    if (it == globals.end()) {
+      SmallVector<int64_t> words = encodeQuantizer(q.getFormatConfig());
+      auto type = MemRefType::get({static_cast<int64_t>(words.size())},
+                                  IntegerType::get(ctx, 64));
+      auto tensorType = RankedTensorType::get(type.getShape(),
+                                              type.getElementType());
+      std::string name = "__te_quantizer_" + std::to_string(globals.size());
+      OpBuilder gb = OpBuilder::atBlockBegin(module.getBody());
+      auto g = memref::GlobalOp::create(
+          gb, module.getLoc(), name, gb.getStringAttr("private"), type,
+          DenseElementsAttr::get(tensorType, ArrayRef<int64_t>(words)),
+          /*constant=*/true, /*alignment=*/gb.getI64IntegerAttr(8));
+      it = globals.insert({q, g}).first;
+    }
+    memref::GlobalOp g = it->second;
+    Value m = memref::GetGlobalOp::create(b, loc, g.getType(), g.getSymName());
+    return pointer(b, loc, m);
+  }
+
+  Value i64c(OpBuilder &b, Location loc, int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  }
+  Value i32c(OpBuilder &b, Location loc, int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  }
+  Value null(OpBuilder &b, Location loc) {
+    return LLVM::ZeroOp::create(b, loc, ptrType);
+  }
+
+  /// The aligned pointer of an identity-layout memref.
+  Value pointer(OpBuilder &b, Location loc, Value memref) {
+    Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value i64 =
+        arith::IndexCastOp::create(b, loc, IntegerType::get(ctx, 64), idx);
+    return LLVM::IntToPtrOp::create(b, loc, ptrType, i64);
+  }
+
+  /// A pointer to `memref`'s elements in row-major order. A memref with a
+  /// non-identity layout is copied into a fresh contiguous one (copied back
+  /// after the call when `written`; freed after the call).
+  Value operandPointer(OpBuilder &b, Location loc, Value memref, bool read,
+                       bool written) {
+    auto type = cast<MemRefType>(memref.getType());
+    if (type.getLayout().isIdentity())
+      return pointer(b, loc, memref);
+    SmallVector<Value> dyn;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (type.isDynamicDim(i))
+        dyn.push_back(memref::DimOp::create(b, loc, memref, i));
+    auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
+    Value tmp = memref::AllocOp::create(b, loc, contiguous, dyn);
+    if (read)
+      memref::CopyOp::create(b, loc, memref, tmp);
+    after.push_back({tmp, written ? memref : Value()});
+    return pointer(b, loc, tmp);
+  }
+
+  /// Emits the copy-backs and frees of operandPointer after the call.
+  void finish(OpBuilder &b, Location loc) {
+    for (auto [tmp, dst] : after) {
+      if (dst)
+        memref::CopyOp::create(b, loc, tmp, dst);
+      memref::DeallocOp::create(b, loc, tmp);
+    }
+    after.clear();
+  }
+
+  /// rows = product of the leading dimensions, cols = the last one.
+  std::pair<Value, Value> flatten(OpBuilder &b, Location loc, Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    auto dim = [&](int64_t i) -> Value {
+      if (!type.isDynamicDim(i))
+        return i64c(b, loc, type.getDimSize(i));
+      Value d = memref::DimOp::create(b, loc, memref, i);
+      return arith::IndexCastOp::create(b, loc, IntegerType::get(ctx, 64), d);
+    };
+    int64_t rank = type.getRank();
+    if (rank == 0)
+      return {i64c(b, loc, 1), i64c(b, loc, 1)};
+    Value rows = i64c(b, loc, 1);
+    for (int64_t i = 0; i + 1 < rank; ++i)
+      rows = arith::MulIOp::create(b, loc, rows, dim(i));
+    return {rows, dim(rank - 1)};
+  }
+
+  /// te_rt_dtype of a high-precision element type.
+  FailureOr<int64_t> dtypeCode(Operation *op, Value v) {
+    Type t = getElementTypeOrSelf(v.getType());
+    if (t.isF32())
+      return static_cast<int64_t>(TE_RT_F32);
+    if (t.isF16())
+      return static_cast<int64_t>(TE_RT_F16);
+    if (t.isBF16())
+      return static_cast<int64_t>(TE_RT_BF16);
+    return op->emitOpError("high-precision operand must be f32, f16 or bf16, "
+                           "got ")
+           << t;
+  }
+
+  int64_t targetCode(Operation *op) {
+    return getTarget(op) == Target::SM100 ? TE_RT_SM100 : TE_RT_SM90;
+  }
+
+  /// Appends `bufs` as kMaxBuffers pointers (null-padded).
+  LogicalResult appendBuffers(Operation *op, OpBuilder &b, Location loc,
+                              ValueRange bufs, bool read, bool written,
+                              SmallVectorImpl<Value> &args) {
+    if (bufs.size() > static_cast<size_t>(kMaxBuffers))
+      return op->emitOpError("has ")
+             << bufs.size() << " buffers; the runtime ABI passes at most "
+             << kMaxBuffers;
+    for (Value v : bufs)
+      args.push_back(operandPointer(b, loc, v, read, written));
+    for (size_t i = bufs.size(); i < static_cast<size_t>(kMaxBuffers); ++i)
+      args.push_back(null(b, loc));
+    return success();
+  }
+
+  LogicalResult checkMemRefs(Operation *op) {
+    for (Value v : op->getOperands())
+      if (isa<TensorType>(v.getType()))
+        return op->emitOpError(
+            "is still on tensors; run one-shot bufferization before "
+            "convert-te-to-runtime");
+    return success();
+  }
+
+  void call(OpBuilder &b, Location loc, StringRef name, ValueRange args) {
+    func::CallOp::create(b, loc, declare(name), args);
+    finish(b, loc);
+  }
+
+  LogicalResult lower(QuantizeBuffersOp op);
+  LogicalResult lower(DequantizeBuffersOp op);
+  LogicalResult lower(GemmBuffersOp op);
+
+  ModuleOp module;
+  MLIRContext *ctx;
+  Type ptrType;
+  llvm::DenseMap<Attribute, memref::GlobalOp> globals;
+  SmallVector<std::pair<Value, Value>> after;
+};
+
+bool isDelayed(QuantizerAttrInterface q) {
+  return q.getFormatConfig().recipe == ::te::format::Recipe::Delayed;
+}
+
+LogicalResult Lowering::lower(QuantizeBuffersOp op) {
+  if (failed(checkMemRefs(op)))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
+  FailureOr<int64_t> xDtype = dtypeCode(op, op.getInput());
+  if (failed(xDtype))
+    return failure();
+  ValueRange outs = op.getOuts();
+  Value amax;
+  if (isDelayed(q)) {
+    if (outs.empty())
+      return op.emitOpError("delayed scaling needs the amax output");
+    amax = outs.back();
+    outs = outs.drop_back();
+  }
+  auto [rows, cols] = flatten(b, loc, op.getInput());
+  SmallVector<Value> args{descriptor(b, loc, q),
+                          i32c(b, loc, static_cast<int64_t>(op.getUsage())),
+                          i32c(b, loc, targetCode(op)),
+                          rows,
+                          cols,
+                          i32c(b, loc, *xDtype),
+                          operandPointer(b, loc, op.getInput(), true, false)};
+  if (failed(appendBuffers(op, b, loc, outs, false, true, args)))
+    return failure();
+  args.push_back(op.getScale()
+                     ? operandPointer(b, loc, op.getScale(), true, false)
+                     : null(b, loc));
+  args.push_back(amax ? operandPointer(b, loc, amax, false, true)
+                      : null(b, loc));
+  args.push_back(op.getSeed() ? op.getSeed() : i64c(b, loc, 0));
+  args.push_back(op.getOffset() ? op.getOffset() : i64c(b, loc, 0));
+  call(b, loc, "te_rt_mlir_quantize", args);
+  op.erase();
+  return success();
+}
+
+LogicalResult Lowering::lower(DequantizeBuffersOp op) {
+  if (failed(checkMemRefs(op)))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  if (op.getOuts().size() != 1)
+    return op.emitOpError("expects one output");
+  Value out = op.getOuts()[0];
+  FailureOr<int64_t> outDtype = dtypeCode(op, out);
+  if (failed(outDtype))
+    return failure();
+  auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
+  auto [rows, cols] = flatten(b, loc, out);
+  SmallVector<Value> args{descriptor(b, loc, q),
+                          i32c(b, loc, static_cast<int64_t>(op.getUsage())),
+                          i32c(b, loc, targetCode(op)), rows, cols};
+  if (failed(appendBuffers(op, b, loc, op.getInputs(), true, false, args)))
+    return failure();
+  args.push_back(i32c(b, loc, *outDtype));
+  args.push_back(operandPointer(b, loc, out, false, true));
+  call(b, loc, "te_rt_mlir_dequantize", args);
+  op.erase();
+  return success();
+}
+
+LogicalResult Lowering::lower(GemmBuffersOp op) {
+  if (failed(checkMemRefs(op)))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto flat2D = [&](ArrayRef<int64_t> shape, int64_t &rows,
+                    int64_t &cols) -> LogicalResult {
+    if (shape.empty() || ShapedType::isDynamicShape(shape))
+      return op.emitOpError("needs static operand shapes (run "
+                            "te-infer-shapes), got [")
+             << shape << "]";
+    rows = 1;
+    for (int64_t d : shape.drop_back())
+      rows *= d;
+    cols = shape.back();
+    return success();
+  };
+  int64_t aRows, aCols, bRows, bCols;
+  if (failed(flat2D(op.getAShape(), aRows, aCols)) ||
+      failed(flat2D(op.getBShape(), bRows, bCols)))
+    return failure();
+  bool transa = op.getTransA(), transb = op.getTransB();
+  int64_t n = transa ? aRows : aCols;
+  int64_t m = transb ? bCols : bRows;
+  int64_t layout = op.getLayout() == GemmLayout::TN   ? TE_RT_GEMM_TN
+                   : op.getLayout() == GemmLayout::NN ? TE_RT_GEMM_NN
+                                                      : TE_RT_GEMM_NT;
+  auto aq = cast<QuantizerAttrInterface>(op.getAQuantizer());
+  auto bq = cast<QuantizerAttrInterface>(op.getBQuantizer());
+  SmallVector<Value> args{i32c(b, loc, targetCode(op)), i32c(b, loc, layout)};
+  args.append({descriptor(b, loc, aq),
+               i32c(b, loc, static_cast<int64_t>(op.getAUsage())),
+               i64c(b, loc, aRows), i64c(b, loc, aCols)});
+  if (failed(appendBuffers(op, b, loc, op.getA(), true, false, args)))
+    return failure();
+  args.append({descriptor(b, loc, bq),
+               i32c(b, loc, static_cast<int64_t>(op.getBUsage())),
+               i64c(b, loc, bRows), i64c(b, loc, bCols)});
+  if (failed(appendBuffers(op, b, loc, op.getB(), true, false, args)))
+    return failure();
+
+  ValueRange outs = op.getOuts();
+  auto outQ = op.getOutQuantizer()
+                  ? cast<QuantizerAttrInterface>(*op.getOutQuantizer())
+                  : QuantizerAttrInterface();
+  Value d, outAmax;
+  if (!outQ) {
+    if (outs.size() != 1)
+      return op.emitOpError("expects one output without an output quantizer");
+    d = outs[0];
+  } else if (isDelayed(outQ)) {
+    if (outs.empty())
+      return op.emitOpError("delayed output quantizer needs the amax output");
+    outAmax = outs.back();
+    outs = outs.drop_back();
+  }
+  // D.
+  int64_t dDtype = TE_RT_F32;
+  if (d) {
+    FailureOr<int64_t> code = dtypeCode(op, d);
+    if (failed(code))
+      return failure();
+    dDtype = *code;
+  }
+  args.append({i32c(b, loc, dDtype), i64c(b, loc, m), i64c(b, loc, n),
+               d ? operandPointer(b, loc, d, op.getAccumulate(), true)
+                 : null(b, loc)});
+  // Bias.
+  int64_t biasDtype = TE_RT_F32;
+  if (op.getBias()) {
+    FailureOr<int64_t> code = dtypeCode(op, op.getBias());
+    if (failed(code))
+      return failure();
+    biasDtype = *code;
+  }
+  args.append({i32c(b, loc, biasDtype),
+               op.getBias() ? operandPointer(b, loc, op.getBias(), true, false)
+                            : null(b, loc),
+               i32c(b, loc, op.getAccumulate() ? 1 : 0),
+               i32c(b, loc, op.getUseSplitAccumulator() ? 1 : 0)});
+  // Output quantizer.
+  args.push_back(outQ ? descriptor(b, loc, outQ) : null(b, loc));
+  if (outQ) {
+    if (failed(appendBuffers(op, b, loc, outs, false, true, args)))
+      return failure();
+  } else {
+    for (int i = 0; i < kMaxBuffers; ++i)
+      args.push_back(null(b, loc));
+  }
+  args.push_back(op.getOutScale()
+                     ? operandPointer(b, loc, op.getOutScale(), true, false)
+                     : null(b, loc));
+  args.push_back(outAmax ? operandPointer(b, loc, outAmax, false, true)
+                         : null(b, loc));
+  call(b, loc, "te_rt_mlir_gemm", args);
+  op.erase();
+  return success();
+}
+
+LogicalResult Lowering::run() {
+  SmallVector<Operation *> ops;
+  bool refused = false;
+  module.walk([&](Operation *op) {
+    if (isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp>(op))
+      ops.push_back(op);
+    else if (isa<AmaxOp, UpdateScaleOp, AllReduceMaxOp>(op)) {
+      op->emitOpError("is not lowered to the runtime yet");
+      refused = true;
+    }
+  });
+  if (refused)
+    return failure();
+  for (Operation *op : ops) {
+    LogicalResult r =
+        TypeSwitch<Operation *, LogicalResult>(op)
+            .Case<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp>(
+                [&](auto o) { return lower(o); });
+    if (failed(r))
+      return failure();
+  }
+  return success();
+}
+
+struct ConvertTEToRuntimePass
+    : public mlir::te::impl::ConvertTEToRuntimeBase<ConvertTEToRuntimePass> {
+  void runOnOperation() override {
+    Lowering lowering(getOperation());
+    if (failed(lowering.run()))
+      return signalPassFailure();
+    // Nothing te remains: drop the target so that the LLVM-dialect module
+    // translates without the te dialect.
+    getOperation()->removeAttr("te.target");
+  }
+};
+
+} // namespace

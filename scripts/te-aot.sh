@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Ahead-of-time compilation of a te module, and linking of the AOT driver.
+#
+#   scripts/te-aot.sh compile IN.mlir OUT.o [--entry NAME] [--target T]
+#       te-pipeline{target=T} (via te-run --emit-lowered, which also gives the
+#       entry its C interface) + mlir-translate --mlir-to-llvmir + llc
+#       -filetype=obj. Writes OUT.o and OUT.sig (the entry's signature for
+#       te-aot-run). Needs the MLIR build (TE_BUILD_DIR, default build) and
+#       LLVM 22 (LLVM_PREFIX, default /usr/lib/llvm-22).
+#   scripts/te-aot.sh link OBJ.o EXE RUNTIME_BUILD_DIR
+#       Links OBJ.o with the driver tools/te-run/aot_main.cpp and
+#       RUNTIME_BUILD_DIR/lib*/libte_rt.so into EXE. Needs only a C++17
+#       compiler and a runtime build (cmake -S runtime): no MLIR, so it runs
+#       on the GPU machine.
+#   EXE --signature-file OBJ.sig --backend cpu|cuda [te-run's harness flags]
+#
+# The short form `scripts/te-aot.sh IN.mlir OUT.o` is `compile`.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+
+usage() { sed -n '2,17p' "$0"; exit 2; }
+
+cmd=${1:-}
+case "$cmd" in
+  compile|link) shift ;;
+  -h|--help|"") usage ;;
+  *) cmd=compile ;;
+esac
+
+if [ "$cmd" = compile ]; then
+  [ $# -ge 2 ] || usage
+  in=$1; out=$2; shift 2
+  entry=main; target=sm_90
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --entry) entry=$2; shift 2 ;;
+      --target) target=$2; shift 2 ;;
+      *) echo "te-aot.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+  done
+  BIN=${TE_BUILD_DIR:-$ROOT/build}/bin
+  LLVM=${LLVM_PREFIX:-/usr/lib/llvm-22}/bin
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+  "$BIN/te-run" "$in" --entry "$entry" --target "$target" --print-signature > "${out%.o}.sig"
+  "$BIN/te-run" "$in" --entry "$entry" --target "$target" --emit-lowered "$tmp/lowered.mlir"
+  "$LLVM/mlir-translate" --mlir-to-llvmir "$tmp/lowered.mlir" -o "$tmp/module.ll"
+  "$LLVM/llc" -O2 -filetype=obj -relocation-model=pic "$tmp/module.ll" -o "$out"
+  echo "te-aot.sh: wrote $out and ${out%.o}.sig ($(cat "${out%.o}.sig"))"
+else
+  [ $# -eq 3 ] || usage
+  obj=$1; exe=$2; rt=$3
+  lib=$(dirname "$(find "$rt" -name 'libte_rt.so' | head -1)")
+  [ -n "$lib" ] && [ -f "$lib/libte_rt.so" ] || { echo "te-aot.sh: no libte_rt.so under $rt" >&2; exit 1; }
+  ${CXX:-c++} -std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib" \
+    "$ROOT/tools/te-run/aot_main.cpp" "$ROOT/tools/te-run/Harness.cpp" "$ROOT/runtime/lib/Npy.cpp" \
+    "$obj" -L"$lib" -lte_rt -Wl,-rpath,"$lib" -Wl,--export-dynamic -ldl -lm -o "$exe"
+  echo "te-aot.sh: linked $exe"
+fi

@@ -1,0 +1,338 @@
+//===- te-run.cpp - Execute a te module with the JIT ------------*- C++ -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// te-run FILE.mlir [--entry NAME] [--backend cpu|cuda] [--target T]
+//        [harness flags: --input, --seed, --output-dir, --compare, ...]
+//
+// Parses a module, lowers it with te-pipeline{target} unless it is already
+// in the LLVM dialect, JIT-compiles it with MLIR's ExecutionEngine (libte_rt
+// linked into this tool: the entry points of te_rt_abi.def are registered
+// with the engine's symbol map) and calls the entry function through its C
+// interface on the chosen backend.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Harness.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "te/Conversion/Passes.h"
+#include "te/Dialect/TE/IR/TEDialect.h"
+#include "te/Dialect/TE/Transforms/Passes.h"
+
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include "te_rt_abi.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace mlir;
+
+namespace {
+
+void usage() {
+  std::printf(
+      "usage: te-run FILE.mlir [options]\n"
+      "Executes the entry function of a te module (lowered with te-pipeline\n"
+      "unless it is already in the LLVM dialect) on libte_rt.\n"
+      "  --entry NAME         the function to call (default: main)\n"
+      "  --backend cpu|cuda   runtime backend (default: cpu)\n"
+      "  --target T           te-pipeline target cpu|sm_90|sm_100 (default:\n"
+      "                       cpu on the cpu backend, sm_90 on cuda)\n"
+      "  --threads N          cpu backend worker threads (default: all)\n"
+      "  --reference          run the program's high-precision twin\n"
+      "                       (te-pipeline{reference}: te ops replaced by\n"
+      "                       plain arithmetic, no runtime calls)\n"
+      "  --print-signature    print the entry's harness signature and exit\n"
+      "  --emit-lowered FILE  write the lowered (LLVM dialect) module with the\n"
+      "                       entry's C interface to FILE and exit (for AOT)\n"
+      "%s",
+      ::te::run::kHarnessFlagsHelp);
+}
+
+/// The harness type of an argument/result type, or an error.
+bool toHarnessType(Type type, ::te::run::TensorType &out, std::string &error) {
+  if (type.isF32() || type.isInteger(64) || type.isInteger(32)) {
+    out.scalar = true;
+    out.shape.clear();
+    out.elementType = type.isF32() ? "f32" : type.isInteger(64) ? "i64" : "i32";
+    return true;
+  }
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank() ||
+      !isa<RankedTensorType, MemRefType>(type)) {
+    llvm::raw_string_ostream os(error);
+    os << "te-run supports ranked tensor and memref arguments and results, "
+          "got "
+       << type;
+    return false;
+  }
+  std::string name;
+  llvm::raw_string_ostream ns(name);
+  Type e = shaped.getElementType();
+  if (e.isInteger(8))
+    name = "i8";
+  else if (e.isInteger(32))
+    name = "i32";
+  else if (e.isInteger(64))
+    name = "i64";
+  else
+    ns << e;
+  out.elementType = name;
+  out.shape.clear();
+  for (int64_t d : shaped.getShape())
+    out.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  if (out.elementBytes() == 0) {
+    error = "te-run: unsupported element type " + name;
+    return false;
+  }
+  return true;
+}
+
+bool isLowered(ModuleOp module) {
+  bool lowered = true;
+  module.walk([&](Operation *op) {
+    if (op != module.getOperation() &&
+        !isa<LLVM::LLVMDialect>(op->getDialect()))
+      lowered = false;
+  });
+  return lowered;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string file, entry = "main", backend = "cpu", target;
+  int threads = 0;
+  bool printSignature = false;
+  std::string emitLowered;
+  bool reference = false;
+  ::te::run::Options opts;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i], err;
+    if (::te::run::parseHarnessFlag(argc, argv, i, opts, &err)) {
+      if (!err.empty()) {
+        std::fprintf(stderr, "te-run: %s\n", err.c_str());
+        return 2;
+      }
+      continue;
+    }
+    auto value = [&](std::string &out) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "te-run: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      out = argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      usage();
+      return 0;
+    } else if (a == "--entry") {
+      value(entry);
+    } else if (a == "--backend") {
+      value(backend);
+    } else if (a == "--target") {
+      value(target);
+    } else if (a == "--threads") {
+      std::string v;
+      value(v);
+      threads = std::atoi(v.c_str());
+    } else if (a == "--reference") {
+      reference = true;
+    } else if (a == "--emit-lowered") {
+      value(emitLowered);
+    } else if (a == "--print-signature") {
+      printSignature = true;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "te-run: unknown option '%s' (see --help)\n",
+                   a.c_str());
+      return 2;
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      std::fprintf(stderr, "te-run: more than one input file\n");
+      return 2;
+    }
+  }
+  if (file.empty()) {
+    usage();
+    return 2;
+  }
+  if (backend != "cpu" && backend != "cuda") {
+    std::fprintf(stderr, "te-run: --backend must be cpu or cuda, got '%s'\n",
+                 backend.c_str());
+    return 2;
+  }
+  if (target.empty())
+    target = backend == "cpu" ? "cpu" : "sm_90";
+
+  DialectRegistry registry;
+  registry.insert<mlir::te::TEDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  mlir::te::registerBufferizableOpInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerAllPasses();
+  mlir::te::registerTEPasses();
+  mlir::te::registerTEConversionPasses();
+  MLIRContext context(registry);
+
+  llvm::SourceMgr sourceMgr;
+  std::string errorMessage;
+  auto input = openInputFile(file, &errorMessage);
+  if (!input) {
+    std::fprintf(stderr, "te-run: %s\n", errorMessage.c_str());
+    return 1;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  // The entry's signature, from the function before lowering.
+  ::te::run::Signature sig;
+  if (auto f = module->lookupSymbol<func::FuncOp>(entry)) {
+    std::string err;
+    for (Type t : f.getArgumentTypes()) {
+      ::te::run::TensorType ht;
+      if (!toHarnessType(t, ht, err)) {
+        std::fprintf(stderr, "te-run: @%s: %s\n", entry.c_str(), err.c_str());
+        return 1;
+      }
+      sig.args.push_back(ht);
+    }
+    for (Type t : f.getResultTypes()) {
+      ::te::run::TensorType ht;
+      if (!toHarnessType(t, ht, err)) {
+        std::fprintf(stderr, "te-run: @%s: %s\n", entry.c_str(), err.c_str());
+        return 1;
+      }
+      sig.results.push_back(ht);
+    }
+    f->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+               UnitAttr::get(&context));
+  } else if (!isLowered(*module)) {
+    std::fprintf(stderr, "te-run: no function @%s in %s\n", entry.c_str(),
+                 file.c_str());
+    return 1;
+  } else {
+    std::fprintf(stderr,
+                 "te-run: %s is already lowered; te-run needs the func-level "
+                 "module to know @%s's signature\n",
+                 file.c_str(), entry.c_str());
+    return 1;
+  }
+  if (printSignature) {
+    std::printf("%s\n", sig.str().c_str());
+    return 0;
+  }
+
+  // Lower.
+  PassManager pm(&context);
+  mlir::te::TEPipelineOptions pipelineOptions;
+  pipelineOptions.target = target;
+  pipelineOptions.reference = reference;
+  mlir::te::buildTEPipeline(pm, pipelineOptions);
+  if (failed(pm.run(*module))) {
+    std::fprintf(stderr, "te-run: lowering %s failed\n", file.c_str());
+    return 1;
+  }
+
+  if (!emitLowered.empty()) {
+    std::string err;
+    auto out = openOutputFile(emitLowered, &err);
+    if (!out) {
+      std::fprintf(stderr, "te-run: %s\n", err.c_str());
+      return 1;
+    }
+    module->print(out->os());
+    out->keep();
+    return 0;
+  }
+
+  // JIT.
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  ExecutionEngineOptions engineOptions;
+  auto transformer = makeOptimizingTransformer(2, 0, nullptr);
+  engineOptions.transformer = transformer;
+  auto engine = ExecutionEngine::create(*module, engineOptions);
+  if (!engine) {
+    std::fprintf(stderr, "te-run: JIT: %s\n",
+                 llvm::toString(engine.takeError()).c_str());
+    return 1;
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+#define TE_RT_ABI_FUNCTION(ret, name, ...)                                     \
+  map[interner(#name)] = {llvm::orc::ExecutorAddr::fromPtr(&name),            \
+                          llvm::JITSymbolFlags::Exported};
+#include "te_rt_abi.def"
+    return map;
+  });
+  (*engine)->initialize();
+  auto fn = (*engine)->lookup("_mlir_ciface_" + entry);
+  if (!fn) {
+    std::fprintf(stderr, "te-run: %s\n",
+                 llvm::toString(fn.takeError()).c_str());
+    return 1;
+  }
+
+  // Runtime context.
+  te_rt_context *ctx = nullptr;
+  te_rt_backend kind =
+      backend == "cuda" ? TE_RT_BACKEND_CUDA : TE_RT_BACKEND_CPU;
+  if (te_rt_context_create(kind, &ctx) != TE_RT_OK) {
+    std::fprintf(stderr, "te-run: backend %s: %s\n", backend.c_str(),
+                 te_rt_last_error());
+    return 1;
+  }
+  if (threads > 0)
+    te_rt_context_set_num_threads(ctx, threads);
+  te_rt_set_current_context(ctx);
+
+  std::vector<::te::run::Buffer> args, results;
+  std::string err;
+  if (!::te::run::makeArguments(sig, opts, args, &err)) {
+    std::fprintf(stderr, "te-run: %s\n", err.c_str());
+    return 1;
+  }
+  double seconds = 0;
+  if (!::te::run::invoke(*fn, sig, args, opts.repeat, results, seconds, &err)) {
+    std::fprintf(stderr, "te-run: %s\n", err.c_str());
+    return 1;
+  }
+  if (te_rt_current_status() != 0) {
+    std::fprintf(stderr, "te-run: runtime error in %s\n",
+                 static_cast<const char *>(te_rt_current_error()));
+    return 1;
+  }
+  int rc = ::te::run::report(sig, results, opts, seconds);
+  te_rt_set_current_context(nullptr);
+  te_rt_context_destroy(ctx);
+  return rc;
+}
