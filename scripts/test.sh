@@ -7,6 +7,14 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 
+# Short fuzz run (about 2 minutes with its build): the runtime C ABI and .npy
+# libFuzzer targets in build-fuzz (scripts/fuzz.sh installs clang-22 itself).
+# It runs first so that the run ends with the main suite's ctest summary.
+# TE_SKIP_FUZZ=1 skips it.
+if [ "${TE_SKIP_FUZZ:-0}" != 1 ]; then
+  bash scripts/fuzz.sh short
+fi
+
 cd "${TE_BUILD_DIR:-build}"
 CTEST_ARGS=(--output-on-failure -j "$(nproc)")
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 \
@@ -19,9 +27,3 @@ else
   ctest "${CTEST_ARGS[@]}" -LE gpu
 fi
 
-# Short fuzz run (~2 min with the build): the runtime C ABI and .npy libFuzzer
-# targets, ctest label `fuzz` in build-fuzz (scripts/fuzz.sh installs clang-22
-# itself). TE_SKIP_FUZZ=1 skips it.
-if [ "${TE_SKIP_FUZZ:-0}" != 1 ]; then
-  cd "$OLDPWD" && bash scripts/fuzz.sh short
-fi
