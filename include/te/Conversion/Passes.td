@@ -69,6 +69,7 @@ def TESetTarget : Pass<"te-set-target", "::mlir::ModuleOp"> {
     Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
            "cpu | sm_90 | sm_100">
   ];
+  let dependentDialects = ["::mlir::te::TEDialect"];
 }
 
 def ConvertTEToReference
