@@ -109,6 +109,10 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
       add(stage);
   };
   add("te-set-target{target=" + options.target.getValue() + "}");
+  // Private helpers (e.g. an accumulation over tensor<?x?xf32>) are inlined
+  // first: their dynamic signatures would otherwise survive to bufferization
+  // and leave casts the LLVM lowering cannot reconcile.
+  add("inline");
   addIfRegistered("te-infer-shapes", "te-infer-shapes");
   addIfRegistered("te-decompose-linear", "te-decompose-linear");
   if (options.reference)
@@ -144,7 +148,7 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
 void mlir::te::registerTEPipeline() {
   PassPipelineRegistration<TEPipelineOptions>(
       "te-pipeline",
-      "the te flow: te-set-target, te-infer-shapes, te-decompose-linear, "
+      "the te flow: te-set-target, inline, te-infer-shapes, te-decompose-linear, "
       "te-infer-usages, te-eliminate-aliases, te-legalize, "
       "te-expand-qtensors, one-shot-bufferize, buffer deallocation, "
       "convert-te-to-runtime, convert-to-llvm",
