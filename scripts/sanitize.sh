@@ -36,7 +36,7 @@ ninja -C "$BUILD_DIR" -j "${TE_ASAN_JOBS:-2}"
 # halt_on_error: the first report ends the process (and fails its test).
 # detect_leaks: te leaks nothing; MLIR's own process-lifetime singletons are
 # reachable and not reported.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0:allocator_may_return_null=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0:allocator_may_return_null=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$BUILD_DIR"
 ctest --output-on-failure -j "$(nproc)" -LE 'gpu|fuzz$'
