@@ -66,9 +66,11 @@ __device__ __forceinline__ float absBits(float v) {
   return __uint_as_float(__float_as_uint(v) & 0x7FFFFFFFu);
 }
 
-/// Format's fmaxNum for a non-NaN `a` (a running max that starts at 0).
+/// Format's fmaxNum for a non-NaN `a` (a running max that starts at 0):
+/// the hardware max (FMNMX) returns the other operand of a NaN as fmaxNum
+/// does, in one instruction.
 __device__ __forceinline__ float maxNum(float a, float b) {
-  return format::fmaxNum(a, b);
+  return fmaxf(a, b);
 }
 
 /// Hardware encoder of 4 floats (always the cvt path; the kernels call

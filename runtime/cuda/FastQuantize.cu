@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 using namespace te::format;
 
@@ -84,6 +85,52 @@ unsigned warpGrid(Kernel kernel, int *perSM, int64_t warps) {
   int64_t blocks = (warps + kFastThreads / 32 - 1) / (kFastThreads / 32);
   return static_cast<unsigned>(std::max<int64_t>(
       1, std::min<int64_t>(blocks, int64_t(multiprocessors()) * *perSM)));
+}
+
+/// Blocks of a persistent grid-stride kernel over `tasks` block tasks: at
+/// most one resident wave.
+template <typename Kernel>
+unsigned blockGrid(Kernel kernel, int *perSM, int64_t tasks) {
+  if (*perSM == 0) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kFastThreads,
+                                                      0) != cudaSuccess ||
+        n < 1)
+      n = 1;
+    *perSM = n;
+  }
+  return static_cast<unsigned>(std::max<int64_t>(
+      1, std::min<int64_t>(tasks, int64_t(multiprocessors()) * *perSM)));
+}
+
+/// TE_RT_CUDA_FAST_KERNELS=v1 selects the first bandwidth kernels (warp
+/// tiles, kept for comparison); TE_RT_CUDA_TILE_GROUP the tile-row group of
+/// the tile kernels' walk (default 16).
+bool firstKernels() {
+  static const bool v1 = [] {
+    const char *e = std::getenv("TE_RT_CUDA_FAST_KERNELS");
+    return e && std::string(e) == "v1";
+  }();
+  return v1;
+}
+
+/// TE_RT_CUDA_TILE_PREFETCH=0: the tile kernels load a tile only when they
+/// process it (experiment).
+bool tilePrefetch() {
+  static const bool p = [] {
+    const char *e = std::getenv("TE_RT_CUDA_TILE_PREFETCH");
+    return !(e && std::string(e) == "0");
+  }();
+  return p;
+}
+
+int tileGroup() {
+  static const int g = [] {
+    const char *e = std::getenv("TE_RT_CUDA_TILE_GROUP");
+    int v = e ? std::atoi(e) : 16;
+    return v > 0 ? v : 16;
+  }();
+  return g;
 }
 
 template <InKind T> using Storage = typename InTraits<T>::Storage;
@@ -223,6 +270,204 @@ __global__ void __launch_bounds__(kFastThreads)
       amax = shflMax(amax, off);
     if (lane == 0)
       atomicMaxNonNegativeF(amaxOut, amax);
+  }
+  if (scaleInv && blockIdx.x == 0 && threadIdx.x == 0)
+    *scaleInv = reciprocalRN(scale);
+}
+
+//===----------------------------------------------------------------------===//
+// Tile kernels: 128x128 tiles per 256-thread block, persistent grid
+//===----------------------------------------------------------------------===//
+//
+// Thread t of the block owns rows 8g..8g+7 x columns 8c..8c+7 of the tile,
+// g = 2 * warp + lane / 16 (0..15), c = lane % 16 (0..15): a half-warp loads
+// or stores one full 128-column row segment (256 bytes of bf16, 128 bytes of
+// codes). The transposed copy goes through a 16 KB shared-memory tile of codes
+// (in-register 8x8 byte transposes, 8-byte writes, swizzled) read back as
+// 16-byte chunks: each transposed row of the tile is one 128-byte store of 8
+// lanes. The next tile's x is loaded into registers before the current one is
+// processed. Tiles at the right/bottom edge are partial: row groups and column
+// chunks outside [M, K] are skipped (M % 32 == 0, K % 64 == 0 keep groups of 8
+// rows/columns and 16-row transposed chunks whole).
+
+constexpr int kTile = 128;
+
+/// Raw storage of a thread's 8x8 sub-tile: 8 rows of 8 elements.
+template <InKind T> struct RawRows {
+  static constexpr int kWords = T == InKind::F32 ? 2 : 1; // uint4 per row
+  uint4 w[8][kWords];
+};
+
+template <InKind T>
+__device__ __forceinline__ void loadRaw(const Storage<T> *x, int64_t row,
+                                        int64_t col, int64_t K, bool valid,
+                                        RawRows<T> &r) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int h = 0; h < RawRows<T>::kWords; ++h)
+      r.w[i][h] =
+          valid
+              ? __ldg(reinterpret_cast<const uint4 *>(x + (row + i) * K + col) +
+                      h)
+              : make_uint4(0, 0, 0, 0);
+}
+
+template <InKind T>
+__device__ __forceinline__ void unpackRow(const RawRows<T> &r, int i,
+                                          float v[8]) {
+  if constexpr (T == InKind::F32) {
+    const uint4 a = r.w[i][0], b = r.w[i][1];
+    v[0] = __uint_as_float(a.x), v[1] = __uint_as_float(a.y);
+    v[2] = __uint_as_float(a.z), v[3] = __uint_as_float(a.w);
+    v[4] = __uint_as_float(b.x), v[5] = __uint_as_float(b.y);
+    v[6] = __uint_as_float(b.z), v[7] = __uint_as_float(b.w);
+  } else {
+    const uint4 u = r.w[i][0];
+    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      if constexpr (T == InKind::BF16) {
+        v[2 * q] = __uint_as_float(w[q] << 16);
+        v[2 * q + 1] = __uint_as_float(w[q] & 0xFFFF0000u);
+      } else {
+        v[2 * q] = format::f16ToFloat(static_cast<uint16_t>(w[q] & 0xFFFFu));
+        v[2 * q + 1] = format::f16ToFloat(static_cast<uint16_t>(w[q] >> 16));
+      }
+    }
+  }
+}
+
+/// Tile coordinates of tile `t`: groups of `group` tile rows, walked column
+/// by column, so that the tiles in flight at once cover a squarish region.
+__device__ __forceinline__ void tileCoords(int64_t t, int64_t tilesM,
+                                           int64_t tilesK, int group,
+                                           int64_t &mb, int64_t &kb) {
+  const int64_t span = int64_t(group) * tilesK;
+  const int64_t first = (t / span) * group;
+  const int64_t rows = min(int64_t(group), tilesM - first);
+  const int64_t r = t % span;
+  mb = first + r % rows;
+  kb = r / rows;
+}
+
+/// Byte offset in the transposed code tile of the 8 bytes of transposed row
+/// `k` (0..127) holding tile rows 8u..8u+7 (u = 0..15). 8-byte units are
+/// XOR-swizzled by an even number so that 16-byte pairs stay adjacent.
+__device__ __forceinline__ int trOffset(int k, int u) {
+  return k * kTile + ((u ^ (((k >> 3) & 7) << 1)) << 3);
+}
+
+/// Writes the 8x8 codes of thread (g, c) (rows) as 8 transposed rows.
+__device__ __forceinline__ void stageTransposed(uint8_t *s, int g, int c,
+                                                const uint2 codes[8]) {
+  const int k = 8 * c;
+  *reinterpret_cast<uint2 *>(s + trOffset(k + 0, g)) = column8<0>(codes);
+  *reinterpret_cast<uint2 *>(s + trOffset(k + 1, g)) = column8<1>(codes);
+  *reinterpret_cast<uint2 *>(s + trOffset(k + 2, g)) = column8<2>(codes);
+  *reinterpret_cast<uint2 *>(s + trOffset(k + 3, g)) = column8<3>(codes);
+  *reinterpret_cast<uint2 *>(s + trOffset(k + 4, g)) = column8<4>(codes);
+  *reinterpret_cast<uint2 *>(s + trOffset(k + 5, g)) = column8<5>(codes);
+  *reinterpret_cast<uint2 *>(s + trOffset(k + 6, g)) = column8<6>(codes);
+  *reinterpret_cast<uint2 *>(s + trOffset(k + 7, g)) = column8<7>(codes);
+}
+
+/// Stores the staged transposed tile: tr[(k0 + k) * ld + m0 + m] for the
+/// valid k < kValid, m < mValid (multiples of 8 and 16). 16-byte stores.
+__device__ __forceinline__ void storeStagedTransposed(const uint8_t *s,
+                                                      uint8_t *tr, int64_t k0,
+                                                      int64_t m0, int64_t ld,
+                                                      int kValid, int mValid) {
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int q = r * 256 + threadIdx.x;
+    const int k = q >> 3, h = q & 7;
+    if (k < kValid && 16 * h < mValid)
+      *reinterpret_cast<uint4 *>(tr + (k0 + k) * ld + m0 + 16 * h) =
+          *reinterpret_cast<const uint4 *>(s + trOffset(k, 2 * h));
+  }
+}
+
+__device__ __forceinline__ float blockMax256(float v, float *red) {
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2)
+    v = shflMax(v, off);
+  __syncthreads();
+  if ((threadIdx.x & 31) == 0)
+    red[threadIdx.x >> 5] = v;
+  __syncthreads();
+  float r = red[0];
+#pragma unroll
+  for (int w = 1; w < 8; ++w)
+    r = maxNum(r, red[w]);
+  return r;
+}
+
+template <InKind T, bool Prefetch>
+__global__ void __launch_bounds__(kFastThreads)
+    perTensorTileKernel(const Storage<T> *x, int64_t M, int64_t K,
+                        const float *scalePtr, bool e5m2, uint8_t *data,
+                        uint8_t *tr, float *scaleInv, float *amaxOut,
+                        int group) {
+  __shared__ __align__(16) uint8_t staged[kTile * kTile];
+  __shared__ float red[8];
+  const int lane = threadIdx.x & 31;
+  const int c = lane & 15, g = ((threadIdx.x >> 5) << 1) | (lane >> 4);
+  const int64_t tilesM = (M + kTile - 1) / kTile,
+                tilesK = (K + kTile - 1) / kTile, tiles = tilesM * tilesK;
+  const float scale = *scalePtr;
+  float amax = 0.0f;
+  int64_t t = blockIdx.x;
+  RawRows<T> cur;
+  int64_t mb = 0, kb = 0;
+  if (t < tiles) {
+    tileCoords(t, tilesM, tilesK, group, mb, kb);
+    const int64_t row = mb * kTile + 8 * g, col = kb * kTile + 8 * c;
+    if (Prefetch)
+      loadRaw<T>(x, row, col, K, row < M && col < K, cur);
+  }
+  for (; t < tiles; t += gridDim.x) {
+    const int64_t m0 = mb * kTile, k0 = kb * kTile;
+    const int64_t row = m0 + 8 * g, col = k0 + 8 * c;
+    const bool valid = row < M && col < K;
+    RawRows<T> next;
+    if (!Prefetch)
+      loadRaw<T>(x, row, col, K, valid, cur);
+    const int64_t tn = t + gridDim.x;
+    if (tn < tiles) {
+      tileCoords(tn, tilesM, tilesK, group, mb, kb);
+      const int64_t rn = mb * kTile + 8 * g, cn = kb * kTile + 8 * c;
+      if (Prefetch)
+        loadRaw<T>(x, rn, cn, K, rn < M && cn < K, next);
+    }
+    uint2 codes[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      float v[8];
+      unpackRow<T>(cur, i, v);
+      if (amaxOut)
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          amax = maxNum(amax, absBits(v[j]));
+      codes[i] = encodeScaled8(v, scale, e5m2);
+      if (data && valid)
+        store8(data + (row + i) * K + col, codes[i]);
+    }
+    if (tr) {
+      stageTransposed(staged, g, c, codes);
+      __syncthreads();
+      storeStagedTransposed(staged, tr, k0, m0, M,
+                            static_cast<int>(K - k0 < kTile ? K - k0 : kTile),
+                            static_cast<int>(M - m0 < kTile ? M - m0 : kTile));
+      __syncthreads();
+    }
+    if (Prefetch)
+      cur = next;
+  }
+  if (amaxOut) {
+    const float r = blockMax256(amax, red);
+    if (threadIdx.x == 0)
+      atomicMaxNonNegativeF(amaxOut, r);
   }
   if (scaleInv && blockIdx.x == 0 && threadIdx.x == 0)
     *scaleInv = reciprocalRN(scale);
@@ -456,6 +701,21 @@ template <InKind T> struct PerTensorLaunch {
                          const float *scale, DType fp8, uint8_t *data,
                          uint8_t *tr, float *scaleInv, float *amaxOut,
                          cudaStream_t stream) {
+    if (!firstKernels()) {
+      const int64_t tiles =
+          ((M + kTile - 1) / kTile) * ((K + kTile - 1) / kTile);
+      auto launch = [&](auto kernel, int *perSM) {
+        unsigned grid = blockGrid(kernel, perSM, tiles);
+        kernel<<<grid, kFastThreads, 0, stream>>>(
+            static_cast<const Storage<T> *>(x), M, K, scale, fp8 == DType::E5M2,
+            data, tr, scaleInv, amaxOut, tileGroup());
+        return cudaGetLastError();
+      };
+      static int perSM = 0, perSMNoPrefetch = 0;
+      if (tilePrefetch())
+        return launch(perTensorTileKernel<T, true>, &perSM);
+      return launch(perTensorTileKernel<T, false>, &perSMNoPrefetch);
+    }
     static int perSM = 0;
     int64_t tiles = (M / 32) * (K / 64);
     unsigned grid = warpGrid(perTensorFastKernel<T>, &perSM, tiles);
@@ -504,7 +764,7 @@ bool amaxFastPath(const void *x, DType t) {
 bool perTensorFastPath(const void *x, DType t, int64_t M, int64_t K,
                        const void *data, const void *tr) {
   return vectorInput(t) && M > 0 && K > 0 && M % 32 == 0 && K % 64 == 0 &&
-         aligned(x, 16) && aligned(data, 8) && aligned(tr, 8);
+         aligned(x, 16) && aligned(data, 8) && aligned(tr, 16);
 }
 
 bool mxfp8FastPath(const void *x, DType t, int64_t M, int64_t K,

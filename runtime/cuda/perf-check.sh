@@ -2,10 +2,16 @@
 # One GPU-machine call for the bandwidth kernels: configure + build the
 # standalone runtime, `ctest -L gpu` (bit-exactness against the cpu backend and
 # the 2^32 hardware-encoder sweep), then the 16384x16384 bf16 bandwidth run
-# (CudaPerf.DISABLED_Bandwidth16k) with the fast kernels and, for the
-# "before" numbers, without them (TE_RT_CUDA_NO_FAST_KERNELS=1). If the
-# hardware encoders disagree with Format, everything is rebuilt with
-# -DTE_CUDA_SOFT_ENCODE=ON and repeated. Logs go to $OUT (default /tmp/te-gpu).
+# (CudaPerf.DISABLED_Bandwidth16k) for each kernel variant named in
+# TE_PERF_VARIANTS (default "tile v1": the 128x128 tile kernels and the first,
+# warp-tile bandwidth kernels, TE_RT_CUDA_FAST_KERNELS=v1; "group1": the tile
+# kernels walking tiles row by row; "general": TE_RT_CUDA_NO_FAST_KERNELS=1).
+# TE_PERF_NCU=1 adds an Nsight Compute summary (--clock-control none) of every
+# bandwidth kernel, one quantize per FP8 recipe (CudaPerf.DISABLED_ProfileOnce),
+# for the variants in TE_PERF_NCU_VARIANTS (default "tile v1").
+# TE_PERF_SKIP_CTEST=1 skips the ctest. If the hardware encoders disagree with
+# Format, everything is rebuilt with -DTE_CUDA_SOFT_ENCODE=ON and repeated.
+# Logs go to $OUT (default /tmp/te-gpu): ctest-*.log, perf.log, ncu-*.txt.
 # GoogleTest: the installed package, or sources in .gtest/ at the repo root.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,16 +21,44 @@ export PATH=/usr/local/cuda/bin:$PATH
 B=${TE_GPU_BUILD_DIR:-/tmp/b}
 GT=()
 [ -d .gtest ] && GT=(-DTE_GTEST_SOURCE_DIR="$PWD/.gtest")
+VARIANTS=${TE_PERF_VARIANTS:-tile v1}
 nvidia-smi -L
 
-bandwidth() { # $1: log suffix
-  "$B/cuda/test/te-rt-cuda-tests" --gtest_also_run_disabled_tests \
+variantEnv() { # $1: variant -> environment assignments
+  case $1 in
+  v1) echo TE_RT_CUDA_FAST_KERNELS=v1 ;;
+  group1) echo TE_RT_CUDA_TILE_GROUP=1 ;;
+  noprefetch) echo TE_RT_CUDA_TILE_PREFETCH=0 ;;
+  general) echo TE_RT_CUDA_NO_FAST_KERNELS=1 ;;
+  *) echo TE_PERF_VARIANT=tile ;;
+  esac
+}
+
+bandwidth() { # $1: variant
+  echo "--- variant $1" | tee -a "$OUT/perf.log"
+  env $(variantEnv "$1") "$B/cuda/test/te-rt-cuda-tests" \
+    --gtest_also_run_disabled_tests \
     --gtest_filter='CudaPerf.DISABLED_Bandwidth16k' 2>&1 |
-    grep -E "te-rt-cuda\]|FAILED|Failure" | tee "$OUT/perf-$1.log"
+    grep -E "te-rt-cuda\]|FAILED|Failure" | tee -a "$OUT/perf.log"
+}
+
+profile() { # $1: variant
+  local start
+  start=$(date +%s)
+  env $(variantEnv "$1") timeout 120 ncu --clock-control none \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    --section Occupancy --section LaunchStats \
+    --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_write.sum,lts__t_requests_op_write.sum,smsp__inst_executed.sum \
+    -k 'regex:Fast|Tile|amax|Scale' -c 12 \
+    "$B/cuda/test/te-rt-cuda-tests" --gtest_also_run_disabled_tests \
+    --gtest_filter='CudaPerf.DISABLED_ProfileOnce' >"$OUT/ncu-$1.txt" 2>&1
+  echo "ncu ($1): rc=$? in $(($(date +%s) - start)) s"
+  grep -E "^  [a-zA-Z].*Kernel|^  [a-z].*\(|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|dram__bytes|lts__t_(sectors|requests)_op_write|inst_executed" \
+    "$OUT/ncu-$1.txt" | sed -E 's/ +/ /g' | head -120
 }
 
 check() { # $1: OFF (hardware encoders) or ON (software)
-  local soft=$1 start
+  local soft=$1 start rc=0
   cmake -S runtime -B "$B" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90a \
     -DTE_CUDA_SOFT_ENCODE="$soft" "${GT[@]}" >"$OUT/configure-$soft.log" 2>&1 ||
     { tail -30 "$OUT/configure-$soft.log"; return 2; }
@@ -32,21 +66,28 @@ check() { # $1: OFF (hardware encoders) or ON (software)
   ninja -C "$B" te-rt-cuda-tests >"$OUT/build-$soft.log" 2>&1 ||
     { grep -A20 FAILED "$OUT/build-$soft.log" | head -60; return 2; }
   echo "build (soft encoders $soft): $(($(date +%s) - start)) s"
-  start=$(date +%s)
-  (cd "$B" && timeout 240 ctest -L gpu --output-on-failure) \
-    >"$OUT/ctest-$soft.log" 2>&1
-  local rc=$?
-  echo "ctest -L gpu: rc=$rc in $(($(date +%s) - start)) s"
-  grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|te-rt-cuda\]|tests passed|Failure|differ|first mismatch|error:" \
-    "$OUT/ctest-$soft.log" | head -60
-  bandwidth "fast-soft$soft"
+  if [ -z "${TE_PERF_SKIP_CTEST:-}" ]; then
+    start=$(date +%s)
+    (cd "$B" && timeout 240 ctest -L gpu --output-on-failure) \
+      >"$OUT/ctest-$soft.log" 2>&1
+    rc=$?
+    echo "ctest -L gpu: rc=$rc in $(($(date +%s) - start)) s"
+    grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|te-rt-cuda\]|tests passed|Failure|differ|first mismatch|error:" \
+      "$OUT/ctest-$soft.log" | head -60
+  fi
   return $rc
 }
 
 check OFF
-if grep -q "FAILED.*CudaCodec" "$OUT/ctest-OFF.log"; then
+if [ -f "$OUT/ctest-OFF.log" ] && grep -q "FAILED.*CudaCodec" "$OUT/ctest-OFF.log"; then
   echo "hardware encoders differ from Format: rebuilding with software ones"
   check ON
 fi
-echo "--- without the fast kernels (before):"
-TE_RT_CUDA_NO_FAST_KERNELS=1 bandwidth before
+for v in $VARIANTS; do
+  bandwidth "$v"
+done
+if [ -n "${TE_PERF_NCU:-}" ]; then
+  for v in ${TE_PERF_NCU_VARIANTS:-tile v1}; do
+    profile "$v"
+  done
+fi

@@ -273,6 +273,31 @@ TEST(CudaPerf, DISABLED_Bandwidth16k) {
                   floorMs, ms / floorMs);
     }
     te_rt_qtensor_free(ctx, &q);
+    if (r.q.recipe == TE_RT_RECIPE_NVFP4)
+      continue;
+    // One direction only (where the time goes).
+    for (te_rt_usage u : {TE_RT_ROWWISE, TE_RT_COLUMNWISE}) {
+      te_rt_qtensor q1;
+      ASSERT_EQ(
+          te_rt_qtensor_alloc(ctx, &q1, &r.q, 2, shape.data(), u, TE_RT_SM90),
+          TE_RT_OK)
+          << te_rt_last_error();
+      int64_t b1 = inBytes;
+      for (int i = 0; i < q1.num_buffers; ++i)
+        b1 += q1.buffers[i].size_bytes;
+      double ms1 = timer.median([&](int i) {
+        t.data = x[i % 3];
+        te_rt_status s = te_rt_quantize(ctx, &t, &q1, &args);
+        if (s != TE_RT_OK)
+          st = s;
+      });
+      ASSERT_EQ(st, TE_RT_OK) << te_rt_last_error();
+      std::printf("[te-rt-cuda]   %-14s %s only: %.3f ms, %.0f GB/s, %.1f%% "
+                  "of copy\n",
+                  r.name, u == TE_RT_ROWWISE ? "rowwise   " : "columnwise", ms1,
+                  b1 / (ms1 * 1e6), 100.0 * b1 / (ms1 * 1e6) / copyGBs);
+      te_rt_qtensor_free(ctx, &q1);
+    }
   }
   if (delayedMs > 0)
     std::printf("[te-rt-cuda]   amax + delayed cast (own passes) %.3f ms\n",
@@ -280,6 +305,59 @@ TEST(CudaPerf, DISABLED_Bandwidth16k) {
   for (int i = 0; i < 3; ++i)
     cudaFree(x[i]);
   cudaFree(copyDst);
+  cudaFree(dev);
+  te_rt_context_destroy(ctx);
+}
+
+/// One rowwise + columnwise quantize per FP8 recipe (and one amax) of a
+/// 16384x16384 bf16 tensor, for a profiler (ncu -k ...).
+TEST(CudaPerf, DISABLED_ProfileOnce) {
+  REQUIRE_DEVICE();
+  te_rt_context *ctx = nullptr;
+  ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &ctx), TE_RT_OK);
+  const int64_t M = 16384, K = 16384, n = M * K;
+  std::vector<int64_t> shape{M, K};
+  uint16_t *x = nullptr;
+  ASSERT_EQ(cudaMalloc(&x, sizeof(uint16_t) * n), cudaSuccess);
+  fillKernel<<<132 * 8, 256>>>(x, n, 5u);
+  float *dev = nullptr; // [scale, amax]
+  ASSERT_EQ(cudaMalloc(&dev, 2 * sizeof(float)), cudaSuccess);
+  float one = 1.0f;
+  cudaMemcpy(dev, &one, sizeof(float), cudaMemcpyHostToDevice);
+  te_rt_tensor t;
+  std::memset(&t, 0, sizeof(t));
+  t.dtype = TE_RT_BF16;
+  t.rank = 2;
+  t.shape[0] = M;
+  t.shape[1] = K;
+  t.data = x;
+  ASSERT_EQ(te_rt_amax(ctx, &t, dev + 1), TE_RT_OK);
+  for (int r = 0; r < 5; ++r) {
+    te_rt_quantizer qz;
+    te_rt_quantizer_init_default(&qz);
+    qz.recipe = r == 0   ? TE_RT_RECIPE_CURRENT
+                : r == 1 ? TE_RT_RECIPE_DELAYED
+                : r < 4  ? TE_RT_RECIPE_BLOCK
+                         : TE_RT_RECIPE_MXFP8;
+    qz.dtype = TE_RT_E4M3;
+    if (r == 2 || r == 3)
+      qz.pow2_scales = 1;
+    if (r == 3)
+      qz.block_dim = 2;
+    te_rt_qtensor q;
+    ASSERT_EQ(te_rt_qtensor_alloc(ctx, &q, &qz, 2, shape.data(),
+                                  TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM90),
+              TE_RT_OK);
+    te_rt_quantize_args args;
+    te_rt_quantize_args_init(&args);
+    if (r == 1)
+      args.scale = dev;
+    EXPECT_EQ(te_rt_quantize(ctx, &t, &q, &args), TE_RT_OK)
+        << te_rt_last_error();
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    te_rt_qtensor_free(ctx, &q);
+  }
+  cudaFree(x);
   cudaFree(dev);
   te_rt_context_destroy(ctx);
 }
