@@ -12,11 +12,16 @@
 //  * amaxd:  a per-tensor FP8 GEMM with and without cuBLASLt's AMAX_D epilogue
 //            (direct cuBLASLt: the runtime does not expose it), i.e. what the
 //            fused "amax from the producing GEMM" path would cost;
-//  * gemm:   bf16 (direct cuBLASLt), FP8 tensorwise (split / fast accumulation),
-//            FP8 rowwise (direct cuBLASLt OUTER_VEC_32F: no te_rt recipe),
-//            FP8 1x128 x 128x128 and 128x128 x 1x128 blocks, MXFP8 and NVFP4
+//  * gemm:   bf16 (direct cuBLASLt), FP8 tensorwise (split / fast accumulation;
+//            te_rt and a direct host-pointer-mode cuBLASLt call as torch
+//            makes it), FP8 rowwise (direct cuBLASLt OUTER_VEC_32F and te_rt's
+//            a/b_row_scale_inv), FP8 output written by cuBLASLt (te_rt
+//            delayed output quantizer, D_SCALE / AMAX_D), FP8 1x128 x 128x128
+//            (te_rt and direct) and 128x128 x 1x128 blocks, MXFP8 and NVFP4
 //            (emulated on sm_90) on 8192^3, 16384x8192x8192 and the TE
-//            tutorial's M=15872 shapes;
+//            tutorial's M=15872 shapes (TE_BENCH_GEMM_SHAPES=n: the first n);
+//            each row's note has the path and cuBLASLt algorithm
+//            (te_rt_context_last_gemm_info / the direct plan's);
 //  * linear: a Linear forward + backward step (X 16384x8192, W 8192x8192,
 //            FP8 current scaling, TE's accumulation choices) and the same
 //            three GEMMs in bf16;
@@ -557,6 +562,7 @@ struct LtPlan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr, d = nullptr;
   cublasLtMatmulAlgo_t algo{};
+  std::string algoDesc;
   LtPlan() = default;
   LtPlan(const LtPlan &) = delete;
   LtPlan &operator=(const LtPlan &) = delete;
@@ -573,6 +579,26 @@ struct LtPlan {
       cublasLtMatmulDescDestroy(op);
   }
 };
+
+/// "algo=ID tile=T stages=S splitK=K swizzle=W custom=C" of a cuBLASLt
+/// algorithm (the fields te_rt_gemm_info reports for te_rt's GEMMs).
+std::string algoText(const cublasLtMatmulAlgo_t &algo) {
+  const cublasLtMatmulAlgoConfigAttributes_t attrs[] = {
+      CUBLASLT_ALGO_CONFIG_ID,        CUBLASLT_ALGO_CONFIG_TILE_ID,
+      CUBLASLT_ALGO_CONFIG_STAGES_ID, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
+      CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION};
+  const char *names[] = {"algo", "tile", "stages", "splitK", "swizzle",
+                         "custom"};
+  std::string out;
+  for (int i = 0; i < 6; ++i) {
+    uint32_t v = 0;
+    size_t w = 0;
+    cublasLtMatmulAlgoConfigGetAttribute(&algo, attrs[i], &v, sizeof v, &w);
+    out += std::string(i ? " " : "") + names[i] + "=" +
+           std::to_string(static_cast<int32_t>(v));
+  }
+  return out;
+}
 
 std::unique_ptr<LtPlan> makePlan(const LtSpec &s) {
   auto p = std::make_unique<LtPlan>();
@@ -638,6 +664,7 @@ std::unique_ptr<LtPlan> makePlan(const LtSpec &s) {
     throw BenchError{"cuBLASLt heuristic found no algorithm (status " +
                      std::to_string(static_cast<int>(st)) + ")"};
   p->algo = result.algo;
+  p->algoDesc = algoText(result.algo);
   return p;
 }
 
@@ -679,10 +706,33 @@ std::string shapeDesc(const Shape3 &s) {
          " N=" + std::to_string(s.N);
 }
 
+/// The path and algorithm of te_rt's last GEMM (te_rt_context_last_gemm_info).
+std::string gemmInfoText() {
+  te_rt_gemm_info i;
+  if (te_rt_context_last_gemm_info(ctx, &i) != TE_RT_OK)
+    return "no gemm info";
+  const char *paths[] = {"none",       "cpu",      "native-fp8",
+                         "native-blk", "emu-bf16", "emu-f32"};
+  int p = static_cast<int>(i.path);
+  return std::string("path=") + (p >= 0 && p < 6 ? paths[p] : "?") +
+         " algo=" + std::to_string(i.algo_id) +
+         " tile=" + std::to_string(i.algo_tile) +
+         " stages=" + std::to_string(i.algo_stages) +
+         " splitK=" + std::to_string(i.algo_split_k) +
+         " swizzle=" + std::to_string(i.algo_swizzle) +
+         " custom=" + std::to_string(i.algo_custom_option) +
+         " host=" + std::to_string(i.host_pointer_mode) +
+         " tuned=" + std::to_string(i.autotuned) +
+         " fusedFp8Out=" + std::to_string(i.fused_fp8_output);
+}
+
 /// te_rt_gemm TN of W (A, [N, K]) and X (B, [M, K]) quantized with wq / xq.
+/// `tweak` may set more arguments (per-row scales, an output quantizer).
 void teGemm(const char *mode, const Shape3 &s, const te_rt_quantizer &wq,
             const te_rt_quantizer &xq, bool split, const DeviceBuffer &x,
-            const DeviceBuffer &w, const DeviceBuffer &d, const char *what) {
+            const DeviceBuffer &w, const DeviceBuffer &d, const char *what,
+            const std::function<void(te_rt_gemm_args &, te_rt_tensor *&)>
+                &tweak = nullptr) {
   std::string key = gemmKey(mode, s);
   guarded(key, "gemm", [&] {
     QT qw(wq, s.N, s.K, TE_RT_ROWWISE), qx(xq, s.M, s.K, TE_RT_ROWWISE);
@@ -691,15 +741,19 @@ void teGemm(const char *mode, const Shape3 &s, const te_rt_quantizer &wq,
     checkRt(te_rt_quantize(ctx, &tw, &qw.q, nullptr), "quantize W");
     checkRt(te_rt_quantize(ctx, &tx, &qx.q, nullptr), "quantize X");
     te_rt_tensor td = tensor2D(d.p, TE_RT_BF16, s.M, s.N);
+    te_rt_tensor *dp = &td;
     te_rt_gemm_args a;
     te_rt_gemm_args_init(&a);
     a.layout = TE_RT_GEMM_TN;
     a.use_split_accumulator = split ? 1 : 0;
+    if (tweak)
+      tweak(a, dp);
     double ms = timeIt(
-        [&](int) { checkRt(te_rt_gemm(ctx, &qw.q, &qx.q, &td, &a), "te_rt_gemm"); },
+        [&](int) { checkRt(te_rt_gemm(ctx, &qw.q, &qx.q, dp, &a), "te_rt_gemm"); },
         2, 11, 20.0);
     Row r{key, "gemm", std::string(what) + ", " + shapeDesc(s), ms, 0,
           2.0 * s.M * s.N * s.K};
+    r.note = gemmInfoText();
     emit(r);
   });
 }
@@ -714,7 +768,8 @@ void benchGemmShape(const Shape3 &s) {
     double ms = timeIt([&](int) { runPlan(*plan, w.p, x.p, d.p); }, 2, 11,
                        20.0);
     emit(Row{gemmKey("bf16", s), "gemm",
-             "bf16 cuBLASLt (direct), " + shapeDesc(s), ms, 0, flops});
+             "bf16 cuBLASLt (direct), " + shapeDesc(s), ms, 0, flops,
+             plan->algoDesc});
   });
 
   te_rt_quantizer cur = quantizer(TE_RT_RECIPE_CURRENT);
@@ -722,6 +777,66 @@ void benchGemmShape(const Shape3 &s) {
          "FP8 per-tensor (te_rt current), split accumulation");
   teGemm("tensor_fast", s, cur, cur, false, x, w, d,
          "FP8 per-tensor (te_rt current), fast accumulation");
+  // The same GEMMs through a plain cuBLASLt call as torch._scaled_mm makes
+  // it (host pointer mode, default preferences but the workspace): which
+  // algorithm the heuristic gives there.
+  for (bool fast : {false, true})
+    guarded(gemmKey(fast ? "tensor_fast_direct" : "tensor_direct", s), "gemm",
+            [&] {
+              QT qw(cur, s.N, s.K, TE_RT_ROWWISE),
+                  qx(cur, s.M, s.K, TE_RT_ROWWISE);
+              te_rt_tensor tw = tensor2D(w.p, TE_RT_BF16, s.N, s.K);
+              te_rt_tensor tx = tensor2D(x.p, TE_RT_BF16, s.M, s.K);
+              checkRt(te_rt_quantize(ctx, &tw, &qw.q, nullptr), "quantize W");
+              checkRt(te_rt_quantize(ctx, &tx, &qx.q, nullptr), "quantize X");
+              LtSpec ls = bf16Fprop(s.M, s.N, s.K);
+              ls.aType = ls.bType = CUDA_R_8F_E4M3;
+              ls.fp8 = true;
+              ls.fastAccum = fast;
+              ls.aScale = qw.buffer("_scale_inv");
+              ls.bScale = qx.buffer("_scale_inv");
+              auto plan = makePlan(ls);
+              void *wd = qw.buffer("_data"), *xd = qx.buffer("_data");
+              double ms = timeIt([&](int) { runPlan(*plan, wd, xd, d.p); }, 2,
+                                 11, 20.0);
+              emit(Row{gemmKey(fast ? "tensor_fast_direct" : "tensor_direct",
+                               s),
+                       "gemm",
+                       std::string("FP8 per-tensor, direct cuBLASLt host "
+                                   "pointer mode, ") +
+                           (fast ? "fast" : "split") + " accumulation, " +
+                           shapeDesc(s),
+                       ms, 0, flops, plan->algoDesc});
+            });
+  {
+    // te_rt's per-row scaling (OUTER_VEC_32F), same scales as "rowwise".
+    DeviceBuffer sa = randomPositive(s.N, 0.01f, 5),
+                 sb = randomPositive(s.M, 0.01f, 6);
+    teGemm("rowwise_te", s, cur, cur, true, x, w, d,
+           "FP8 rowwise (te_rt a/b_row_scale_inv)",
+           [&](te_rt_gemm_args &a, te_rt_tensor *&) {
+             a.a_row_scale_inv = sa.as<float>();
+             a.b_row_scale_inv = sb.as<float>();
+           });
+  }
+  {
+    // te_rt FP8 output (delayed scaling, rowwise): cuBLASLt writes the FP8
+    // data with D_SCALE / AMAX_D (TE's fprop with fast accumulation).
+    te_rt_quantizer del = quantizer(TE_RT_RECIPE_DELAYED);
+    QT out(del, s.M, s.N, TE_RT_ROWWISE);
+    DeviceBuffer scale = randomPositive(1, 1.0f, 7), amax(4);
+    te_rt_quantize_args oa;
+    te_rt_quantize_args_init(&oa);
+    oa.scale = scale.as<float>();
+    oa.amax = amax.as<float>();
+    teGemm("tensor_fp8out", s, cur, cur, false, x, w, d,
+           "FP8 per-tensor, FP8 E4M3 output (te_rt delayed output quantizer)",
+           [&](te_rt_gemm_args &a, te_rt_tensor *&dp) {
+             a.output = &out.q;
+             a.output_args = &oa;
+             dp = nullptr;
+           });
+  }
 
   guarded(gemmKey("rowwise", s), "gemm", [&] {
     // Row-wise scaling has no te_rt recipe: cuBLASLt OUTER_VEC_32F directly
@@ -755,6 +870,27 @@ void benchGemmShape(const Shape3 &s) {
   // Names in torch._scaled_mm order (mat1 = X, mat2 = W).
   teGemm("blk1d2d", s, /*W=*/b2, /*X=*/b1, true, x, w, d,
          "FP8 blocks X 1x128 x W 128x128 (te_rt block)");
+  guarded(gemmKey("blk1d2d_direct", s), "gemm", [&] {
+    QT qw(b2, s.N, s.K, TE_RT_ROWWISE), qx(b1, s.M, s.K, TE_RT_ROWWISE);
+    te_rt_tensor tw = tensor2D(w.p, TE_RT_BF16, s.N, s.K);
+    te_rt_tensor tx = tensor2D(x.p, TE_RT_BF16, s.M, s.K);
+    checkRt(te_rt_quantize(ctx, &tw, &qw.q, nullptr), "quantize W");
+    checkRt(te_rt_quantize(ctx, &tx, &qx.q, nullptr), "quantize X");
+    LtSpec ls = bf16Fprop(s.M, s.N, s.K);
+    ls.aType = ls.bType = CUDA_R_8F_E4M3;
+    ls.fp8 = true;
+    ls.aScale = qw.buffer("_rowwise_scale_inv");
+    ls.bScale = qx.buffer("_rowwise_scale_inv");
+    ls.aMode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    ls.bMode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+    auto plan = makePlan(ls);
+    void *wd = qw.buffer("_rowwise_data"), *xd = qx.buffer("_rowwise_data");
+    double ms = timeIt([&](int) { runPlan(*plan, wd, xd, d.p); }, 2, 11, 20.0);
+    emit(Row{gemmKey("blk1d2d_direct", s), "gemm",
+             "FP8 blocks X 1x128 x W 128x128, direct cuBLASLt host pointer "
+             "mode, " + shapeDesc(s),
+             ms, 0, flops, plan->algoDesc});
+  });
   teGemm("blk2d1d", s, /*W=*/b1, /*X=*/b2, true, x, w, d,
          "FP8 blocks X 128x128 x W 1x128 (te_rt block)");
   te_rt_quantizer mx = quantizer(TE_RT_RECIPE_MXFP8);
@@ -1213,8 +1349,12 @@ int main(int argc, char **argv) {
     const Shape3 shapes[] = {{8192, 8192, 8192},   {16384, 8192, 8192},
                              {15872, 4096, 12288}, {15872, 4096, 4096},
                              {15872, 4096, 16384}, {15872, 16384, 4096}};
-    for (const Shape3 &s : shapes)
-      guarded(gemmKey("shape", s), "gemm", [&] { benchGemmShape(s); });
+    // TE_BENCH_GEMM_SHAPES=n: only the first n shapes (quick variants).
+    const char *lim = std::getenv("TE_BENCH_GEMM_SHAPES");
+    int n = lim ? std::max(1, std::atoi(lim)) : 6;
+    for (int i = 0; i < std::min(n, 6); ++i)
+      guarded(gemmKey("shape", shapes[i]), "gemm",
+              [&] { benchGemmShape(shapes[i]); });
   }
   if (wanted("linear"))
     benchLinear();

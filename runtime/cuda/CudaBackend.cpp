@@ -15,6 +15,7 @@
 #include "CudaBackend.h"
 
 #include "Error.h"
+#include "FastDequantize.h"
 #include "Kernels.h"
 
 #include "te/Format/Codecs.h"
@@ -145,6 +146,10 @@ std::unique_ptr<CudaBackend> CudaBackend::create(std::string *error) {
 }
 
 CudaBackend::~CudaBackend() {
+  if (emuScratch)
+    cudaFree(emuScratch);
+  if (emuDone)
+    cudaEventDestroy(emuDone);
   if (workspace)
     cudaFree(workspace);
   if (lt)
@@ -442,12 +447,59 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
 // Dequantize, amax, update, swizzle
 //===----------------------------------------------------------------------===//
 
+bool makeFastDequantArgs(const QTensor &q, Usage from, void *out,
+                         DType outType, bool blockScaleOnly,
+                         cuda::FastDequantArgs &a) {
+  const QuantizerConfig &c = q.config;
+  if (c.recipe != Recipe::MXFP8 && c.recipe != Recipe::NVFP4)
+    return false;
+  const bool col = from == Columnwise;
+  const char *dataName = col ? "_columnwise_data" : "_rowwise_data";
+  const char *scaleName = col ? "_columnwise_scale_inv" : "_rowwise_scale_inv";
+  int iS = q.indexOf(scaleName);
+  if (iS < 0 || q.layout[iS].shape.size() != 2)
+    return false;
+  a = cuda::FastDequantArgs();
+  a.recipe = c.recipe;
+  a.fp8 = c.dtype;
+  a.data = bufferAs<uint8_t>(q, dataName);
+  a.scale = static_cast<const uint8_t *>(q.buffers[iS]);
+  a.scaleRows = q.layout[iS].shape[0];
+  a.scaleCols = q.layout[iS].shape[1];
+  a.swizzled = q.swizzledScales;
+  a.out = out;
+  a.outType = outType;
+  if (c.recipe == Recipe::MXFP8) {
+    a.R = q.m; // both copies are stored [M, K]
+    a.C = q.k;
+    a.columnBlocks = col;
+  } else {
+    a.R = col ? q.k : q.m;
+    a.C = col ? q.m : q.k;
+    a.blockScaleOnly = blockScaleOnly;
+    a.amax = bufferAs<float>(q, col ? "_amax_columnwise" : "_amax_rowwise");
+    a.rowScaled = c.rowScaled;
+    a.e4m3Max = c.use4over6 ? c.e4m3Max : kE4M3Max;
+  }
+  return cuda::fastDequantizeApplies(a);
+}
+
 te_rt_status CudaBackend::dequantizeInto(const QTensor &q, Usage from,
                                          void *out, DType outType,
                                          bool inverseRHT, bool blockScaleOnly,
                                          cudaStream_t stream) {
   const QuantizerConfig &c = q.config;
   const bool col = from == Columnwise;
+  // The vectorized kernel writes the stored orientation: usable here (the
+  // logical layout) for MXFP8 and NVFP4 rowwise.
+  if (c.recipe == Recipe::MXFP8 || (c.recipe == Recipe::NVFP4 && !col)) {
+    cuda::FastDequantArgs fa;
+    if (makeFastDequantArgs(q, from, out, outType, blockScaleOnly, fa)) {
+      TE_CUDA_CHECK(cuda::launchFastDequantize(fa, stream),
+                    "dequantize kernel");
+      return TE_RT_OK;
+    }
+  }
   cuda::DequantArgs a;
   a.recipe = c.recipe;
   a.fp8 = c.dtype;

@@ -21,9 +21,13 @@
 //   (NVFP4: E2M1 x E4M3 block scale, exact in bf16; the global scales become
 //   alpha) and multiplied by a bf16 cuBLASLt GEMM. Row-scaled NVFP4 and an
 //   RHT on only one operand fall back to fp32 dequantization + an fp32 GEMM.
-//   lastGemmEmulated() reports which path the last GEMM took.
+//   lastGemmEmulated() reports which path the last GEMM took (C ABI:
+//   te_rt_context_last_gemm_info).
+// * Per-row FP8 (te_rt_gemm_args::a/b_row_scale_inv): OUTER_VEC_32F.
+// * A delayed-scaling FP8 output quantizer (rowwise only, no D, no bias):
+//   cuBLASLt writes the FP8 data with D_SCALE / AMAX_D.
 // Heuristic results are cached per problem (shapes, types, layouts, scale
-// modes, epilogue, alignment); the default workspace is 32 MiB.
+// modes, epilogue, alignment, pointer mode); the default workspace is 32 MiB.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,12 +106,19 @@ public:
     const void *bias = nullptr;
     cudaDataType_t biasType = CUDA_R_32F;
     const float *alphaBeta = nullptr; ///< device [alpha, beta]
+    /// CUBLASLT_POINTER_MODE_HOST with these values instead of alphaBeta.
+    bool hostScalars = false;
+    float alpha = 1.0f, beta = 0.0f;
+    /// D may be written several times (no accumulation into D): allows
+    /// timing the heuristic's candidates on the real operands.
+    bool mayAutotune = false;
   };
   /// Runs `mm`; *biasApplied tells whether the bias epilogue was used (if
-  /// not, the caller adds the bias).
+  /// not, the caller adds the bias). `info` (optional) receives the
+  /// algorithm and pointer mode.
   te_rt_status runMatmul(const Matmul &mm, void *workspace,
                          size_t workspaceBytes, cudaStream_t stream,
-                         bool *biasApplied);
+                         bool *biasApplied, te_rt_gemm_info *info = nullptr);
 
 private:
   CudaBackend() = default;
@@ -127,10 +138,35 @@ private:
   struct CachedAlgo {
     cublasLtMatmulAlgo_t algo;
     bool withBias;
+    bool autotuned;
   };
   std::mutex cacheMutex;
   std::unordered_map<std::string, CachedAlgo> algoCache;
+
+  /// The GEMM emulation's scratch (dequantized operands, device alpha/beta),
+  /// grown on demand and reused across calls instead of stream-ordered
+  /// allocations. emuMutex is held from the first write into it until
+  /// emuDone is recorded after the last read; a GEMM on another stream
+  /// waits for emuDone first (Gemm.cpp).
+  std::mutex emuMutex;
+  void *emuScratch = nullptr;
+  size_t emuScratchBytes = 0;
+  cudaEvent_t emuDone = nullptr;
+  bool emuDoneRecorded = false;
+  te_rt_status acquireEmuScratch(size_t bytes, cudaStream_t stream);
+  void releaseEmuScratch();
 };
+
+namespace cuda {
+struct FastDequantArgs;
+}
+/// Fills `a` for the vectorized dequantization (FastDequantize.h) of the
+/// stored representation `from` of an MXFP8 / NVFP4 tensor (an NVFP4
+/// columnwise copy is stored [K, M]: a.R = q.k, a.C = q.m). Returns false
+/// for other recipes or when the kernel does not apply.
+bool makeFastDequantArgs(const QTensor &q, format::Usage from, void *out,
+                         format::DType outType, bool blockScaleOnly,
+                         cuda::FastDequantArgs &a);
 
 /// "cudaErrorX (message)" for a CUDA status.
 std::string cudaErrorText(cudaError_t e);

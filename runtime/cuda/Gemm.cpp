@@ -18,11 +18,15 @@
 #include "CudaBackend.h"
 
 #include "Error.h"
+#include "FastDequantize.h"
 #include "Kernels.h"
 
 #include "te/Format/Codecs.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <sstream>
+#include <vector>
 
 using namespace te::format;
 
@@ -124,14 +128,108 @@ bool isPerTensor(Recipe r) {
   return r == Recipe::Delayed || r == Recipe::Current;
 }
 
+/// TE_RT_GEMM_POINTER_MODE=device: device alpha/beta for every GEMM (as
+/// before host mode was used); for before/after comparisons.
+bool forceDevicePointerMode() {
+  static const bool v = [] {
+    const char *e = std::getenv("TE_RT_GEMM_POINTER_MODE");
+    return e && std::string(e) == "device";
+  }();
+  return v;
+}
+
+/// TE_RT_GEMM_AUTOTUNE=k (k >= 2): time the heuristic's first k candidates
+/// once per problem and keep the fastest. Default 0: the heuristic's first.
+int autotuneCandidates() {
+  static const int v = [] {
+    const char *e = std::getenv("TE_RT_GEMM_AUTOTUNE");
+    int k = e ? std::atoi(e) : 0;
+    return std::max(0, std::min(k, 16));
+  }();
+  return v;
+}
+
+size_t roundUp256(size_t v) { return (v + 255) / 256 * 256; }
+
+/// The algorithm's configuration into `info`.
+void describeAlgo(const cublasLtMatmulAlgo_t &algo, te_rt_gemm_info *info) {
+  struct Field {
+    cublasLtMatmulAlgoConfigAttributes_t attr;
+    int32_t *out;
+  } fields[] = {
+      {CUBLASLT_ALGO_CONFIG_ID, &info->algo_id},
+      {CUBLASLT_ALGO_CONFIG_TILE_ID, &info->algo_tile},
+      {CUBLASLT_ALGO_CONFIG_STAGES_ID, &info->algo_stages},
+      {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &info->algo_split_k},
+      {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &info->algo_swizzle},
+      {CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &info->algo_custom_option}};
+  for (const Field &f : fields) {
+    uint32_t v = 0; // every one of these is a 32-bit value
+    size_t written = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(
+            &algo, f.attr, &v, sizeof(v), &written) == CUBLAS_STATUS_SUCCESS &&
+        written == sizeof(v))
+      *f.out = static_cast<int32_t>(v);
+  }
+}
+
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The emulation's scratch
+//===----------------------------------------------------------------------===//
+
+te_rt_status CudaBackend::acquireEmuScratch(size_t bytes, cudaStream_t stream) {
+  emuMutex.lock();
+  auto failUnlocked = [&](cudaError_t e, const char *what) {
+    emuMutex.unlock();
+    cudaGetLastError();
+    return cudaFail(e, what);
+  };
+  if (!emuDone) {
+    cudaError_t e = cudaEventCreateWithFlags(&emuDone, cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+      emuDone = nullptr;
+      return failUnlocked(e, "cudaEventCreate");
+    }
+  }
+  if (emuScratchBytes < bytes) {
+    if (emuScratch) {
+      // The previous user may still read it on its stream.
+      if (emuDoneRecorded) {
+        cudaError_t e = cudaEventSynchronize(emuDone);
+        if (e != cudaSuccess)
+          return failUnlocked(e, "cudaEventSynchronize");
+      }
+      cudaFree(emuScratch);
+      emuScratch = nullptr;
+      emuScratchBytes = 0;
+    }
+    size_t grown =
+        (bytes + (size_t(2) << 20) - 1) / (size_t(2) << 20) * (size_t(2) << 20);
+    cudaError_t e = cudaMalloc(&emuScratch, grown);
+    if (e != cudaSuccess) {
+      emuScratch = nullptr;
+      return failUnlocked(e, "allocating the GEMM emulation's scratch");
+    }
+    emuScratchBytes = grown;
+  } else if (emuDoneRecorded) {
+    cudaError_t e = cudaStreamWaitEvent(stream, emuDone, 0);
+    if (e != cudaSuccess)
+      return failUnlocked(e, "cudaStreamWaitEvent");
+  }
+  return TE_RT_OK; // still locked: releaseEmuScratch unlocks
+}
+
+void CudaBackend::releaseEmuScratch() { emuMutex.unlock(); }
 
 //===----------------------------------------------------------------------===//
 // One matmul
 //===----------------------------------------------------------------------===//
 
 te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
-                                    cudaStream_t stream, bool *biasApplied) {
+                                    cudaStream_t stream, bool *biasApplied,
+                                    te_rt_gemm_info *info) {
   *biasApplied = false;
   std::ostringstream key;
   key << mm.aType << ',' << mm.bType << ',' << mm.cType << ',' << mm.dType
@@ -141,7 +239,8 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
       << (mm.amaxD != nullptr) << ',' << mm.fastAccum << ','
       << (mm.bias ? static_cast<int>(mm.biasType) : -1) << ','
       << alignmentOf(mm.A) << ',' << alignmentOf(mm.B) << ','
-      << alignmentOf(mm.C) << ',' << alignmentOf(mm.D) << ',' << wsBytes;
+      << alignmentOf(mm.C) << ',' << alignmentOf(mm.D) << ',' << wsBytes << ','
+      << mm.hostScalars << ',' << (mm.C != nullptr);
 
   auto build = [&](Descs &ds, bool withBias) -> te_rt_status {
     TE_CUBLAS_CHECK(
@@ -156,7 +255,8 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
                     "setting TRANSA");
     TE_CUBLAS_CHECK(set(CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)),
                     "setting TRANSB");
-    int32_t pm = CUBLASLT_POINTER_MODE_DEVICE;
+    int32_t pm = mm.hostScalars ? CUBLASLT_POINTER_MODE_HOST
+                                : CUBLASLT_POINTER_MODE_DEVICE;
     TE_CUBLAS_CHECK(set(CUBLASLT_MATMUL_DESC_POINTER_MODE, &pm, sizeof(pm)),
                     "setting the pointer mode");
     if (mm.aScale)
@@ -238,6 +338,52 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
     return TE_RT_OK;
   };
 
+  // Times each candidate (1 warm-up + 3 runs, CUDA events on `stream`) on
+  // the real operands and picks the fastest; D is overwritten each time.
+  auto timeCandidates =
+      [&](const Descs &t, const cublasLtMatmulHeuristicResult_t *cands, int n,
+          void *w, size_t wb, cudaStream_t s, int *best) -> te_rt_status {
+    const void *alphaP =
+        mm.hostScalars ? static_cast<const void *>(&mm.alpha) : mm.alphaBeta;
+    const void *betaP =
+        mm.hostScalars ? static_cast<const void *>(&mm.beta) : mm.alphaBeta + 1;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    TE_CUDA_CHECK(cudaEventCreate(&e0), "cudaEventCreate");
+    if (cudaError_t e = cudaEventCreate(&e1); e != cudaSuccess) {
+      cudaEventDestroy(e0);
+      return cudaFail(e, "cudaEventCreate");
+    }
+    float bestMs = -1.0f;
+    te_rt_status result = TE_RT_OK;
+    for (int i = 0; i < n && result == TE_RT_OK; ++i) {
+      if (cands[i].state != CUBLAS_STATUS_SUCCESS)
+        continue;
+      bool ok = true;
+      for (int rep = 0; rep < 4 && ok; ++rep) {
+        if (rep == 1)
+          cudaEventRecord(e0, s);
+        ok = cublasLtMatmul(lt, t.op, alphaP, mm.A, t.a, mm.B, t.b, betaP, mm.C,
+                            t.c, mm.D, t.d, &cands[i].algo, w, wb,
+                            s) == CUBLAS_STATUS_SUCCESS;
+      }
+      cudaEventRecord(e1, s);
+      if (cudaError_t e = cudaEventSynchronize(e1); e != cudaSuccess) {
+        result = cudaFail(e, "timing the GEMM candidates");
+        break;
+      }
+      float ms = 0.0f;
+      if (ok && cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess &&
+          (bestMs < 0.0f || ms < bestMs)) {
+        bestMs = ms;
+        *best = i;
+      }
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaGetLastError();
+    return result;
+  };
+
   CachedAlgo chosen{};
   bool found = false;
   {
@@ -262,13 +408,22 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
       Descs trial;
       if (te_rt_status s = build(trial, withBias))
         return s;
-      cublasLtMatmulHeuristicResult_t result{};
+      const int want = mm.mayAutotune && autotuneCandidates() >= 2
+                           ? autotuneCandidates()
+                           : 1;
+      std::vector<cublasLtMatmulHeuristicResult_t> results(want);
       int returned = 0;
       cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
-          lt, trial.op, trial.a, trial.b, trial.c, trial.d, trial.pref, 1,
-          &result, &returned);
+          lt, trial.op, trial.a, trial.b, trial.c, trial.d, trial.pref, want,
+          results.data(), &returned);
       if (st == CUBLAS_STATUS_SUCCESS && returned > 0) {
-        chosen = CachedAlgo{result.algo, withBias};
+        int best = 0;
+        if (returned > 1) {
+          if (te_rt_status s = timeCandidates(trial, results.data(), returned,
+                                              ws, wsBytes, stream, &best))
+            return s;
+        }
+        chosen = CachedAlgo{results[best].algo, withBias, returned > 1};
         found = true;
         std::lock_guard<std::mutex> lock(cacheMutex);
         algoCache.emplace(key.str(), chosen);
@@ -296,12 +451,21 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
     if (te_rt_status s = build(ds, chosen.withBias))
       return s;
   }
-  TE_CUBLAS_CHECK(cublasLtMatmul(lt, ds.op, mm.alphaBeta, mm.A, ds.a, mm.B,
-                                 ds.b, mm.alphaBeta + 1, mm.C, ds.c, mm.D, ds.d,
-                                 &chosen.algo, ws, wsBytes, stream),
+  const void *alphaP =
+      mm.hostScalars ? static_cast<const void *>(&mm.alpha) : mm.alphaBeta;
+  const void *betaP =
+      mm.hostScalars ? static_cast<const void *>(&mm.beta) : mm.alphaBeta + 1;
+  TE_CUBLAS_CHECK(cublasLtMatmul(lt, ds.op, alphaP, mm.A, ds.a, mm.B, ds.b,
+                                 betaP, mm.C, ds.c, mm.D, ds.d, &chosen.algo,
+                                 ws, wsBytes, stream),
                   "cublasLtMatmul");
   TE_CUDA_CHECK(cudaGetLastError(), "cublasLtMatmul launch");
   *biasApplied = chosen.withBias;
+  if (info) {
+    info->host_pointer_mode = mm.hostScalars ? 1 : 0;
+    info->autotuned = chosen.autotuned ? 1 : 0;
+    describeAlgo(chosen.algo, info);
+  }
   return TE_RT_OK;
 }
 
@@ -321,12 +485,16 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   void *ws = o.workspace ? o.workspace : workspace;
   size_t wsBytes = o.workspace ? o.workspaceBytes : workspaceBytes;
   lastPath = CudaGemmPath::None;
+  const bool rowScaled = o.aRowScaleInv != nullptr;
 
   Matmul mm;
   mm.m = N;
   mm.n = M;
   mm.k = K;
   mm.ldc = N;
+  mm.alpha = o.alpha;
+  mm.beta = o.accumulate ? 1.0f : 0.0f;
+  mm.mayAutotune = !o.accumulate;
   bool emulated = false, emulateF32 = false;
   // Which D types the chosen path writes directly.
   bool fp8Path = isPerTensor(recipe) || recipe == Recipe::Block;
@@ -334,19 +502,28 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   if (!fp8Path) {
     // MXFP8 / NVFP4: native only on sm_100 with swizzled scales, TN, no row
     // scaling; else exact emulation.
-    bool rowScaled =
+    bool nvRowScaled =
         recipe == Recipe::NVFP4 && (a.config.rowScaled || b.config.rowScaled);
     nativeBlockScaled = ccMajor == 10 && transa && !transb &&
-                        a.swizzledScales && b.swizzledScales && !rowScaled;
+                        a.swizzledScales && b.swizzledScales && !nvRowScaled;
     if (!nativeBlockScaled) {
       emulated = true;
       bool aRHT = fromA == Columnwise && a.config.rht;
       bool bRHT = fromB == Columnwise && b.config.rht;
       bool rhtCancels = aRHT && bRHT && transb && !transa &&
                         a.config.rhtSignMask == b.config.rhtSignMask;
-      emulateF32 = rowScaled || ((aRHT || bRHT) && !rhtCancels);
+      emulateF32 = nvRowScaled || ((aRHT || bRHT) && !rhtCancels);
     }
   }
+
+  // A delayed-scaling FP8 output (rowwise only, no D, no bias) is written by
+  // cuBLASLt itself: D = scale * (result) rounded to FP8, AMAX_D = amax of
+  // the result before scaling; scale_inv = 1 / scale.
+  const bool fuseFP8Output =
+      fp8Path && isPerTensor(recipe) && !rowScaled && o.output && !d &&
+      !o.bias && !o.accumulate && o.output->config.recipe == Recipe::Delayed &&
+      o.output->usage == Rowwise && o.outputOptions.scale &&
+      o.output->buffer("_data") && o.output->buffer("_scale_inv");
 
   // D target: the caller's D, or an fp32 temporary when the output is also
   // quantized (the cpu backend quantizes the unrounded fp32 result) or when
@@ -359,7 +536,7 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   DeviceTemp dTemp(stream);
   void *dPtr = dDirect ? d->data : nullptr;
   DType dPtrType = dDirect ? dType : DType::F32;
-  if (!dDirect) {
+  if (!dDirect && !fuseFP8Output) {
     TE_CUDA_CHECK(dTemp.allocate(sizeof(float) * M * N), "cudaMallocAsync");
     dPtr = dTemp.as<void>();
     if (o.accumulate)
@@ -371,12 +548,28 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   mm.D = dPtr;
   mm.cType = mm.dType = cudaTypeOf(dPtrType);
 
-  DeviceTemp scalars(stream);
-  TE_CUDA_CHECK(scalars.allocate(2 * sizeof(float)), "cudaMallocAsync");
-  mm.alphaBeta = scalars.as<float>();
   const float *amaxA = nullptr, *amaxB = nullptr;
   float e4A = kE4M3Max, e4B = kE4M3Max;
-  DeviceTemp aDeq(stream), bDeq(stream);
+  // The emulation's scratch: [alpha, beta] | A dequantized | B dequantized.
+  bool scratchHeld = false;
+  // On an early return: mark the scratch's enqueued writers before letting
+  // another GEMM use it.
+  struct ScratchRelease {
+    CudaBackend *b;
+    bool *held;
+    cudaStream_t stream;
+    ~ScratchRelease() {
+      if (!*held)
+        return;
+      if (cudaEventRecord(b->emuDone, stream) == cudaSuccess)
+        b->emuDoneRecorded = true;
+      else
+        cudaEventSynchronize(b->emuDone);
+      cudaGetLastError();
+      b->releaseEmuScratch();
+    }
+  } scratchRelease{this, &scratchHeld, stream};
+  size_t scalarsBytes = 256;
 
   if (isPerTensor(recipe)) {
     // TN on the physical buffers: A [N, K] and B [M, K], K-contiguous.
@@ -403,8 +596,17 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
       mm.opB = CUBLAS_OP_T;
       mm.ldb = M;
     }
-    mm.aScale = a.buffer("_scale_inv");
-    mm.bScale = b.buffer("_scale_inv");
+    if (rowScaled) {
+      // OUTER_VEC_32F: one scale per cuBLAS row of A (our n) and per
+      // column of B (our m).
+      mm.aScale = o.aRowScaleInv;
+      mm.bScale = o.bRowScaleInv;
+      mm.aScaleMode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+      mm.bScaleMode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+    } else {
+      mm.aScale = a.buffer("_scale_inv");
+      mm.bScale = b.buffer("_scale_inv");
+    }
     mm.fastAccum = !o.useSplitAccumulator;
     lastPath = CudaGemmPath::NativeFP8;
   } else if (recipe == Recipe::Block) {
@@ -458,20 +660,42 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
     }
     lastPath = CudaGemmPath::NativeBlockScaled;
   } else {
-    // Exact emulation: dequantize both operands (logical row-major layout)
-    // and run a bf16 (or fp32) GEMM with the layout's transposes.
+    // Exact emulation: dequantize both operands and run a bf16 (or fp32)
+    // GEMM. The bf16 path dequantizes each operand in its stored
+    // orientation with one vectorized launch (FastDequantize.h) and adapts
+    // the transpose flags; the general kernel (logical layout) is the
+    // fallback and the fp32 path.
     DType deqType = emulateF32 ? DType::F32 : DType::BF16;
     size_t elem = emulateF32 ? 4 : 2;
     bool blockOnly = recipe == Recipe::NVFP4 && !emulateF32;
-    TE_CUDA_CHECK(aDeq.allocate(elem * a.m * a.k), "cudaMallocAsync");
-    TE_CUDA_CHECK(bDeq.allocate(elem * b.m * b.k), "cudaMallocAsync");
+    size_t aBytes = roundUp256(elem * a.m * a.k);
+    size_t bBytes = roundUp256(elem * b.m * b.k);
     if (te_rt_status s =
-            dequantizeInto(a, fromA, aDeq.as<void>(), deqType,
-                           /*inverseRHT=*/emulateF32, blockOnly, stream))
+            acquireEmuScratch(scalarsBytes + aBytes + bBytes, stream))
       return s;
-    if (te_rt_status s =
-            dequantizeInto(b, fromB, bDeq.as<void>(), deqType,
-                           /*inverseRHT=*/emulateF32, blockOnly, stream))
+    scratchHeld = true;
+    auto *base = static_cast<uint8_t *>(emuScratch);
+    void *aDeq = base + scalarsBytes, *bDeq = base + scalarsBytes + aBytes;
+    // Dequantizes one operand; *storedTransposed: the buffer holds the
+    // transpose of the logical operand (NVFP4 columnwise).
+    auto deq = [&](const QTensor &q, Usage from, void *out,
+                   bool *storedTransposed) -> te_rt_status {
+      *storedTransposed = false;
+      cuda::FastDequantArgs fa;
+      if (!emulateF32 &&
+          makeFastDequantArgs(q, from, out, deqType, blockOnly, fa)) {
+        *storedTransposed = recipe == Recipe::NVFP4 && from == Columnwise;
+        TE_CUDA_CHECK(cuda::launchFastDequantize(fa, stream),
+                      "dequantize kernel");
+        return TE_RT_OK;
+      }
+      return dequantizeInto(q, from, out, deqType,
+                            /*inverseRHT=*/emulateF32, blockOnly, stream);
+    };
+    bool aTr = false, bTr = false;
+    if (te_rt_status s = deq(a, fromA, aDeq, &aTr))
+      return s;
+    if (te_rt_status s = deq(b, fromB, bDeq, &bTr))
       return s;
     if (blockOnly) {
       amaxA = static_cast<const float *>(
@@ -482,39 +706,120 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
       e4B = b.config.use4over6 ? b.config.e4m3Max : kE4M3Max;
     }
     mm.aType = mm.bType = cudaTypeOf(deqType);
-    mm.A = aDeq.as<void>();
-    mm.B = bDeq.as<void>();
-    mm.opA = transa ? CUBLAS_OP_T : CUBLAS_OP_N;
-    mm.lda = transa ? K : N;
-    mm.opB = transb ? CUBLAS_OP_T : CUBLAS_OP_N;
-    mm.ldb = transb ? M : K;
+    mm.A = aDeq;
+    mm.B = bDeq;
+    // cuBLAS needs op(A) = N x K and op(B) = K x M (column-major). A buffer
+    // that is row-major [K, N] is N x K column-major (no transpose).
+    const bool aKN = (!transa) != aTr;
+    const bool bKM = transb != bTr;
+    mm.opA = aKN ? CUBLAS_OP_N : CUBLAS_OP_T;
+    mm.lda = aKN ? N : K;
+    mm.opB = bKM ? CUBLAS_OP_T : CUBLAS_OP_N;
+    mm.ldb = bKM ? M : K;
     lastPath =
         emulateF32 ? CudaGemmPath::EmulatedF32 : CudaGemmPath::EmulatedBF16;
   }
 
-  TE_CUDA_CHECK(cuda::launchGemmScalars(o.alpha, o.accumulate ? 1.0f : 0.0f,
-                                        amaxA, e4A, amaxB, e4B,
-                                        scalars.as<float>(), stream),
-                "GEMM scalar kernel");
+  // alpha / beta: host values unless a global NVFP4 scale (device amax)
+  // enters alpha.
+  mm.hostScalars = !amaxA && !amaxB && !forceDevicePointerMode();
+  DeviceTemp scalarsTemp(stream);
+  if (!mm.hostScalars) {
+    float *ab = nullptr;
+    if (scratchHeld) {
+      ab = static_cast<float *>(emuScratch);
+    } else {
+      TE_CUDA_CHECK(scalarsTemp.allocate(2 * sizeof(float)), "cudaMallocAsync");
+      ab = scalarsTemp.as<float>();
+    }
+    TE_CUDA_CHECK(cuda::launchGemmScalars(o.alpha, mm.beta, amaxA, e4A, amaxB,
+                                          e4B, ab, stream),
+                  "GEMM scalar kernel");
+    mm.alphaBeta = ab;
+  }
   if (o.bias) {
     mm.bias = o.bias->data;
     mm.biasType = cudaTypeOf(o.bias->dtype);
   }
+  te_rt_gemm_info *info = o.info;
+  auto setPath = [&]() {
+    if (!info)
+      return;
+    switch (lastPath) {
+    case CudaGemmPath::NativeFP8:
+      info->path = TE_RT_GEMM_PATH_NATIVE_FP8;
+      break;
+    case CudaGemmPath::NativeBlockScaled:
+      info->path = TE_RT_GEMM_PATH_NATIVE_BLOCK_SCALED;
+      break;
+    case CudaGemmPath::EmulatedBF16:
+      info->path = TE_RT_GEMM_PATH_EMULATED_BF16;
+      break;
+    case CudaGemmPath::EmulatedF32:
+      info->path = TE_RT_GEMM_PATH_EMULATED_F32;
+      break;
+    case CudaGemmPath::None:
+      info->path = TE_RT_GEMM_PATH_NONE;
+      break;
+    }
+  };
+
+  if (fuseFP8Output) {
+    Matmul f = mm;
+    QTensor &out = *o.output;
+    f.D = out.buffer("_data");
+    f.dType = cudaTypeOf(out.config.dtype);
+    f.C = nullptr; // beta = 0: C is not read; its type must be 16-bit
+    f.cType = CUDA_R_16BF;
+    f.dScale = o.outputOptions.scale;
+    f.amaxD = o.outputOptions.amaxOut;
+    if (f.amaxD)
+      TE_CUDA_CHECK(cudaMemsetAsync(f.amaxD, 0, sizeof(float), stream),
+                    "zeroing amax");
+    bool biasApplied = false;
+    te_rt_status s = runMatmul(f, ws, wsBytes, stream, &biasApplied, info);
+    if (s == TE_RT_OK) {
+      TE_CUDA_CHECK(cuda::launchReciprocal(
+                        o.outputOptions.scale,
+                        static_cast<float *>(out.buffer("_scale_inv")), stream),
+                    "reciprocal kernel");
+      setPath();
+      if (info)
+        info->fused_fp8_output = 1;
+      return TE_RT_OK;
+    }
+    if (s != TE_RT_UNSUPPORTED)
+      return s;
+    // cuBLASLt cannot write this FP8 output: quantize an fp32 result.
+    TE_CUDA_CHECK(dTemp.allocate(sizeof(float) * M * N), "cudaMallocAsync");
+    dPtr = dTemp.as<void>();
+    mm.C = mm.D = dPtr;
+    mm.cType = mm.dType = CUDA_R_32F;
+  }
+
   bool biasApplied = false;
-  if (te_rt_status s = runMatmul(mm, ws, wsBytes, stream, &biasApplied))
+  if (te_rt_status s = runMatmul(mm, ws, wsBytes, stream, &biasApplied, info))
     return s;
+  if (scratchHeld) {
+    // The scratch's last reader has been enqueued.
+    TE_CUDA_CHECK(cudaEventRecord(emuDone, stream), "cudaEventRecord");
+    emuDoneRecorded = true;
+    scratchHeld = false;
+    releaseEmuScratch();
+  }
+  setPath();
   if (o.bias && !biasApplied)
     TE_CUDA_CHECK(cuda::launchAddBias(dPtr, dPtrType, o.bias->data,
                                       o.bias->dtype, M, N, stream),
                   "bias kernel");
   if (!dDirect) {
     if (d)
-      TE_CUDA_CHECK(cuda::launchFromFloat(dTemp.as<float>(), M * N, d->data,
-                                          d->dtype, stream),
+      TE_CUDA_CHECK(cuda::launchFromFloat(static_cast<float *>(dPtr), M * N,
+                                          d->data, d->dtype, stream),
                     "conversion kernel");
     if (o.output) {
       Tensor t;
-      t.data = dTemp.as<void>();
+      t.data = dPtr;
       t.dtype = DType::F32;
       t.shape = {M, N};
       t.m = M;

@@ -402,6 +402,19 @@ typedef struct te_rt_gemm_args {
   void *workspace;
   size_t workspace_bytes;
   void *stream;
+  /** Optional per-row scaling (torch._scaled_mm's "rowwise", cuBLASLt
+   *  OUTER_VEC_32F), per-tensor FP8 operands only (delayed / current
+   *  recipe); both or neither. fp32, context memory, 16-byte aligned:
+   *  a_row_scale_inv has N entries (one per row of A's [N, K] view, i.e. per
+   *  column of D), b_row_scale_inv has M entries (one per row of D). They
+   *  replace the operands' `_scale_inv` scalars, which are not read:
+   *    D[m, n] = alpha · b_row_scale_inv[m] · a_row_scale_inv[n] ·
+   *              Σ_k codeA(n, k) · codeB(m, k) (+ bias, + D)
+   *  where code is the FP8 value of the data bytes (te_rt_gemm_layout tells
+   *  which buffer each operand reads; the columnwise copies hold the same
+   *  codes transposed). */
+  const float *a_row_scale_inv;
+  const float *b_row_scale_inv;
 } te_rt_gemm_args;
 
 TE_RT_EXPORT void te_rt_gemm_args_init(te_rt_gemm_args *args);
@@ -411,6 +424,45 @@ TE_RT_EXPORT void te_rt_gemm_args_init(te_rt_gemm_args *args);
 TE_RT_EXPORT te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
                                      const te_rt_qtensor *b, te_rt_tensor *d,
                                      const te_rt_gemm_args *args);
+
+/** How a GEMM ran (te_rt_context_last_gemm_info). */
+typedef enum te_rt_gemm_path {
+  TE_RT_GEMM_PATH_NONE = 0,          /**< no GEMM has run on the context */
+  TE_RT_GEMM_PATH_CPU_REFERENCE = 1, /**< the cpu backend (float64 dots) */
+  /** cuBLASLt on the FP8 tensor cores: per-tensor (SCALAR_32F), per-row
+   *  (OUTER_VEC_32F) or Float8Block (VEC128_32F / BLK128x128_32F) scales. */
+  TE_RT_GEMM_PATH_NATIVE_FP8 = 2,
+  /** cuBLASLt VEC32_UE8M0 / VEC16_UE4M3 (MXFP8 / NVFP4 on sm_100). */
+  TE_RT_GEMM_PATH_NATIVE_BLOCK_SCALED = 3,
+  /** MXFP8 / NVFP4 without native support (sm_90): operands dequantized
+   *  exactly to bf16, then a bf16 cuBLASLt GEMM. */
+  TE_RT_GEMM_PATH_EMULATED_BF16 = 4,
+  /** As above in fp32 (row-scaled NVFP4, an RHT on one operand only). */
+  TE_RT_GEMM_PATH_EMULATED_F32 = 5
+} te_rt_gemm_path;
+
+typedef struct te_rt_gemm_info {
+  te_rt_gemm_path path;
+  /** 1 if cuBLASLt wrote args->output's FP8 data itself (D_SCALE_POINTER,
+   *  AMAX_D_POINTER), 0 if the result was quantized by a separate step. */
+  int32_t fused_fp8_output;
+  /** 1 if alpha/beta were passed as host values (CUBLASLT_POINTER_MODE_HOST),
+   *  0 for device pointers (NVFP4's global scales) or the cpu backend. */
+  int32_t host_pointer_mode;
+  /** 1 if the algorithm was chosen by timing the heuristic's candidates. */
+  int32_t autotuned;
+  /** The cuBLASLt algorithm of the main matmul
+   *  (cublasLtMatmulAlgoConfigGetAttribute: CUBLASLT_ALGO_CONFIG_ID,
+   *  _TILE_ID, _STAGES_ID, _SPLITK_NUM, _CTA_SWIZZLING, _CUSTOM_OPTION); -1
+   *  on the cpu backend. */
+  int32_t algo_id, algo_tile, algo_stages, algo_split_k, algo_swizzle,
+      algo_custom_option;
+} te_rt_gemm_info;
+
+/** Describes the last te_rt_gemm that succeeded on `ctx` (from any thread);
+ *  path TE_RT_GEMM_PATH_NONE before the first one. */
+TE_RT_EXPORT te_rt_status te_rt_context_last_gemm_info(const te_rt_context *ctx,
+                                                      te_rt_gemm_info *info);
 
 #ifdef __cplusplus
 } /* extern "C" */

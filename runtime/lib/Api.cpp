@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -28,6 +29,10 @@ using te::rt::fail;
 struct te_rt_context {
   te_rt_backend kind;
   std::unique_ptr<te::rt::Backend> backend;
+  /// te_rt_context_last_gemm_info; guarded by gemmInfoMutex (te_rt_gemm may
+  /// run on several threads).
+  te_rt_gemm_info lastGemm{};
+  std::mutex gemmInfoMutex;
 };
 
 namespace {
@@ -81,6 +86,20 @@ std::string shapeString(const Shape &s) {
   for (size_t i = 0; i < s.size(); ++i)
     r += (i ? ", " : "") + str(s[i]);
   return r + "]";
+}
+
+bool isPerTensorRecipe(Recipe r) {
+  return r == Recipe::Delayed || r == Recipe::Current;
+}
+
+/// A te_rt_gemm_info before any GEMM: path NONE, algorithm fields -1.
+te_rt_gemm_info noGemmInfo() {
+  te_rt_gemm_info i;
+  std::memset(&i, 0, sizeof(i));
+  i.path = TE_RT_GEMM_PATH_NONE;
+  i.algo_id = i.algo_tile = i.algo_stages = i.algo_split_k = i.algo_swizzle =
+      i.algo_custom_option = -1;
+  return i;
 }
 
 te_rt_status checkContext(const te_rt_context *ctx) {
@@ -412,6 +431,7 @@ te_rt_status te_rt_context_create(te_rt_backend backend, te_rt_context **out) {
     if (!b)
       return fail(TE_RT_OUT_OF_MEMORY, "cannot create the backend");
     *out = new te_rt_context{backend, std::move(b)};
+    (*out)->lastGemm = noGemmInfo();
     return TE_RT_OK;
   });
 }
@@ -850,6 +870,25 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
     o.workspace = ga.workspace;
     o.workspaceBytes = ga.workspace_bytes;
     o.stream = ga.stream;
+    if ((ga.a_row_scale_inv != nullptr) != (ga.b_row_scale_inv != nullptr))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "a_row_scale_inv and b_row_scale_inv must be given together");
+    if (ga.a_row_scale_inv) {
+      if (!isPerTensorRecipe(at.config.recipe) ||
+          !isPerTensorRecipe(bt.config.recipe))
+        return fail(TE_RT_UNSUPPORTED,
+                    std::string("per-row scales (a_row_scale_inv / "
+                                "b_row_scale_inv) need per-tensor FP8 "
+                                "operands, got ") +
+                        recipeName(at.config.recipe));
+      if (reinterpret_cast<uintptr_t>(ga.a_row_scale_inv) % 16 ||
+          reinterpret_cast<uintptr_t>(ga.b_row_scale_inv) % 16)
+        return fail(TE_RT_INVALID_ARGUMENT,
+                    "a_row_scale_inv and b_row_scale_inv must be 16-byte "
+                    "aligned");
+      o.aRowScaleInv = ga.a_row_scale_inv;
+      o.bRowScaleInv = ga.b_row_scale_inv;
+    }
     Tensor dt, biasT;
     if (d) {
       if (te_rt_status s = decodeTensor("D", d, dt))
@@ -891,7 +930,27 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
         return s;
       o.output = &outQ;
     }
-    return ctx->backend->gemm(at, bt, d ? &dt : nullptr, o);
+    te_rt_gemm_info info = noGemmInfo();
+    o.info = &info;
+    if (te_rt_status s = ctx->backend->gemm(at, bt, d ? &dt : nullptr, o))
+      return s;
+    std::lock_guard<std::mutex> lock(ctx->gemmInfoMutex);
+    ctx->lastGemm = info;
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_context_last_gemm_info(const te_rt_context *ctx,
+                                          te_rt_gemm_info *info) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (!info)
+      return fail(TE_RT_INVALID_ARGUMENT, "info is null");
+    std::lock_guard<std::mutex> lock(
+        const_cast<te_rt_context *>(ctx)->gemmInfoMutex);
+    *info = ctx->lastGemm;
+    return TE_RT_OK;
   });
 }
 

@@ -105,6 +105,12 @@ struct GemmOptions {
   void *workspace = nullptr;
   size_t workspaceBytes = 0;
   void *stream = nullptr;
+  /// Per-row scales (te_rt_gemm_args::a/b_row_scale_inv): both or neither,
+  /// per-tensor FP8 operands only; a has n entries, b has m.
+  const float *aRowScaleInv = nullptr, *bRowScaleInv = nullptr;
+  /// Filled by the backend (the front end initialises it: path NONE, algo
+  /// fields -1) and kept as the context's last GEMM info on success.
+  te_rt_gemm_info *info = nullptr;
 };
 
 class Backend {

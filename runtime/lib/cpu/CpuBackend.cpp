@@ -363,6 +363,9 @@ private:
   void quantizeMXFP8(const float *x, QTensor &q);
   void quantizeNVFP4(const float *x, QTensor &q, const QuantizeOptions &o);
   void dequantizeToFloat(const QTensor &q, Usage from, float *out);
+  /// Per-tensor FP8: the values of the codes of `from`, unscaled, in the
+  /// logical row-major layout (for per-row scaled GEMMs).
+  void perTensorCodes(const QTensor &q, Usage from, float *out);
 
   int threads = 0;
 };
@@ -661,6 +664,20 @@ te_rt_status CpuBackend::quantize(const Tensor &x, QTensor &q,
   return TE_RT_OK;
 }
 
+void CpuBackend::perTensorCodes(const QTensor &q, Usage from, float *out) {
+  const int64_t M = q.m, K = q.k;
+  auto *tr = static_cast<const uint8_t *>(q.buffer("_transpose"));
+  auto *data = static_cast<const uint8_t *>(q.buffer("_data"));
+  if (from == Columnwise && tr) {
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t m = 0; m < M; ++m)
+        out[m * K + k] = decodeFP8(tr[k * M + m], q.config.dtype);
+  } else {
+    for (int64_t i = 0; i < M * K; ++i)
+      out[i] = decodeFP8(data[i], q.config.dtype);
+  }
+}
+
 void CpuBackend::dequantizeToFloat(const QTensor &q, Usage from, float *out) {
   const QuantizerConfig &c = q.config;
   const int64_t M = q.m, K = q.k;
@@ -781,8 +798,16 @@ te_rt_status CpuBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   const bool transb = o.layout == TE_RT_GEMM_NT;
   std::vector<float> A(static_cast<size_t>(a.m * a.k)),
       Bm(static_cast<size_t>(b.m * b.k));
-  dequantizeToFloat(a, transa ? Rowwise : Columnwise, A.data());
-  dequantizeToFloat(b, transb ? Columnwise : Rowwise, Bm.data());
+  const bool rowScaled = o.aRowScaleInv != nullptr;
+  if (rowScaled) {
+    // Per-row scales replace the per-tensor scale_inv: the operands are the
+    // FP8 values of their codes, scaled per output row / column below.
+    perTensorCodes(a, transa ? Rowwise : Columnwise, A.data());
+    perTensorCodes(b, transb ? Columnwise : Rowwise, Bm.data());
+  } else {
+    dequantizeToFloat(a, transa ? Rowwise : Columnwise, A.data());
+    dequantizeToFloat(b, transb ? Columnwise : Rowwise, Bm.data());
+  }
   const int64_t M = o.m, N = o.n, K = o.k;
   // Row-major operands (te_rt_gemm_layout): TN: A [N, K], B [M, K];
   // NN: A [K, N], B [M, K]; NT: A [K, N], B [K, M]. Bring both to
@@ -806,6 +831,9 @@ te_rt_status CpuBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
             for (int64_t k = 0; k < K; ++k)
               acc += static_cast<double>(ap[k]) * static_cast<double>(bp[k]);
             double r = static_cast<double>(o.alpha) * acc;
+            if (rowScaled)
+              r *= static_cast<double>(o.bRowScaleInv[m]) *
+                   static_cast<double>(o.aRowScaleInv[n]);
             if (o.bias)
               r += static_cast<double>(readScalar(*o.bias, n));
             if (!old.empty())
@@ -816,6 +844,8 @@ te_rt_status CpuBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
       });
   if (d)
     fromFloat(result.data(), *d);
+  if (o.info)
+    o.info->path = TE_RT_GEMM_PATH_CPU_REFERENCE;
   if (o.output) {
     Tensor t;
     t.data = result.data();
