@@ -172,11 +172,25 @@ TE_HD inline float mxfp8ElementFactor(uint8_t scaleCode) {
 /// Global encode scale S_enc = fminf(e4m3Max * 6 / amax, FLT_MAX); if amax is
 /// 0 or S_enc is 0 (amax = inf), S_enc = 1. A NaN amax gives FLT_MAX (fminf
 /// ignores the NaN), as in the kernel.
+///
+/// Every test is made on the bits, none by a float comparison: GCC 13's value
+/// range propagation inverts `q = c / amax` on the path where q is +inf
+/// (`q > FLT_MAX`, taken by fminf) to amax == 0, forgetting that the division
+/// also overflows for finite amax < c / FLT_MAX, and then folds a later
+/// `amax == 0.0f` to true (seen with g++ 13.3 -O1/-O2/-O3: S_enc = 1 instead
+/// of FLT_MAX for amax = 4.0e-39 or 1e-37; GCC 12 and nvcc are right). Same
+/// values as the formula above for every float amax (ScaleRulesTest checks
+/// all 2^32).
 TE_HD inline float nvfp4GlobalEncodeScale(float amax, float e4m3Max) {
-  float s = fminNum((e4m3Max * kE2M1Max) / amax, kFloatMax);
-  if (amax == 0.0f || s == 0.0f)
+  if ((bitsOf(amax) & 0x7FFFFFFFu) == 0) // amax == +-0
     return 1.0f;
-  return s;
+  float q = (e4m3Max * kE2M1Max) / amax;
+  uint32_t qBits = bitsOf(q);
+  if ((qBits & 0x7FFFFFFFu) == 0) // S_enc == +-0 (amax = +-inf)
+    return 1.0f;
+  if (qBits == 0x7F800000u || isNaNBits(q)) // fminf(+inf or NaN, FLT_MAX)
+    return kFloatMax;
+  return q; // finite, or -inf (fminf(-inf, FLT_MAX))
 }
 
 /// Global decode scale S_dec = 1 / S_enc (IEEE RN; TE computes 1.0/S_enc in

@@ -14,9 +14,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 using namespace te::format;
 
@@ -234,6 +237,81 @@ TEST(ScaleRules, NVFP4GlobalScale) {
   EXPECT_EQ(nvfp4GlobalEncodeScale(NAN, 448), FLT_MAX);    // fminf drops NaN
   EXPECT_EQ(nvfp4GlobalEncodeScale(f32(1), 448), FLT_MAX); // inf -> FLT_MAX
   EXPECT_EQ(nvfp4GlobalDecodeScale(448.0f), static_cast<float>(1.0 / 448.0));
+}
+
+// The NVFP4 global scale behind a call the optimizer cannot look through,
+// with e4m3Max known inside: the context in which g++ 13.3 -O2 folded the
+// earlier spelling (`s = fminf(c / amax, FLT_MAX); if (amax == 0 || s == 0)`)
+// to 1 for every amax that overflows c / amax (ScaleRules.h says why).
+#if defined(__GNUC__)
+#define TE_TEST_NOINLINE __attribute__((noinline))
+#else
+#define TE_TEST_NOINLINE
+#endif
+TE_TEST_NOINLINE float globalScale448(float amax) {
+  return nvfp4GlobalEncodeScale(amax, 448.0f);
+}
+TE_TEST_NOINLINE float globalScaleAny(float amax, float e4m3Max) {
+  return nvfp4GlobalEncodeScale(amax, e4m3Max);
+}
+
+// te-formats.md §3.5 in double: the float quotient is the double quotient
+// rounded to float (double rounding is innocuous for a quotient of floats,
+// 53 >= 2 * 24 + 2), then fminf(., FLT_MAX) and the two "-> 1" cases.
+float globalScaleOracle(float amax, float e4m3Max) {
+  if (std::isnan(amax))
+    return FLT_MAX; // q is NaN; fminf(NaN, FLT_MAX) = FLT_MAX
+  double q = static_cast<double>(e4m3Max * 6.0f) / static_cast<double>(amax);
+  double s = std::fmin(static_cast<double>(static_cast<float>(q)), FLT_MAX);
+  if (static_cast<double>(amax) == 0.0 || s == 0.0)
+    return 1.0f;
+  return static_cast<float>(s);
+}
+
+TEST(ScaleRules, NVFP4GlobalScaleOverflowingQuotient) {
+  // 2688 / amax overflows for amax < 2688 / FLT_MAX ~ 7.9e-36: S_enc = FLT_MAX.
+  for (uint32_t b : {0x00000001u, 0x002B99B4u, 0x00800000u, 0x03000000u,
+                     0x0A27C4F8u}) { // ..., 4.004e-39, FLT_MIN, 3.8e-37, 8e-33
+    float a = f32(b);
+    float expected = 2688.0 / a > FLT_MAX ? FLT_MAX : 2688.0f / a;
+    EXPECT_EQ(bits32(globalScale448(a)), bits32(expected)) << std::hex << b;
+    EXPECT_EQ(bits32(globalScaleAny(a, 448.0f)), bits32(expected)) << b;
+  }
+  EXPECT_EQ(globalScale448(f32(0x002B99B4u)), FLT_MAX); // the H200 host's case
+  EXPECT_EQ(globalScale448(-0.0f), 1.0f);
+  EXPECT_EQ(globalScale448(-INFINITY), 1.0f);    // S_enc = -0 -> 1
+  EXPECT_EQ(globalScale448(-1e-37f), -INFINITY); // fminf keeps -inf
+  EXPECT_EQ(globalScale448(-2688.0f), -1.0f);
+}
+
+TEST(ScaleRules, NVFP4GlobalScaleAllFloats) {
+  // Every float amax (NaNs, infinities, zeros, subnormals, negatives) against
+  // the double oracle for e4m3Max 448 (through the non-inlined call), and
+  // every 16th for 256 (e4m3Max unknown to the optimizer).
+  unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<uint64_t> mismatches(n, 0);
+  std::vector<uint32_t> firstBad(n, 0);
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < n; ++t)
+    threads.emplace_back([&, t] {
+      uint64_t bad = 0;
+      for (uint64_t u = t; u < (1ull << 32); u += n) {
+        float a = f32(static_cast<uint32_t>(u));
+        bool ok =
+            bits32(globalScale448(a)) == bits32(globalScaleOracle(a, 448.0f));
+        if (u % 16 == 0) // every 16th bit pattern for 256 (time)
+          ok = ok && bits32(globalScaleAny(a, 256.0f)) ==
+                         bits32(globalScaleOracle(a, 256.0f));
+        if (!ok && bad++ == 0)
+          firstBad[t] = static_cast<uint32_t>(u);
+      }
+      mismatches[t] = bad;
+    });
+  for (auto &th : threads)
+    th.join();
+  for (unsigned t = 0; t < n; ++t)
+    EXPECT_EQ(mismatches[t], 0u)
+        << "first at amax bits 0x" << std::hex << firstBad[t];
 }
 
 TEST(ScaleRules, NVFP4BlockScaleAndFactor) {
