@@ -279,4 +279,46 @@ def TEEliminateAliases : Pass<"te-eliminate-aliases", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// te-split-deallocs
+//===----------------------------------------------------------------------===//
+
+def TESplitDeallocs : Pass<"te-split-deallocs"> {
+  let summary = "split bufferization.dealloc over distinct allocations, in "
+                "linear time";
+  let description = [{
+    Runs between `ownership-based-buffer-deallocation` and
+    `buffer-deallocation-simplification` (te-pipeline). Ownership-based
+    deallocation frees every buffer of a block with one
+    `bufferization.dealloc` at its end, retaining the block's results: for a
+    training step of N layers in one function, O(N) memrefs and O(N)
+    retained values. `buffer-deallocation-simplification` splits that op by
+    comparing every memref with every other one and every split-off op with
+    every retained value, O(N^2) (docs/performance.md "Compile time").
+
+    This pass does the same split in linear time where aliasing is certain:
+    results of allocating ops are distinct allocations, and an allocation
+    made in a function is distinct from the function's arguments (values are
+    traced through view-like ops to their base). A memref that is such an
+    allocation and the base of no other memref of the list gets a
+    `bufferization.dealloc` of its own without retained values -- or, when a
+    retained value is (a view of) it, is dropped, its condition OR-ed into
+    that retained value's updated condition. The other memrefs stay in one
+    `bufferization.dealloc` with every retained value. A dealloc with a
+    memref or retained value of unknown origin (a call result, a region
+    argument) is left alone; `buffer-deallocation-simplification` then does
+    what it can.
+
+    ```mlir
+    %0:2 = bufferization.dealloc (%a, %b, %r : ...) if (%c0, %c1, %c2)
+                             retain (%r, %arg0 : ...)
+    // becomes
+    bufferization.dealloc (%a : ...) if (%c0)
+    bufferization.dealloc (%b : ...) if (%c1)
+    // uses of %0#0 take %c2, uses of %0#1 take false
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TE_DIALECT_TE_TRANSFORMS_PASSES_TD
