@@ -82,6 +82,8 @@ public:
                              void *stream) override;
   te_rt_status gemm(const QTensor &a, const QTensor &b, Tensor *d,
                     const GemmOptions &options) override;
+  /// Clamped to 16; starts at TE_RT_GEMM_AUTOTUNE (Gemm.cpp).
+  void setGemmAutotune(int candidates) override;
 
   /// The path the last gemm() took (emulated on sm_90 for MXFP8 / NVFP4).
   CudaGemmPath lastGemmPath() const { return lastPath; }
@@ -142,6 +144,7 @@ private:
   };
   std::mutex cacheMutex;
   std::unordered_map<std::string, CachedAlgo> algoCache;
+  int autotuneK = -1; ///< -1: not set yet (the environment's value)
 
   /// The GEMM emulation's scratch (dequantized operands, device alpha/beta),
   /// grown on demand and reused across calls instead of stream-ordered

@@ -140,7 +140,8 @@ bool forceDevicePointerMode() {
 
 /// TE_RT_GEMM_AUTOTUNE=k (k >= 2): time the heuristic's first k candidates
 /// once per problem and keep the fastest. Default 0: the heuristic's first.
-int autotuneCandidates() {
+/// te_rt_context_set_gemm_autotune overrides it per context.
+int autotuneFromEnvironment() {
   static const int v = [] {
     const char *e = std::getenv("TE_RT_GEMM_AUTOTUNE");
     int k = e ? std::atoi(e) : 0;
@@ -223,6 +224,11 @@ te_rt_status CudaBackend::acquireEmuScratch(size_t bytes, cudaStream_t stream) {
 
 void CudaBackend::releaseEmuScratch() { emuMutex.unlock(); }
 
+void CudaBackend::setGemmAutotune(int candidates) {
+  std::lock_guard<std::mutex> lock(cacheMutex);
+  autotuneK = std::max(0, std::min(candidates, 16));
+}
+
 //===----------------------------------------------------------------------===//
 // One matmul
 //===----------------------------------------------------------------------===//
@@ -231,6 +237,13 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
                                     cudaStream_t stream, bool *biasApplied,
                                     te_rt_gemm_info *info) {
   *biasApplied = false;
+  int tuneK;
+  {
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    if (autotuneK < 0)
+      autotuneK = autotuneFromEnvironment();
+    tuneK = mm.mayAutotune && autotuneK >= 2 ? autotuneK : 1;
+  }
   std::ostringstream key;
   key << mm.aType << ',' << mm.bType << ',' << mm.cType << ',' << mm.dType
       << ',' << mm.opA << mm.opB << ',' << mm.m << ',' << mm.n << ',' << mm.k
@@ -240,7 +253,7 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
       << (mm.bias ? static_cast<int>(mm.biasType) : -1) << ','
       << alignmentOf(mm.A) << ',' << alignmentOf(mm.B) << ','
       << alignmentOf(mm.C) << ',' << alignmentOf(mm.D) << ',' << wsBytes << ','
-      << mm.hostScalars << ',' << (mm.C != nullptr);
+      << mm.hostScalars << ',' << (mm.C != nullptr) << ',' << tuneK;
 
   auto build = [&](Descs &ds, bool withBias) -> te_rt_status {
     TE_CUBLAS_CHECK(
@@ -408,9 +421,7 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
       Descs trial;
       if (te_rt_status s = build(trial, withBias))
         return s;
-      const int want = mm.mayAutotune && autotuneCandidates() >= 2
-                           ? autotuneCandidates()
-                           : 1;
+      const int want = tuneK;
       std::vector<cublasLtMatmulHeuristicResult_t> results(want);
       int returned = 0;
       cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
@@ -518,10 +529,13 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
 
   // A delayed-scaling FP8 output (rowwise only, no D, no bias) is written by
   // cuBLASLt itself: D = scale * (result) rounded to FP8, AMAX_D = amax of
-  // the result before scaling; scale_inv = 1 / scale.
+  // the result before scaling; scale_inv = 1 / scale. The FP8 D takes a
+  // 16-bit C that is not passed: beta must be a host value known to be 0
+  // (not in the device pointer mode forced for comparisons).
   const bool fuseFP8Output =
-      fp8Path && isPerTensor(recipe) && !rowScaled && o.output && !d &&
-      !o.bias && !o.accumulate && o.output->config.recipe == Recipe::Delayed &&
+      !forceDevicePointerMode() && fp8Path && isPerTensor(recipe) &&
+      !rowScaled && o.output && !d && !o.bias && !o.accumulate &&
+      o.output->config.recipe == Recipe::Delayed &&
       o.output->usage == Rowwise && o.outputOptions.scale &&
       o.output->buffer("_data") && o.output->buffer("_scale_inv");
 

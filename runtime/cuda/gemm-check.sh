@@ -22,6 +22,7 @@ SRC=${1:-.}
 OUT=${OUT:-/tmp/gemm-out}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+export LD_LIBRARY_PATH=$PWD/build-gemm${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 T=build-gemm/cuda/test/te-rt-cuda-tests
 B=build-gemm-bench/te_bench
 if ! { [ -x "$T" ] && "$T" --gtest_list_tests > /dev/null 2>&1; }; then

@@ -395,7 +395,13 @@ typedef struct te_rt_gemm_args {
    *  fp32 (then to D's type). */
   int32_t use_split_accumulator;
   /** Optional: quantize the result (after bias/accumulate) into this
-   *  tensor too; D may then be NULL (a temporary is used). */
+   *  tensor too; D may then be NULL (a temporary is used). On cuda, a
+   *  delayed-scaling output holding only the rowwise copy, with D NULL, no
+   *  bias and per-tensor FP8 operands (no row scales), is written by
+   *  cuBLASLt directly (D_SCALE = output_args->scale, AMAX_D =
+   *  output_args->amax; te_rt_gemm_info::fused_fp8_output): its codes may
+   *  differ from the separate quantization by one FP8 step, since the fp32
+   *  result is not rounded before scaling. */
   te_rt_qtensor *output;
   const te_rt_quantize_args *output_args;
   /** Optional cuBLASLt workspace (context memory) and cudaStream_t. */
@@ -463,6 +469,17 @@ typedef struct te_rt_gemm_info {
  *  path TE_RT_GEMM_PATH_NONE before the first one. */
 TE_RT_EXPORT te_rt_status te_rt_context_last_gemm_info(const te_rt_context *ctx,
                                                       te_rt_gemm_info *info);
+
+/** cuda: `candidates` >= 2 asks cuBLASLt's heuristic for that many
+ *  algorithms (at most 16) the first time each GEMM problem is seen, times
+ *  each on the real operands (when D is not accumulated into) and keeps the
+ *  fastest for that problem; 0 or 1 (the default, or the environment
+ *  variable TE_RT_GEMM_AUTOTUNE) takes the heuristic's first. The choice
+ *  depends on timings, so results may differ in the last bits between
+ *  processes. The cpu backend ignores it. Negative values are
+ *  INVALID_ARGUMENT. */
+TE_RT_EXPORT te_rt_status te_rt_context_set_gemm_autotune(te_rt_context *ctx,
+                                                          int32_t candidates);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -940,6 +940,20 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
   });
 }
 
+te_rt_status te_rt_context_set_gemm_autotune(te_rt_context *ctx,
+                                             int32_t candidates) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (candidates < 0)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "gemm autotune candidates must be >= 0, got " +
+                      str(candidates));
+    ctx->backend->setGemmAutotune(candidates);
+    return TE_RT_OK;
+  });
+}
+
 te_rt_status te_rt_context_last_gemm_info(const te_rt_context *ctx,
                                           te_rt_gemm_info *info) {
   return guard([&]() -> te_rt_status {

@@ -120,6 +120,8 @@ public:
   virtual te_rt_backend kind() const = 0;
   /// cpu: worker threads (0 = hardware concurrency). Others may ignore it.
   virtual void setNumThreads(int numThreads) { (void)numThreads; }
+  /// cuda: GEMM algorithm autotuning (te_rt_context_set_gemm_autotune).
+  virtual void setGemmAutotune(int candidates) { (void)candidates; }
 
   // Memory of this backend.
   virtual te_rt_status allocate(size_t bytes, void **out) = 0;

@@ -94,6 +94,14 @@ TEST(CpuGemmInfo, Errors) {
   EXPECT_STREQ(te_rt_last_error(), "ctx is null");
   EXPECT_EQ(te_rt_context_last_gemm_info(ctx, nullptr), TE_RT_INVALID_ARGUMENT);
   EXPECT_STREQ(te_rt_last_error(), "info is null");
+  EXPECT_EQ(te_rt_context_set_gemm_autotune(nullptr, 4),
+            TE_RT_INVALID_ARGUMENT);
+  EXPECT_STREQ(te_rt_last_error(), "ctx is null");
+  EXPECT_EQ(te_rt_context_set_gemm_autotune(ctx, -3), TE_RT_INVALID_ARGUMENT);
+  EXPECT_STREQ(te_rt_last_error(),
+               "gemm autotune candidates must be >= 0, got -3");
+  // The cpu backend has nothing to tune: accepted, ignored.
+  EXPECT_EQ(te_rt_context_set_gemm_autotune(ctx, 8), TE_RT_OK);
 }
 
 /// D = alpha * bRow[m] * aRow[n] * sum_k A(n, k) B(m, k) on the codes.
