@@ -81,6 +81,27 @@ TE_RT_EXPORT te_rt_status te_rt_comm_info(const te_rt_comm *comm,
 TE_RT_EXPORT te_rt_status te_rt_allreduce_max(te_rt_comm *comm, float *buf,
                                               int64_t n, void *stream);
 
+/** The group registry: how compiled code finds a communicator. A compiled
+ *  te.allreduce_max names its process group (e.g. "tp"); the entry point
+ *  te_rt_mlir_allreduce_max (te_rt_abi.def) looks the name up among the
+ *  communicators the calling thread registered. The registry is per thread,
+ *  like the current context: every rank's thread (one per rank of a CPU
+ *  group, the process's thread for NCCL) registers its own communicator
+ *  under the group's name before it runs the compiled code. Registering
+ *  does not transfer ownership: unregister before te_rt_comm_destroy.
+ *
+ *  te_rt_comm_register_group fails (TE_RT_INVALID_ARGUMENT) on a null or
+ *  empty name, a null comm, or a name already registered on this thread. */
+TE_RT_EXPORT te_rt_status te_rt_comm_register_group(const char *name,
+                                                    te_rt_comm *comm);
+/** Removes `name` from this thread's registry; TE_RT_INVALID_ARGUMENT if it
+ *  is not registered there. */
+TE_RT_EXPORT te_rt_status te_rt_comm_unregister_group(const char *name);
+/** The communicator registered under `name` on this thread;
+ *  TE_RT_INVALID_ARGUMENT with a message naming the group if none. */
+TE_RT_EXPORT te_rt_status te_rt_comm_lookup_group(const char *name,
+                                                  te_rt_comm **out);
+
 /** te_rt_quantize with amax reduction across comm's group, x being this
  *  rank's shard:
  *   - current scaling: amax(x), all-reduced, then cast with it (amax_in);

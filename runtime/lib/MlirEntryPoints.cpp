@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "te_rt_abi.h"
+#include "te_rt_comm.h"
 
 #include <cstdint>
 #include <cstring>
@@ -368,6 +369,37 @@ void te_rt_mlir_update_scale_impl(const te_rt_mlir_update_scale_args &a) {
   float *scale = static_cast<float *>(st.stage(a.scale, 4, true, true));
   if (!st.ok() || !st.check(te_rt_update_scale(ctx, &q, history, scale,
                                                a.history_length, 1)))
+    return;
+  st.finish();
+}
+
+void te_rt_mlir_allreduce_max_impl(const te_rt_mlir_allreduce_max_args &a) {
+  const char *where = "te.allreduce_max";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx)
+    return;
+  const char *group = static_cast<const char *>(a.group);
+  te_rt_comm *comm = nullptr;
+  if (te_rt_comm_lookup_group(group, &comm) != TE_RT_OK) {
+    record(TE_RT_INVALID_ARGUMENT, where, te_rt_last_error());
+    return;
+  }
+  te_rt_comm_kind kind = TE_RT_COMM_CPU;
+  te_rt_backend backend = TE_RT_BACKEND_CPU;
+  te_rt_comm_info(comm, &kind, nullptr, nullptr);
+  te_rt_context_get_backend(ctx, &backend);
+  if ((kind == TE_RT_COMM_CPU) != (backend == TE_RT_BACKEND_CPU)) {
+    record(TE_RT_INVALID_ARGUMENT, where,
+           (std::string("process group '") + group + "' has " +
+            (kind == TE_RT_COMM_CPU ? "a CPU-group" : "an NCCL") +
+            " communicator, which needs a " +
+            (kind == TE_RT_COMM_CPU ? "cpu" : "cuda") + " context")
+               .c_str());
+    return;
+  }
+  Stager st(ctx, where);
+  float *buf = static_cast<float *>(st.stage(a.buf, a.n * 4, true, true));
+  if (!st.ok() || !st.check(te_rt_allreduce_max(comm, buf, a.n, nullptr)))
     return;
   st.finish();
 }

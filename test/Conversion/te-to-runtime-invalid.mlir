@@ -13,8 +13,35 @@ func.func @on_tensors(%x: tensor<32x64xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<
 // -----
 
 func.func @amax(%x: tensor<32x64xf32>) -> tensor<1xf32> {
-  // expected-error @+1 {{is not lowered to the runtime yet}}
+  // expected-error @+1 {{has no runtime lowering on tensors: run te-expand-qtensors and one-shot bufferization first}}
   %a = te.amax %x : tensor<32x64xf32>
+  return %a : tensor<1xf32>
+}
+
+// -----
+
+func.func @update_scale(%a: tensor<1xf32>, %h: tensor<16xf32>, %s: tensor<1xf32>)
+    -> (tensor<16xf32>, tensor<1xf32>) {
+  // expected-error @+1 {{has no runtime lowering on tensors: run te-expand-qtensors and one-shot bufferization first}}
+  %h2, %s2 = te.update_scale %a, %h, %s
+      {quantizer = #te.delayed<f8E4M3FN, history = 16>} : tensor<16xf32>
+  return %h2, %s2 : tensor<16xf32>, tensor<1xf32>
+}
+
+// -----
+
+func.func @allreduce(%a: tensor<1xf32>) -> tensor<1xf32> {
+  // expected-error @+1 {{has no runtime lowering on tensors: run te-expand-qtensors and one-shot bufferization first}}
+  %r = te.allreduce_max %a group "tp" : tensor<1xf32>
+  return %r : tensor<1xf32>
+}
+
+// -----
+
+func.func @amax_on_tensors(%x: tensor<32x64xf32>) -> tensor<1xf32> {
+  %e = tensor.empty() : tensor<1xf32>
+  // expected-error @+1 {{is still on tensors; run one-shot bufferization before convert-te-to-runtime}}
+  %a = te.amax_buffers %x outs(%e : tensor<1xf32>) : tensor<32x64xf32> -> tensor<1xf32>
   return %a : tensor<1xf32>
 }
 

@@ -55,3 +55,75 @@ func.func @dgrad(%wt: memref<128x64xf8E4M3FN>, %ws: memref<1xf32>,
       outs(%dx : memref<32x128xf32>)
   return
 }
+
+// -----
+
+// te.amax_buffers: te_rt_mlir_amax(x_dtype, numel, x, amax); bf16 is 3,
+// 32 * 64 = 2048 elements.
+// CHECK-DAG: func.func private @te_rt_mlir_amax(i32, i64, !llvm.ptr, !llvm.ptr)
+// CHECK-LABEL: func.func @amax
+// CHECK: %[[R:.*]] = arith.muli %c1_i64, %c32_i64 : i64
+// CHECK: %[[N:.*]] = arith.muli %[[R]], %c64_i64 : i64
+// CHECK: call @te_rt_mlir_amax(%c3_i32, %[[N]], %{{.*}}, %{{.*}}) : (i32, i64, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NOT: te.amax_buffers
+func.func @amax(%x: memref<32x64xbf16>, %a: memref<1xf32>) {
+  te.amax_buffers %x outs(%a : memref<1xf32>) : memref<32x64xbf16>
+  return
+}
+
+// -----
+
+// te.update_scale_buffers: the inputs are copied into the outputs, which the
+// entry point updates in place; the descriptor is the delayed quantizer's
+// (recipe 0, E4M3 = 4, e4m3_max 448, margin 0, history_length 16, amax_algo
+// max = 0).
+// CHECK-DAG: func.func private @te_rt_mlir_update_scale(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
+// CHECK-DAG: memref.global "private" constant @__te_quantizer_0 : memref<19xi64> = dense<[499918110721, 0, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 16, 0]>
+// CHECK-LABEL: func.func @update_scale
+// CHECK-SAME: %[[A:[^:]*]]: memref<1xf32>, %[[H:[^:]*]]: memref<16xf32>, %[[S:[^:]*]]: memref<1xf32>, %[[H2:[^:]*]]: memref<16xf32>, %[[S2:[^:]*]]: memref<1xf32>
+// CHECK: memref.copy %[[H]], %[[H2]]
+// CHECK: memref.copy %[[S]], %[[S2]]
+// CHECK: %[[N:.*]] = arith.muli %c1_i64, %c16_i64 : i64
+// CHECK: call @te_rt_mlir_update_scale(%{{.*}}, %{{.*}}, %{{.*}}, %[[N]], %{{.*}})
+func.func @update_scale(%a: memref<1xf32>, %h: memref<16xf32>, %s: memref<1xf32>,
+                        %h2: memref<16xf32>, %s2: memref<1xf32>) {
+  te.update_scale_buffers %a, %h, %s quantizer #te.delayed<f8E4M3FN, history = 16>
+      outs(%h2, %s2 : memref<16xf32>, memref<1xf32>)
+      : memref<1xf32>, memref<16xf32>, memref<1xf32>
+  return
+}
+
+// -----
+
+// In place (outputs = inputs): no copy.
+// CHECK-LABEL: func.func @update_scale_in_place
+// CHECK-NOT: memref.copy
+// CHECK: call @te_rt_mlir_update_scale(
+func.func @update_scale_in_place(%a: memref<1xf32>, %h: memref<16xf32>, %s: memref<1xf32>) {
+  te.update_scale_buffers %a, %h, %s quantizer #te.delayed<f8E5M2, history = 16>
+      outs(%h, %s : memref<16xf32>, memref<1xf32>)
+      : memref<1xf32>, memref<16xf32>, memref<1xf32>
+  return
+}
+
+// -----
+
+// te.allreduce_max_buffers: the group's name is a NUL-terminated constant
+// ("tp" = 116, 112), one global per distinct name.
+// CHECK-DAG: func.func private @te_rt_mlir_allreduce_max(!llvm.ptr, !llvm.ptr, i64)
+// CHECK-DAG: memref.global "private" constant @__te_string_0 : memref<3xi8> = dense<[116, 112, 0]>
+// CHECK-DAG: memref.global "private" constant @__te_string_1 : memref<4xi8> = dense<[100, 112, 50, 0]>
+// CHECK-NOT: memref.global "private" constant @__te_string_2
+// CHECK-LABEL: func.func @allreduce
+// CHECK-SAME: %[[IN:[^:]*]]: memref<2xf32>, %[[OUT:[^:]*]]: memref<2xf32>
+// CHECK: memref.copy %[[IN]], %[[OUT]]
+// CHECK: %[[G:.*]] = memref.get_global @__te_string_{{[01]}} : memref<{{[34]}}xi8>
+// CHECK: call @te_rt_mlir_allreduce_max(
+// CHECK: call @te_rt_mlir_allreduce_max(
+// CHECK: call @te_rt_mlir_allreduce_max(
+func.func @allreduce(%in: memref<2xf32>, %out: memref<2xf32>) {
+  te.allreduce_max_buffers %in group "tp" outs(%out : memref<2xf32>) : memref<2xf32>
+  te.allreduce_max_buffers %out group "dp2" outs(%out : memref<2xf32>) : memref<2xf32>
+  te.allreduce_max_buffers %out group "tp" outs(%out : memref<2xf32>) : memref<2xf32>
+  return
+}

@@ -27,9 +27,8 @@ struct ElementInfo {
   int64_t bytes;
 };
 const ElementInfo kElements[] = {
-    {"f32", 4},      {"f16", 2},    {"bf16", 2},      {"i8", 1},
-    {"f8E4M3FN", 1}, {"f8E5M2", 1}, {"f8E8M0FNU", 1}, {"i64", 8},
-    {"i32", 4},
+    {"f32", 4},    {"f16", 2},       {"bf16", 2}, {"i8", 1},  {"f8E4M3FN", 1},
+    {"f8E5M2", 1}, {"f8E8M0FNU", 1}, {"i64", 8},  {"i32", 4},
 };
 
 std::string trim(const std::string &s) {
@@ -190,8 +189,8 @@ std::string TensorType::str() const {
     return elementType;
   std::string s = elementType + "[";
   for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + (shape[i] < 0 ? std::string("?")
-                                        : std::to_string(shape[i]));
+    s += (i ? "," : "") +
+         (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
   return s + "]";
 }
 
@@ -247,6 +246,32 @@ bool makeArguments(const Signature &sig, const Options &opts,
     Buffer b;
     b.type = t;
     std::string which = "argument " + std::to_string(i) + " (" + t.str() + ")";
+    if (t.scalar) {
+      // An integer scalar (e.g. a stochastic-rounding seed) is passed by
+      // value: --input gives it as a number, else it is --seed.
+      if (t.elementType != "i64" && t.elementType != "i32") {
+        *error = which + ": scalar arguments must be i64 or i32 (pass a " +
+                 t.elementType + " as a tensor of one element)";
+        return false;
+      }
+      int64_t value = static_cast<int64_t>(opts.seed);
+      if (!opts.inputs.empty()) {
+        const std::string &text = opts.inputs[i];
+        char *end = nullptr;
+        long long v = std::strtoll(text.c_str(), &end, 0);
+        if (text.empty() || *end) {
+          *error = which + ": --input '" + text +
+                   "' is not an integer (a scalar argument's --input is its "
+                   "value)";
+          return false;
+        }
+        value = v;
+      }
+      b.bytes.resize(8);
+      std::memcpy(b.bytes.data(), &value, 8);
+      args.push_back(std::move(b));
+      continue;
+    }
     if (opts.inputs.empty()) {
       for (int64_t &d : b.type.shape)
         if (d < 0) {
@@ -267,7 +292,8 @@ bool makeArguments(const Signature &sig, const Options &opts,
       for (int64_t e = 0; e < product(b.type.shape); ++e) {
         double u1 = (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;
         double u2 = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-        double v = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+        double v =
+            std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
         writeFloat(t, b.bytes.data() + e * t.elementBytes(),
                    static_cast<float>(v));
       }
@@ -316,12 +342,14 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
             std::string *error) {
   std::vector<std::vector<int64_t>> descs;
   for (Buffer &b : args)
-    descs.push_back(descriptor(b.bytes.data(), b.type.shape));
+    descs.push_back(b.type.scalar ? std::vector<int64_t>()
+                                  : descriptor(b.bytes.data(), b.type.shape));
   // The results struct: a descriptor (8-byte words) per memref result, a
   // naturally aligned value per scalar result.
   for (const TensorType &t : sig.args)
-    if (t.scalar) {
-      *error = "scalar arguments are not supported by the harness";
+    if (t.scalar && t.elementType != "i64" && t.elementType != "i32") {
+      *error = "the harness passes i64 and i32 scalar arguments only, got " +
+               t.elementType;
       return false;
     }
   if (sig.results.size() == 1 && sig.results[0].scalar) {
@@ -341,8 +369,18 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
   std::vector<void *> ptrs;
   if (!sig.results.empty())
     ptrs.push_back(resultStruct.data());
-  for (auto &d : descs)
-    ptrs.push_back(d.data());
+  // A memref argument is passed as a pointer to its descriptor; an integer
+  // scalar by value, in an integer register or stack slot like a pointer
+  // (x86-64 and AArch64 calling conventions).
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].type.scalar) {
+      ptrs.push_back(descs[i].data());
+      continue;
+    }
+    int64_t value;
+    std::memcpy(&value, args[i].bytes.data(), 8);
+    ptrs.push_back(reinterpret_cast<void *>(static_cast<intptr_t>(value)));
+  }
   if (ptrs.size() >= kMaxPointers) {
     *error = "too many arguments and results for the harness";
     return false;
@@ -381,8 +419,8 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     size_t rank = t.shape.size();
     for (size_t i = 0; i < rank; ++i)
       b.type.shape[i] = d[3 + i];
-    const uint8_t *base = reinterpret_cast<const uint8_t *>(d[1]) +
-                          d[2] * t.elementBytes();
+    const uint8_t *base =
+        reinterpret_cast<const uint8_t *>(d[1]) + d[2] * t.elementBytes();
     int64_t n = product(b.type.shape);
     b.bytes.resize(n * t.elementBytes());
     // Gather through the strides (results may be strided views).
@@ -408,8 +446,7 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
            const Options &opts, double seconds) {
   int rc = 0;
   if (!opts.compare.empty() && opts.compare.size() != results.size()) {
-    std::fprintf(stderr,
-                 "te-run: %zu --compare files for %zu results\n",
+    std::fprintf(stderr, "te-run: %zu --compare files for %zu results\n",
                  opts.compare.size(), results.size());
     return 1;
   }
@@ -446,8 +483,8 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
         a.kind = te::npy::Kind::U8;
         a.bytes = b.bytes;
       } else {
-        std::fprintf(stderr, "te-run: result %zu: cannot write %s as .npy\n",
-                     r, b.type.elementType.c_str());
+        std::fprintf(stderr, "te-run: result %zu: cannot write %s as .npy\n", r,
+                     b.type.elementType.c_str());
         return 1;
       }
       std::string path =
@@ -495,7 +532,8 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
       double got = b.at(e);
       double diff = std::fabs(got - want);
       bool same = (std::isnan(got) && std::isnan(want)) || got == want;
-      if (!same && (exact || !(diff <= opts.atol + opts.rtol * std::fabs(want)))) {
+      if (!same &&
+          (exact || !(diff <= opts.atol + opts.rtol * std::fabs(want)))) {
         if (firstBad < 0)
           firstBad = e;
         ++bad;
@@ -509,8 +547,8 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
     bool pass = bad == 0 && (opts.maxRelErr < 0 || rel <= opts.maxRelErr);
     std::printf("result %zu: %s vs %s: max_abs_err %.6g rel_err %.6g "
                 "mismatches %lld",
-                r, pass ? "PASS" : "FAIL", opts.compare[r].c_str(), maxAbs,
-                rel, static_cast<long long>(bad));
+                r, pass ? "PASS" : "FAIL", opts.compare[r].c_str(), maxAbs, rel,
+                static_cast<long long>(bad));
     if (firstBad >= 0)
       std::printf(" (first at flat index %lld)",
                   static_cast<long long>(firstBad));
@@ -527,14 +565,17 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
 const char *kHarnessFlagsHelp =
     "  --input FILE.npy     argument data, once per argument in order (<f4;\n"
     "                       <u2 raw bits for bf16/f16, |u1 for 8-bit types);\n"
-    "                       f32 data is rounded to nearest even for bf16/f16\n"
+    "                       f32 data is rounded to nearest even for bf16/f16;\n"
+    "                       for an i64/i32 scalar argument, its value\n"
     "  --seed N             without --input: standard-normal arguments from\n"
-    "                       seed N (default 0)\n"
+    "                       seed N (default 0); i64/i32 scalar arguments are "
+    "N\n"
     "  --dynamic-dim N      without --input: the size of every `?` dimension\n"
     "  --output-dir DIR     write result<i>.npy (floats as <f4, 8-bit as |u1)\n"
     "  --compare FILE.npy   reference per result, in order; prints PASS/FAIL\n"
     "                       and exits 1 on FAIL\n"
-    "  --rtol X --atol Y    elementwise |got-want| <= Y + X*|want| (default 0:\n"
+    "  --rtol X --atol Y    elementwise |got-want| <= Y + X*|want| (default "
+    "0:\n"
     "                       bit-exact)\n"
     "  --max-rel-err E      also require ||got-want||_2 / ||want||_2 <= E\n"
     "  --exact I            compare result I bit for bit (value equality,\n"

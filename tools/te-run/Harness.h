@@ -31,7 +31,7 @@ namespace te::run {
 struct TensorType {
   std::string elementType; ///< "f32", "bf16", ...
   std::vector<int64_t> shape; ///< -1: dynamic
-  bool scalar = false;        ///< a scalar (results only), e.g. `f32`
+  bool scalar = false;        ///< a scalar, e.g. `f32` (arguments: i64/i32)
   int64_t elementBytes() const;
   bool isFloat() const; ///< f32 / f16 / bf16
   std::string str() const;
@@ -70,7 +70,8 @@ struct Options {
 
 /// Makes the argument buffers: from the .npy files (checked against the
 /// signature; f32 data is rounded to nearest even for bf16/f16 arguments) or
-/// seeded standard-normal values.
+/// seeded standard-normal values. An i64/i32 scalar argument is the number
+/// its --input gives, or the seed.
 bool makeArguments(const Signature &sig, const Options &opts,
                    std::vector<Buffer> &args, std::string *error);
 

@@ -22,6 +22,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -30,7 +31,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "te/Conversion/Passes.h"
@@ -39,10 +39,11 @@
 
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 #include "te_rt_abi.h"
+#include "te_rt_comm.h"
 
 #include <cstdio>
 #include <cstring>
@@ -66,8 +67,14 @@ void usage() {
       "                       (te-pipeline{reference}: te ops replaced by\n"
       "                       plain arithmetic, no runtime calls)\n"
       "  --print-signature    print the entry's harness signature and exit\n"
-      "  --emit-lowered FILE  write the lowered (LLVM dialect) module with the\n"
+      "  --emit-lowered FILE  write the lowered (LLVM dialect) module with "
+      "the\n"
       "                       entry's C interface to FILE and exit (for AOT)\n"
+      "  --comm-group NAME=cpu:1|nccl:1\n"
+      "                       register a single-rank communicator for the\n"
+      "                       process group NAME (te.allreduce_max group\n"
+      "                       \"NAME\"): a CPU group (cpu backend) or NCCL\n"
+      "                       (cuda backend); repeatable\n"
       "%s",
       ::te::run::kHarnessFlagsHelp);
 }
@@ -111,6 +118,68 @@ bool toHarnessType(Type type, ::te::run::TensorType &out, std::string &error) {
   return true;
 }
 
+/// Single-rank communicators registered for --comm-group.
+struct CommGroups {
+  std::vector<std::string> names;
+  std::vector<te_rt_comm *> comms;
+  std::vector<te_rt_comm_cpu_group *> groups;
+
+  /// Creates and registers the communicator of `spec` (NAME=cpu:1 or
+  /// NAME=nccl:1); false with `error` set on failure.
+  bool add(const std::string &spec, const std::string &backend,
+           std::string &error) {
+    size_t eq = spec.find('=');
+    std::string name = eq == std::string::npos ? "" : spec.substr(0, eq);
+    std::string kind = eq == std::string::npos ? "" : spec.substr(eq + 1);
+    if (name.empty() || (kind != "cpu:1" && kind != "nccl:1")) {
+      error = "--comm-group '" + spec +
+              "': expected NAME=cpu:1 or NAME=nccl:1 (te-run runs one rank)";
+      return false;
+    }
+    bool cpu = kind == "cpu:1";
+    if (cpu != (backend == "cpu")) {
+      error = "--comm-group '" + spec + "': a " +
+              (cpu ? "CPU group needs --backend cpu"
+                   : "NCCL communicator needs --backend cuda");
+      return false;
+    }
+    te_rt_comm *comm = nullptr;
+    te_rt_status s;
+    if (cpu) {
+      te_rt_comm_cpu_group *group = nullptr;
+      s = te_rt_comm_cpu_group_create(1, &group);
+      if (s == TE_RT_OK) {
+        groups.push_back(group);
+        s = te_rt_comm_create_cpu(group, 0, &comm);
+      }
+    } else {
+      te_rt_comm_unique_id id;
+      s = te_rt_comm_nccl_get_unique_id(&id);
+      if (s == TE_RT_OK)
+        s = te_rt_comm_create_nccl(&id, 0, 1, &comm);
+    }
+    if (s == TE_RT_OK) {
+      comms.push_back(comm);
+      s = te_rt_comm_register_group(name.c_str(), comm);
+    }
+    if (s != TE_RT_OK) {
+      error = "--comm-group '" + spec + "': " + te_rt_last_error();
+      return false;
+    }
+    names.push_back(name);
+    return true;
+  }
+
+  ~CommGroups() {
+    for (const std::string &n : names)
+      te_rt_comm_unregister_group(n.c_str());
+    for (te_rt_comm *c : comms)
+      te_rt_comm_destroy(c);
+    for (te_rt_comm_cpu_group *g : groups)
+      te_rt_comm_cpu_group_destroy(g);
+  }
+};
+
 bool isLowered(ModuleOp module) {
   bool lowered = true;
   module.walk([&](Operation *op) {
@@ -128,6 +197,7 @@ int main(int argc, char **argv) {
   int threads = 0;
   bool printSignature = false;
   std::string emitLowered;
+  std::vector<std::string> commGroupSpecs;
   bool reference = false;
   ::te::run::Options opts;
   for (int i = 1; i < argc; ++i) {
@@ -163,6 +233,10 @@ int main(int argc, char **argv) {
       reference = true;
     } else if (a == "--emit-lowered") {
       value(emitLowered);
+    } else if (a == "--comm-group") {
+      std::string v;
+      value(v);
+      commGroupSpecs.push_back(v);
     } else if (a == "--print-signature") {
       printSignature = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -289,7 +363,7 @@ int main(int argc, char **argv) {
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
 #define TE_RT_ABI_FUNCTION(ret, name, ...)                                     \
-  map[interner(#name)] = {llvm::orc::ExecutorAddr::fromPtr(&name),            \
+  map[interner(#name)] = {llvm::orc::ExecutorAddr::fromPtr(&name),             \
                           llvm::JITSymbolFlags::Exported};
 #include "te_rt_abi.def"
     return map;
@@ -314,9 +388,15 @@ int main(int argc, char **argv) {
   if (threads > 0)
     te_rt_context_set_num_threads(ctx, threads);
   te_rt_set_current_context(ctx);
+  CommGroups commGroups;
+  std::string err;
+  for (const std::string &spec : commGroupSpecs)
+    if (!commGroups.add(spec, backend, err)) {
+      std::fprintf(stderr, "te-run: %s\n", err.c_str());
+      return 1;
+    }
 
   std::vector<::te::run::Buffer> args, results;
-  std::string err;
   if (!::te::run::makeArguments(sig, opts, args, &err)) {
     std::fprintf(stderr, "te-run: %s\n", err.c_str());
     return 1;

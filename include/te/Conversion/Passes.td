@@ -22,6 +22,9 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
     | `te.quantize_buffers` | `te_rt_mlir_quantize` |
     | `te.dequantize_buffers` | `te_rt_mlir_dequantize` |
     | `te.gemm_buffers` | `te_rt_mlir_gemm` |
+    | `te.amax_buffers` | `te_rt_mlir_amax` |
+    | `te.update_scale_buffers` | `te_rt_mlir_update_scale` (in place on the outputs, after copying the inputs into them) |
+    | `te.allreduce_max_buffers` | `te_rt_mlir_allreduce_max` (the group's name as a constant NUL-terminated string; in place on the output) |
 
     Buffers are passed as pointers (`memref.extract_aligned_pointer_as_index`
     + `llvm.inttoptr`); a memref with a non-identity layout is first copied to
@@ -32,8 +35,8 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
     (`te.target`) is an i32 constant. Entry points run on the calling
     thread's current runtime context (`te_rt_set_current_context`).
 
-    `te.amax` and `te.update_scale` are not lowered yet (they are tensor-level
-    ops without a buffer form); a module containing them is refused.
+    The tensor-level `te.amax`, `te.update_scale` and `te.allreduce_max`
+    are refused: `te-expand-qtensors` turns them into their buffer forms.
 
     ```mlir
     te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise

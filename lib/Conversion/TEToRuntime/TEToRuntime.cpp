@@ -5,9 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // convert-te-to-runtime: every te.quantize_buffers / te.dequantize_buffers /
-// te.gemm_buffers on memrefs becomes a call of the runtime entry point of
-// runtime/include/te_rt_abi.def. The declarations and the quantizer
-// descriptors are generated from that table; nothing here re-types it.
+// te.gemm_buffers / te.amax_buffers / te.update_scale_buffers /
+// te.allreduce_max_buffers on memrefs becomes a call of the runtime entry
+// point of runtime/include/te_rt_abi.def (the process group of an
+// all-reduce is passed by name, a constant string). The declarations and the
+// quantizer descriptors are generated from that table; nothing here re-types
+// it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +30,7 @@
 #include "te_rt.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cstring>
@@ -144,8 +148,8 @@ private:
       SmallVector<int64_t> words = encodeQuantizer(q.getFormatConfig());
       auto type = MemRefType::get({static_cast<int64_t>(words.size())},
                                   IntegerType::get(ctx, 64));
-      auto tensorType = RankedTensorType::get(type.getShape(),
-                                              type.getElementType());
+      auto tensorType =
+          RankedTensorType::get(type.getShape(), type.getElementType());
       std::string name = "__te_quantizer_" + std::to_string(globals.size());
       OpBuilder gb = OpBuilder::atBlockBegin(module.getBody());
       auto g = memref::GlobalOp::create(
@@ -275,11 +279,50 @@ private:
   LogicalResult lower(QuantizeBuffersOp op);
   LogicalResult lower(DequantizeBuffersOp op);
   LogicalResult lower(GemmBuffersOp op);
+  LogicalResult lower(AmaxBuffersOp op);
+  LogicalResult lower(UpdateScaleBuffersOp op);
+  LogicalResult lower(AllReduceMaxBuffersOp op);
+
+  /// A pointer to the NUL-terminated name `text` (one constant global per
+  /// distinct string).
+  Value cString(OpBuilder &b, Location loc, StringRef text) {
+    auto it = strings.find(text);
+    if (it == strings.end()) {
+      SmallVector<int8_t> bytes(text.begin(), text.end());
+      bytes.push_back(0);
+      auto i8 = IntegerType::get(ctx, 8);
+      auto type = MemRefType::get({static_cast<int64_t>(bytes.size())}, i8);
+      auto tensorType = RankedTensorType::get(type.getShape(), i8);
+      std::string name = "__te_string_" + std::to_string(strings.size());
+      OpBuilder gb = OpBuilder::atBlockBegin(module.getBody());
+      auto g = memref::GlobalOp::create(
+          gb, module.getLoc(), name, gb.getStringAttr("private"), type,
+          DenseElementsAttr::get(tensorType, ArrayRef<int8_t>(bytes)),
+          /*constant=*/true, /*alignment=*/IntegerAttr());
+      it = strings.insert({text, g}).first;
+    }
+    memref::GlobalOp g = it->second;
+    Value m = memref::GetGlobalOp::create(b, loc, g.getType(), g.getSymName());
+    return pointer(b, loc, m);
+  }
+
+  /// Copies `from` into `to` unless they are the same buffer.
+  void copyIfDistinct(OpBuilder &b, Location loc, Value from, Value to) {
+    if (from != to)
+      memref::CopyOp::create(b, loc, from, to);
+  }
+
+  /// The number of elements of a memref, as i64.
+  Value numElements(OpBuilder &b, Location loc, Value memref) {
+    auto [rows, cols] = flatten(b, loc, memref);
+    return arith::MulIOp::create(b, loc, rows, cols);
+  }
 
   ModuleOp module;
   MLIRContext *ctx;
   Type ptrType;
   llvm::DenseMap<Attribute, memref::GlobalOp> globals;
+  llvm::StringMap<memref::GlobalOp> strings;
   SmallVector<std::pair<Value, Value>> after;
 };
 
@@ -415,9 +458,9 @@ LogicalResult Lowering::lower(GemmBuffersOp op) {
       return failure();
     dDtype = *code;
   }
-  args.append({i32c(b, loc, dDtype), i64c(b, loc, m), i64c(b, loc, n),
-               d ? operandPointer(b, loc, d, op.getAccumulate(), true)
-                 : null(b, loc)});
+  args.append(
+      {i32c(b, loc, dDtype), i64c(b, loc, m), i64c(b, loc, n),
+       d ? operandPointer(b, loc, d, op.getAccumulate(), true) : null(b, loc)});
   // Bias.
   int64_t biasDtype = TE_RT_F32;
   if (op.getBias()) {
@@ -450,14 +493,68 @@ LogicalResult Lowering::lower(GemmBuffersOp op) {
   return success();
 }
 
+LogicalResult Lowering::lower(AmaxBuffersOp op) {
+  if (failed(checkMemRefs(op)))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  FailureOr<int64_t> xDtype = dtypeCode(op, op.getInput());
+  if (failed(xDtype))
+    return failure();
+  SmallVector<Value> args{i32c(b, loc, *xDtype),
+                          numElements(b, loc, op.getInput()),
+                          operandPointer(b, loc, op.getInput(), true, false),
+                          operandPointer(b, loc, op.getOuts()[0], false, true)};
+  call(b, loc, "te_rt_mlir_amax", args);
+  op.erase();
+  return success();
+}
+
+LogicalResult Lowering::lower(UpdateScaleBuffersOp op) {
+  if (failed(checkMemRefs(op)))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  // The entry point updates history and scale in place: copy the inputs
+  // into the outputs first.
+  Value history = op.getOuts()[0], scale = op.getOuts()[1];
+  copyIfDistinct(b, loc, op.getHistory(), history);
+  copyIfDistinct(b, loc, op.getScale(), scale);
+  auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
+  SmallVector<Value> args{
+      descriptor(b, loc, q), operandPointer(b, loc, op.getAmax(), true, false),
+      operandPointer(b, loc, history, true, true), numElements(b, loc, history),
+      operandPointer(b, loc, scale, true, true)};
+  call(b, loc, "te_rt_mlir_update_scale", args);
+  op.erase();
+  return success();
+}
+
+LogicalResult Lowering::lower(AllReduceMaxBuffersOp op) {
+  if (failed(checkMemRefs(op)))
+    return failure();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value out = op.getOuts()[0];
+  copyIfDistinct(b, loc, op.getInput(), out);
+  SmallVector<Value> args{cString(b, loc, op.getGroup()),
+                          operandPointer(b, loc, out, true, true),
+                          numElements(b, loc, out)};
+  call(b, loc, "te_rt_mlir_allreduce_max", args);
+  op.erase();
+  return success();
+}
+
 LogicalResult Lowering::run() {
   SmallVector<Operation *> ops;
   bool refused = false;
   module.walk([&](Operation *op) {
-    if (isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp>(op))
+    if (isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
+            AmaxBuffersOp, UpdateScaleBuffersOp, AllReduceMaxBuffersOp>(op))
       ops.push_back(op);
     else if (isa<AmaxOp, UpdateScaleOp, AllReduceMaxOp>(op)) {
-      op->emitOpError("is not lowered to the runtime yet");
+      op->emitOpError("has no runtime lowering on tensors: run "
+                      "te-expand-qtensors and one-shot bufferization first");
       refused = true;
     }
   });
@@ -466,7 +563,8 @@ LogicalResult Lowering::run() {
   for (Operation *op : ops) {
     LogicalResult r =
         TypeSwitch<Operation *, LogicalResult>(op)
-            .Case<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp>(
+            .Case<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
+                  AmaxBuffersOp, UpdateScaleBuffersOp, AllReduceMaxBuffersOp>(
                 [&](auto o) { return lower(o); });
     if (failed(r))
       return failure();

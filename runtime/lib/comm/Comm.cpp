@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -445,6 +446,68 @@ te_rt_status te_rt_comm_update_scale(te_rt_context *ctx, te_rt_comm *comm,
       return s;
     return te_rt_update_scale(ctx, q, amax_history, scale, history_length,
                               num_scales);
+  });
+}
+
+} // extern "C"
+
+//===----------------------------------------------------------------------===//
+// The group registry (per thread)
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::map<std::string, te_rt_comm *> &registry() {
+  thread_local std::map<std::string, te_rt_comm *> groups;
+  return groups;
+}
+} // namespace
+
+extern "C" {
+
+te_rt_status te_rt_comm_register_group(const char *name, te_rt_comm *comm) {
+  return guard([&]() -> te_rt_status {
+    if (!name || !*name)
+      return fail(TE_RT_INVALID_ARGUMENT, "group name is null or empty");
+    if (!comm)
+      return fail(TE_RT_INVALID_ARGUMENT, "comm is null");
+    if (!registry().emplace(name, comm).second)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("process group '") + name +
+                      "' is already registered on this thread");
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_comm_unregister_group(const char *name) {
+  return guard([&]() -> te_rt_status {
+    if (!name || !*name)
+      return fail(TE_RT_INVALID_ARGUMENT, "group name is null or empty");
+    if (registry().erase(name) == 0)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("process group '") + name +
+                      "' is not registered on this thread");
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_comm_lookup_group(const char *name, te_rt_comm **out) {
+  return guard([&]() -> te_rt_status {
+    if (!out)
+      return fail(TE_RT_INVALID_ARGUMENT, "out is null");
+    *out = nullptr;
+    if (!name || !*name)
+      return fail(TE_RT_INVALID_ARGUMENT, "group name is null or empty");
+    auto it = registry().find(name);
+    if (it == registry().end())
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("no communicator is registered for process "
+                              "group '") +
+                      name +
+                      "' on this thread (te_rt_comm_register_group; te-run "
+                      "--comm-group " +
+                      name + "=cpu:1)");
+    *out = it->second;
+    return TE_RT_OK;
   });
 }
 

@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Verifiers and memory effects of te.quantize_buffers, te.dequantize_buffers
-// and te.gemm_buffers. The expected buffers are asked of the quantizer
+// Verifiers and memory effects of te.quantize_buffers, te.dequantize_buffers,
+// te.gemm_buffers, te.amax_buffers, te.update_scale_buffers and
+// te.allreduce_max_buffers. The expected buffers are asked of the quantizer
 // attribute (hence the Format library); the operand rules are those of
 // te.quantize / te.dequantize / te.gemm.
 //
@@ -302,4 +303,96 @@ void GemmBuffersOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   addEffects(*this, effects, /*initsAreRead=*/getAccumulate());
+}
+
+//===----------------------------------------------------------------------===//
+// AmaxBuffersOp, UpdateScaleBuffersOp, AllReduceMaxBuffersOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `value` is a `1xf32` buffer.
+static LogicalResult verifyF32x1(Operation *op, StringRef what, Value value) {
+  BufferShape actual = shapeOf(value.getType());
+  BufferShape want = amaxShape(op->getContext());
+  if (actual.elementType != want.elementType ||
+      !compatible(actual.shape, want.shape))
+    return op->emitOpError() << what << " must be 1xf32, got "
+                             << typeStr(actual.shape, actual.elementType);
+  return success();
+}
+
+LogicalResult AmaxBuffersOp::verify() {
+  if (failed(verifyDpsForm(*this)))
+    return failure();
+  BufferShape input = shapeOf(getInput().getType());
+  if (!isFloat(input.elementType))
+    return emitOpError() << "input must be bf16, f16 or f32, got "
+                         << input.elementType;
+  if (getOuts().size() != 1)
+    return emitOpError() << "writes one amax, got " << getOuts().size()
+                         << " 'outs' operands";
+  return verifyF32x1(*this, "amax", getOuts().front());
+}
+
+void AmaxBuffersOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addEffects(*this, effects, /*initsAreRead=*/false);
+}
+
+LogicalResult UpdateScaleBuffersOp::verify() {
+  if (failed(verifyDpsForm(*this)))
+    return failure();
+  if (getOuts().size() != 2)
+    return emitOpError() << "writes the new history and the new scale, got "
+                         << getOuts().size() << " 'outs' operands";
+  int64_t length = getQuantizer().getHistory();
+  for (auto [what, value] :
+       {std::pair<StringRef, Value>{"history", getHistory()},
+        std::pair<StringRef, Value>{"new history", getOuts()[0]}}) {
+    BufferShape actual = shapeOf(value.getType());
+    if (!actual.elementType.isF32() ||
+        !compatible(actual.shape, ArrayRef<int64_t>{length}))
+      return emitOpError() << what << " must be "
+                           << typeStr({length}, Float32Type::get(getContext()))
+                           << " (the quantizer's history), got "
+                           << typeStr(actual.shape, actual.elementType);
+  }
+  if (failed(verifyF32x1(*this, "amax", getAmax())) ||
+      failed(verifyF32x1(*this, "scale", getScale())) ||
+      failed(verifyF32x1(*this, "new scale", getOuts()[1])))
+    return failure();
+  return success();
+}
+
+void UpdateScaleBuffersOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addEffects(*this, effects, /*initsAreRead=*/false);
+}
+
+LogicalResult AllReduceMaxBuffersOp::verify() {
+  if (failed(verifyDpsForm(*this)))
+    return failure();
+  if (getGroup().empty())
+    return emitOpError() << "needs a non-empty process group name";
+  if (getOuts().size() != 1)
+    return emitOpError() << "writes one buffer, got " << getOuts().size()
+                         << " 'outs' operands";
+  BufferShape input = shapeOf(getInput().getType());
+  BufferShape out = shapeOf(getOuts().front().getType());
+  if (!input.elementType.isF32() || !out.elementType.isF32() ||
+      !compatible(input.shape, out.shape))
+    return emitOpError() << "input and output must be f32 of one shape, got "
+                         << typeStr(input.shape, input.elementType) << " and "
+                         << typeStr(out.shape, out.elementType);
+  return success();
+}
+
+void AllReduceMaxBuffersOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addEffects(*this, effects, /*initsAreRead=*/false);
+  // It communicates: other ranks wait for it, so it is never dead.
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
 }

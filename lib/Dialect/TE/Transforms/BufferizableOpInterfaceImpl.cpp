@@ -81,5 +81,10 @@ void mlir::te::registerBufferizableOpInterfaceExternalModels(
     DequantizeBuffersOp::attachInterface<
         BufferOpInterface<DequantizeBuffersOp>>(*ctx);
     GemmBuffersOp::attachInterface<BufferOpInterface<GemmBuffersOp>>(*ctx);
+    AmaxBuffersOp::attachInterface<BufferOpInterface<AmaxBuffersOp>>(*ctx);
+    UpdateScaleBuffersOp::attachInterface<
+        BufferOpInterface<UpdateScaleBuffersOp>>(*ctx);
+    AllReduceMaxBuffersOp::attachInterface<
+        BufferOpInterface<AllReduceMaxBuffersOp>>(*ctx);
   });
 }

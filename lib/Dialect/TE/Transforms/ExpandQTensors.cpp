@@ -8,7 +8,9 @@
 // tensors of its buffers (the Format library's layout for the module's
 // target, in TransformerEngine's flatten order); function signatures, calls,
 // returns and scf region arguments follow through the upstream structural
-// patterns; te ops become their destination-passing buffer-level forms.
+// patterns; te ops become their destination-passing buffer-level forms
+// (te.amax, te.update_scale and te.allreduce_max too, although they hold no
+// quantized tensor, so that everything te bufferizes the same way).
 //
 //===----------------------------------------------------------------------===//
 
@@ -225,6 +227,62 @@ struct EmptyLowering : public OpConversionPattern<EmptyOp> {
   }
 };
 
+/// te.amax -> te.amax_buffers into a fresh 1xf32 tensor.
+struct AmaxLowering : public OpConversionPattern<AmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type resultType = op.getResult().getType();
+    FailureOr<SmallVector<Value>> outs =
+        createEmpties(rewriter, op, resultType, "the amax");
+    if (failed(outs))
+      return failure();
+    rewriter.replaceOpWithNewOp<AmaxBuffersOp>(op, TypeRange(resultType),
+                                               adaptor.getInput(), *outs);
+    return success();
+  }
+};
+
+/// te.update_scale -> te.update_scale_buffers into fresh tensors (the
+/// inputs stay intact; bufferization may still reuse their buffers).
+struct UpdateScaleLowering : public OpConversionPattern<UpdateScaleOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(UpdateScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Type> resultTypes(op->getResultTypes());
+    FailureOr<SmallVector<Value>> outs = createEmpties(
+        rewriter, op, resultTypes, "the new amax history and scale");
+    if (failed(outs))
+      return failure();
+    rewriter.replaceOpWithNewOp<UpdateScaleBuffersOp>(
+        op, TypeRange(resultTypes), adaptor.getAmax(), adaptor.getHistory(),
+        adaptor.getScale(), *outs, op.getQuantizer());
+    return success();
+  }
+};
+
+/// te.allreduce_max -> te.allreduce_max_buffers into a fresh tensor.
+struct AllReduceMaxLowering : public OpConversionPattern<AllReduceMaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AllReduceMaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type resultType = op.getResult().getType();
+    FailureOr<SmallVector<Value>> outs =
+        createEmpties(rewriter, op, resultType, "the reduced tensor");
+    if (failed(outs))
+      return failure();
+    rewriter.replaceOpWithNewOp<AllReduceMaxBuffersOp>(
+        op, TypeRange(resultType), adaptor.getInput(), *outs, op.getGroup());
+    return success();
+  }
+};
+
 /// te.buffers of an expanded tensor: its buffers.
 struct BuffersLowering : public OpConversionPattern<BuffersOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -306,9 +364,11 @@ struct TEExpandQTensorsPass
     ConversionTarget target(*ctx);
     target.addLegalOp<ModuleOp>();
     target.addLegalDialect<tensor::TensorDialect>();
-    target.addLegalOp<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp>();
+    target.addLegalOp<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
+                      AmaxBuffersOp, UpdateScaleBuffersOp,
+                      AllReduceMaxBuffersOp>();
     target.addIllegalOp<QuantizeOp, DequantizeOp, GemmOp, EmptyOp, BuffersOp,
-                        FromBuffersOp>();
+                        FromBuffersOp, AmaxOp, UpdateScaleOp, AllReduceMaxOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&
              converter.isLegal(&op.getBody());
@@ -318,8 +378,9 @@ struct TEExpandQTensorsPass
 
     RewritePatternSet patterns(ctx);
     patterns.add<QuantizeLowering, DequantizeLowering, GemmLowering,
-                 EmptyLowering, BuffersLowering, FromBuffersLowering>(converter,
-                                                                      ctx);
+                 EmptyLowering, BuffersLowering, FromBuffersLowering,
+                 AmaxLowering, UpdateScaleLowering, AllReduceMaxLowering>(
+        converter, ctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);

@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The buffer-level forms of te.quantize, te.dequantize and te.gemm that
-// te-expand-qtensors produces: a quantized tensor is spelled out as its
-// buffers (TransformerEngine's flatten order, Format's layout for the
+// The buffer-level forms of te.quantize, te.dequantize, te.gemm, te.amax,
+// te.update_scale and te.allreduce_max that te-expand-qtensors produces: a
+// quantized tensor is spelled out as its buffers (TransformerEngine's flatten order, Format's layout for the
 // module's target) plus the quantizer, usage and logical shape that describe
 // them. The ops are in destination-passing style: on tensors every result is
 // tied to an `outs` operand; after one-shot bufferization the same ops take
@@ -188,6 +188,82 @@ def TE_GemmBuffersOp : TE_BufferOp<"gemm_buffers",
     bool getTransA() { return getLayout() == ::mlir::te::GemmLayout::TN; }
     bool getTransB() { return getLayout() == ::mlir::te::GemmLayout::NT; }
   }];
+}
+
+def TE_AmaxBuffersOp : TE_BufferOp<"amax_buffers"> {
+  let summary = "maximum absolute value of a tensor, into a buffer";
+  let description = [{
+    The buffer-level `te.amax`: writes `max |input|` (fp32, NaN ignored, 0
+    for an empty tensor) into the single `outs` operand, a `1xf32` buffer.
+
+    ```mlir
+    %a = te.amax_buffers %x outs(%init : tensor<1xf32>)
+        : tensor<32x64xbf16> -> tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins TE_TensorOrMemRef:$input,
+                       Variadic<TE_TensorOrMemRef>:$outs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $input `outs` `(` $outs `:` type($outs) `)` attr-dict
+    `:` type($input) (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = dpsDeclaration;
+}
+
+def TE_UpdateScaleBuffersOp : TE_BufferOp<"update_scale_buffers"> {
+  let summary = "delayed-scaling update into buffers";
+  let description = [{
+    The buffer-level `te.update_scale`: `outs` are the new amax history
+    (`[L]` f32, `L` the quantizer's `history`) and the new scale (`1xf32`),
+    computed from the step's `amax`, the current `history` and `scale` by
+    the rule of `te.update_scale` (te-formats.md §4). The inputs are only
+    read; the outputs may be the same buffers as the inputs (in place).
+
+    ```mlir
+    %h2, %s2 = te.update_scale_buffers %amax, %h, %s
+        quantizer #te.delayed<f8E4M3FN, history = 16>
+        outs(%h0, %s0 : tensor<16xf32>, tensor<1xf32>)
+        : tensor<1xf32>, tensor<16xf32>, tensor<1xf32>
+        -> tensor<16xf32>, tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins TE_TensorOrMemRef:$amax, TE_TensorOrMemRef:$history,
+                       TE_TensorOrMemRef:$scale,
+                       Variadic<TE_TensorOrMemRef>:$outs,
+                       TE_DelayedAttr:$quantizer);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $amax `,` $history `,` $scale `quantizer` qualified($quantizer)
+    `outs` `(` $outs `:` type($outs) `)` attr-dict
+    `:` type($amax) `,` type($history) `,` type($scale)
+    (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = dpsDeclaration;
+}
+
+def TE_AllReduceMaxBuffersOp : TE_BufferOp<"allreduce_max_buffers"> {
+  let summary = "element-wise maximum across a process group, into a buffer";
+  let description = [{
+    The buffer-level `te.allreduce_max`: the single `outs` operand (f32, the
+    shape of `input`) receives the elementwise maximum of `input` over the
+    ranks of the process group named `group`. `outs` may be `input` itself
+    (in place). The op communicates: it is never removed, even when its
+    result is unused.
+
+    ```mlir
+    %r = te.allreduce_max_buffers %amax group "tp"
+        outs(%init : tensor<1xf32>) : tensor<1xf32> -> tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins TE_TensorOrMemRef:$input,
+                       Variadic<TE_TensorOrMemRef>:$outs, StrAttr:$group);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $input `group` $group `outs` `(` $outs `:` type($outs) `)` attr-dict
+    `:` type($input) (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = dpsDeclaration;
 }
 
 #endif // TE_DIALECT_TE_IR_TEBUFFEROPS_TD
