@@ -1798,6 +1798,8 @@ TEST(CudaDequantize, VectorKernelsMatchCpuInBF16) {
          {std::vector<int64_t>{256, 512}, {96, 64}, {4, 32, 96}})
       for (Kind kind : {Kind::Random, Kind::ManyScale, Kind::Special})
         for (int swz = 0; swz < 2; ++swz) {
+          if (smallRun() && (kind != Kind::Special || shape.size() != 2))
+            continue; // compute-sanitizer runs: fewer inputs
           SCOPED_TRACE(std::string(q.name) + " " + shapeStr(shape) + " " +
                        kindName(kind) + (swz ? " swizzled" : ""));
           Input in = makeInput(shape, TE_RT_F32, kind, seed++);
