@@ -46,8 +46,10 @@
 extern "C" {
 #endif
 
-/** Version of this header. Bumped on every ABI change. */
-#define TE_RT_API_VERSION 1
+/** Version of this header. Bumped on every ABI change (2: te_rt_gemm_args
+ * gained a_row_scale_inv / b_row_scale_inv; te_rt_gemm_info,
+ * te_rt_context_last_gemm_info and te_rt_context_set_gemm_autotune). */
+#define TE_RT_API_VERSION 2
 
 /** Maximum rank of a (logical) tensor. */
 #define TE_RT_MAX_RANK 8
