@@ -233,36 +233,67 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
   auto stream = static_cast<cudaStream_t>(o.stream);
   const QuantizerConfig &c = q.config;
   const int64_t M = q.m, K = q.k;
-  // The bandwidth kernels write every byte of unpadded data buffers: those
-  // are not zeroed first (the scale buffers, padded, always are).
-  bool dataFullyWritten = false;
+  // The bandwidth kernels write every byte of the data buffers and the
+  // unpadded part of the scale buffers: only the padding of those is zeroed
+  // (the general kernels' buffers are zeroed whole first).
+  bool fast = false;
   switch (c.recipe) {
   case Recipe::Delayed:
   case Recipe::Current:
-    dataFullyWritten = cuda::perTensorFastPath(
-        x.data, x.dtype, M, K, q.buffer("_data"), q.buffer("_transpose"));
+    fast = cuda::perTensorFastPath(x.data, x.dtype, M, K, q.buffer("_data"),
+                                   q.buffer("_transpose")) &&
+           q.buffer("_scale_inv");
     break;
   case Recipe::Block:
-    dataFullyWritten =
-        cuda::blockFastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
-                            q.buffer("_columnwise_data"));
+    fast = cuda::blockFastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
+                               q.buffer("_columnwise_data"));
     break;
   case Recipe::MXFP8:
-    dataFullyWritten =
-        cuda::mxfp8FastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
-                            q.buffer("_columnwise_data"));
+    fast = cuda::mxfp8FastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
+                               q.buffer("_columnwise_data"));
     break;
   default:
     break;
   }
   for (size_t i = 0; i < q.buffers.size(); ++i) {
-    if (dataFullyWritten && q.layout[i].role == format::BufferRole::Data &&
-        q.bufferBytes[i] == M * K)
+    const format::BufferDesc &d = q.layout[i];
+    if (fast && d.role == format::BufferRole::Data && q.bufferBytes[i] == M * K)
       continue;
+    if (fast && d.role == format::BufferRole::ScaleInv && d.shape.size() == 2) {
+      // Rows x columns of the scale matrix the kernel writes (the tensor
+      // tiles exactly); the rest is padding.
+      int64_t rows = 0, cols = 0;
+      if (c.recipe == Recipe::MXFP8) {
+        rows = d.columnwise ? M / format::kMXFP8BlockSize : M;
+        cols = d.columnwise ? K : K / format::kMXFP8BlockSize;
+      } else if (c.recipe == Recipe::Block && c.blockDim == 1) {
+        rows = (d.columnwise ? M : K) / format::kFP8BlockSize;
+        cols = d.columnwise ? K : M;
+      } else if (c.recipe == Recipe::Block) {
+        rows = (d.columnwise ? K : M) / format::kFP8BlockSize;
+        cols = (d.columnwise ? M : K) / format::kFP8BlockSize;
+      }
+      const int64_t R = d.shape[0], C = d.shape[1];
+      if (rows > 0 && cols > 0 && rows <= R && cols <= C) {
+        const size_t e = static_cast<size_t>(q.bufferBytes[i] / (R * C));
+        auto *b = static_cast<uint8_t *>(q.buffers[i]);
+        if (cols < C)
+          TE_CUDA_CHECK(cudaMemset2DAsync(b + cols * e, C * e, 0,
+                                          (C - cols) * e, rows, stream),
+                        "zeroing the padding of " + d.name);
+        if (rows < R)
+          TE_CUDA_CHECK(cudaMemsetAsync(b + rows * C * e, 0,
+                                        (R - rows) * C * e, stream),
+                        "zeroing the padding of " + d.name);
+        continue;
+      }
+    }
+    if (fast && d.name == "_scale_inv")
+      continue; // written by the per-tensor kernels
     TE_CUDA_CHECK(cudaMemsetAsync(q.buffers[i], 0,
                                   static_cast<size_t>(q.bufferBytes[i]),
                                   stream),
-                  "zeroing buffer " + q.layout[i].name);
+                  "zeroing buffer " + d.name);
   }
   switch (c.recipe) {
   case Recipe::Delayed: {
@@ -278,6 +309,24 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
     break;
   }
   case Recipe::Current: {
+    if (fast) {
+      // No scratch: the amax pass accumulates into the scale_inv buffer, the
+      // cast computes the scale from it, and its last kernel overwrites it
+      // with 1 / scale.
+      auto *scaleInv = bufferAs<float>(q, "_scale_inv");
+      if (!o.amaxIn)
+        TE_CUDA_CHECK(
+            cuda::launchAmax(x.data, x.dtype, x.numElements, scaleInv, stream),
+            "amax kernel");
+      TE_CUDA_CHECK(cuda::launchCurrentCastFast(
+                        x.data, x.dtype, M, K, o.amaxIn ? o.amaxIn : scaleInv,
+                        c.dtype, c.pow2Scales, c.amaxEpsilon,
+                        bufferAs<uint8_t>(q, "_data"),
+                        bufferAs<uint8_t>(q, "_transpose"), scaleInv,
+                        o.amaxOut, stream),
+                    "per-tensor FP8 cast kernel");
+      break;
+    }
     DeviceTemp scratch(stream); // [amax, scale]
     TE_CUDA_CHECK(scratch.allocate(2 * sizeof(float)), "cudaMallocAsync");
     float *amax = scratch.as<float>(), *scale = amax + 1;

@@ -114,14 +114,14 @@ bool firstKernels() {
   return v1;
 }
 
-/// TE_RT_CUDA_TILE_PREFETCH=0: the tile kernels load a tile only when they
-/// process it (experiment).
-bool tilePrefetch() {
-  static const bool p = [] {
-    const char *e = std::getenv("TE_RT_CUDA_TILE_PREFETCH");
-    return !(e && std::string(e) == "0");
+/// TE_RT_CUDA_TILE_MINBLOCKS=3: the per-tensor tile kernel is compiled for 3
+/// resident blocks per multiprocessor (at most 85 registers) instead of 2.
+int tileMinBlocks() {
+  static const int n = [] {
+    const char *e = std::getenv("TE_RT_CUDA_TILE_MINBLOCKS");
+    return e && std::string(e) == "3" ? 3 : 2;
   }();
-  return p;
+  return n;
 }
 
 int tileGroup() {
@@ -403,42 +403,57 @@ __device__ __forceinline__ float blockMax256(float v, float *red) {
   return r;
 }
 
-template <InKind T, bool Prefetch>
-__global__ void __launch_bounds__(kFastThreads)
+/// The scale of a per-tensor cast: *scalePtr, or, if `amaxPtr` is set,
+/// computeScaleFromAmax(*amaxPtr) of current scaling (FLT_MAX for inf).
+struct PerTensorScale {
+  const float *scalePtr = nullptr;
+  const float *amaxPtr = nullptr;
+  float fp8Max = 0.0f, eps = 0.0f;
+  bool pow2 = false;
+};
+
+__device__ __forceinline__ float perTensorScale(const PerTensorScale &s) {
+  if (s.amaxPtr)
+    return computeScaleFromAmax(*s.amaxPtr, s.fp8Max, s.pow2, s.eps, kFloatMax);
+  return *s.scalePtr;
+}
+
+/// `reverse`: tiles are walked from the last one (current scaling: the
+/// amax pass read x front to back, so its tail is still in L2).
+template <InKind T, int MinBlocks>
+__global__ void __launch_bounds__(kFastThreads, MinBlocks)
     perTensorTileKernel(const Storage<T> *x, int64_t M, int64_t K,
-                        const float *scalePtr, bool e5m2, uint8_t *data,
-                        uint8_t *tr, float *scaleInv, float *amaxOut,
-                        int group) {
-  __shared__ __align__(16) uint8_t staged[kTile * kTile];
+                        PerTensorScale sc, bool e5m2, uint8_t *data,
+                        uint8_t *tr, float *scaleInv, float *amaxOut, int group,
+                        bool reverse) {
+  // Two staging tiles: tile n stages into staged[n % 2], so one barrier per
+  // tile (between staging and the stores) suffices.
+  __shared__ __align__(16) uint8_t staged[2][kTile * kTile];
   __shared__ float red[8];
   const int lane = threadIdx.x & 31;
   const int c = lane & 15, g = ((threadIdx.x >> 5) << 1) | (lane >> 4);
   const int64_t tilesM = (M + kTile - 1) / kTile,
                 tilesK = (K + kTile - 1) / kTile, tiles = tilesM * tilesK;
-  const float scale = *scalePtr;
+  const float scale = perTensorScale(sc);
   float amax = 0.0f;
   int64_t t = blockIdx.x;
   RawRows<T> cur;
   int64_t mb = 0, kb = 0;
   if (t < tiles) {
-    tileCoords(t, tilesM, tilesK, group, mb, kb);
+    tileCoords(reverse ? tiles - 1 - t : t, tilesM, tilesK, group, mb, kb);
     const int64_t row = mb * kTile + 8 * g, col = kb * kTile + 8 * c;
-    if (Prefetch)
-      loadRaw<T>(x, row, col, K, row < M && col < K, cur);
+    loadRaw<T>(x, row, col, K, row < M && col < K, cur);
   }
-  for (; t < tiles; t += gridDim.x) {
+  for (int parity = 0; t < tiles; t += gridDim.x, parity ^= 1) {
     const int64_t m0 = mb * kTile, k0 = kb * kTile;
     const int64_t row = m0 + 8 * g, col = k0 + 8 * c;
     const bool valid = row < M && col < K;
     RawRows<T> next;
-    if (!Prefetch)
-      loadRaw<T>(x, row, col, K, valid, cur);
     const int64_t tn = t + gridDim.x;
     if (tn < tiles) {
-      tileCoords(tn, tilesM, tilesK, group, mb, kb);
+      tileCoords(reverse ? tiles - 1 - tn : tn, tilesM, tilesK, group, mb, kb);
       const int64_t rn = mb * kTile + 8 * g, cn = kb * kTile + 8 * c;
-      if (Prefetch)
-        loadRaw<T>(x, rn, cn, K, rn < M && cn < K, next);
+      loadRaw<T>(x, rn, cn, K, rn < M && cn < K, next);
     }
     uint2 codes[8];
 #pragma unroll
@@ -454,15 +469,13 @@ __global__ void __launch_bounds__(kFastThreads)
         store8(data + (row + i) * K + col, codes[i]);
     }
     if (tr) {
-      stageTransposed(staged, g, c, codes);
+      stageTransposed(staged[parity], g, c, codes);
       __syncthreads();
-      storeStagedTransposed(staged, tr, k0, m0, M,
+      storeStagedTransposed(staged[parity], tr, k0, m0, M,
                             static_cast<int>(K - k0 < kTile ? K - k0 : kTile),
                             static_cast<int>(M - m0 < kTile ? M - m0 : kTile));
-      __syncthreads();
     }
-    if (Prefetch)
-      cur = next;
+    cur = next;
   }
   if (amaxOut) {
     const float r = blockMax256(amax, red);
@@ -471,6 +484,157 @@ __global__ void __launch_bounds__(kFastThreads)
   }
   if (scaleInv && blockIdx.x == 0 && threadIdx.x == 0)
     *scaleInv = reciprocalRN(scale);
+}
+
+/// Current scaling's last step: *scaleInv = 1 / computeScaleFromAmax(*amax),
+/// *amaxOut = *amax (amax may alias scaleInv).
+__global__ void currentScaleInvKernel(const float *amax, float fp8MaxValue,
+                                      bool pow2, float eps, float *scaleInv,
+                                      float *amaxOut) {
+  const float a = *amax;
+  if (amaxOut)
+    *amaxOut = a;
+  *scaleInv =
+      reciprocalRN(computeScaleFromAmax(a, fp8MaxValue, pow2, eps, kFloatMax));
+}
+
+//===----------------------------------------------------------------------===//
+// Float8Block on 128x128 tiles (1x128 + 128x1, or 128x128 blocks)
+//===----------------------------------------------------------------------===//
+//
+// Same tile walk and thread layout as perTensorTileKernel (the tensor tiles
+// exactly: M % 128 == 0, K % 128 == 0). 1x128 rows are half-warps (shuffle
+// xor 1..8); 128x1 columns: per-thread maxima over 8 rows, xor 16 over the
+// warp's 16 rows, then the 8 warps' maxima through shared memory; 128x128: a
+// block reduction. Scale buffers are written as 128 consecutive floats per
+// tile (staged in shared memory). Per tile: 3 barriers (1x128), 3 (128x128).
+
+template <InKind T, bool E5M2>
+__global__ void __launch_bounds__(kFastThreads, 2)
+    blockTileKernel(const Storage<T> *x, int64_t M, int64_t K, BlockArgs a,
+                    int group) {
+  __shared__ __align__(16) uint8_t staged[kTile * kTile];
+  __shared__ float part[8][kTile];
+  __shared__ float colS[kTile];
+  __shared__ float rowSInv[kTile];
+  __shared__ float red[8];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int c = lane & 15, g = (warp << 1) | (lane >> 4);
+  const int64_t tilesM = M / kTile, tilesK = K / kTile, tiles = tilesM * tilesK;
+  constexpr float fmax = E5M2 ? kE5M2Max : kE4M3Max;
+  const float vInf = valueForInfBlock(a.inType);
+  int64_t t = blockIdx.x;
+  RawRows<T> cur;
+  int64_t mb = 0, kb = 0;
+  if (t < tiles) {
+    tileCoords(t, tilesM, tilesK, group, mb, kb);
+    loadRaw<T>(x, mb * kTile + 8 * g, kb * kTile + 8 * c, K, true, cur);
+  }
+  for (; t < tiles; t += gridDim.x) {
+    const int64_t tmb = mb, tkb = kb;
+    const int64_t m0 = tmb * kTile, k0 = tkb * kTile;
+    const int64_t row = m0 + 8 * g, col = k0 + 8 * c;
+    RawRows<T> next;
+    const int64_t tn = t + gridDim.x;
+    if (tn < tiles) {
+      tileCoords(tn, tilesM, tilesK, group, mb, kb);
+      loadRaw<T>(x, mb * kTile + 8 * g, kb * kTile + 8 * c, K, true, next);
+    }
+    uint2 codes[8];
+    if (a.blockDim == 1) {
+      float cm[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        float v[8];
+        unpackRow<T>(cur, i, v);
+        float r = 0.0f;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const float av = absBits(v[j]);
+          r = maxNum(r, av);
+          cm[j] = maxNum(cm[j], av);
+        }
+        if (a.rowData) {
+          r = shflMax(shflMax(shflMax(shflMax(r, 1), 2), 4), 8);
+          const float s = computeScaleFromAmax(r, fmax, a.pow2, a.eps, vInf);
+          store8(a.rowData + (row + i) * K + col, encodeScaled8(v, s, E5M2));
+          if (c == 0)
+            rowSInv[8 * g + i] = reciprocalRN(s);
+        }
+      }
+      if (a.colData) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          cm[j] = shflMax(cm[j], 16);
+          if (lane < 16)
+            part[warp][8 * c + j] = cm[j];
+        }
+      }
+      __syncthreads(); // rowSInv, part
+      if (tid < kTile) {
+        if (a.rowData)
+          a.rowScale[tkb * a.rowScaleStride + m0 + tid] = rowSInv[tid];
+        if (a.colData) {
+          float m = part[0][tid];
+#pragma unroll
+          for (int w = 1; w < 8; ++w)
+            m = maxNum(m, part[w][tid]);
+          const float s = computeScaleFromAmax(m, fmax, a.pow2, a.eps, vInf);
+          colS[tid] = s;
+          a.colScale[tmb * a.colScaleStride + k0 + tid] = reciprocalRN(s);
+        }
+      }
+      __syncthreads(); // colS; rowSInv and part are read before it
+      if (a.colData) {
+        float s[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          s[j] = colS[8 * c + j];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          float v[8];
+          unpackRow<T>(cur, i, v);
+          codes[i].x = encodeFP8x4(v[0] * s[0], v[1] * s[1], v[2] * s[2],
+                                   v[3] * s[3], E5M2);
+          codes[i].y = encodeFP8x4(v[4] * s[4], v[5] * s[5], v[6] * s[6],
+                                   v[7] * s[7], E5M2);
+        }
+      }
+    } else {
+      float r = 0.0f;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        float v[8];
+        unpackRow<T>(cur, i, v);
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          r = maxNum(r, absBits(v[j]));
+      }
+      const float amax = blockMax256(r, red);
+      const float s = computeScaleFromAmax(amax, fmax, a.pow2, a.eps, vInf);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        float v[8];
+        unpackRow<T>(cur, i, v);
+        codes[i] = encodeScaled8(v, s, E5M2);
+        if (a.rowData)
+          store8(a.rowData + (row + i) * K + col, codes[i]);
+      }
+      if (tid == 0) {
+        const float sInv = reciprocalRN(s);
+        if (a.rowScale)
+          a.rowScale[tmb * a.rowScaleStride + tkb] = sInv;
+        if (a.colScale)
+          a.colScale[tkb * a.colScaleStride + tmb] = sInv;
+      }
+    }
+    if (a.colData) {
+      stageTransposed(staged, g, c, codes);
+      __syncthreads(); // staged
+      storeStagedTransposed(staged, a.colData, k0, m0, M, kTile, kTile);
+    }
+    cur = next;
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -561,6 +725,134 @@ __global__ void __launch_bounds__(kFastThreads, 2)
         store8(a.colData + (m + i) * K + k, c);
       }
     }
+  }
+}
+
+/// MXFP8 on warp tiles of 32 rows x 64 columns (lane = 8 * rowGroup +
+/// colChunk, as mxfp8FastKernel), grid-stride over warp tiles with the next
+/// tile's x prefetched into registers. x is kept packed (bf16/f16: 32
+/// registers per tile) and unpacked once per pass; the fp8 type is a template
+/// parameter so that the scale math's constants fold. Column scales are
+/// stored as 8 bytes per lane when `packColScales`.
+template <InKind T, bool E5M2>
+__global__ void __launch_bounds__(kFastThreads, 2)
+    mxfp8TileKernel(const Storage<T> *x, int64_t M, int64_t K, MXFP8Args a,
+                    bool packColScales) {
+  constexpr DType fp8 = E5M2 ? DType::E5M2 : DType::E4M3;
+  const int lane = threadIdx.x & 31;
+  const int cc = lane & 7, rg = lane >> 3;
+  const int64_t tilesK = K / 64, tiles = (M / 32) * tilesK;
+  const int64_t nWarps = (int64_t(gridDim.x) * blockDim.x) >> 5;
+  int64_t w = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) >> 5;
+  RawRows<T> cur;
+  if (w < tiles)
+    loadRaw<T>(x, (w / tilesK) * 32 + rg * 8, (w % tilesK) * 64 + cc * 8, K,
+               true, cur);
+  for (; w < tiles; w += nWarps) {
+    const int64_t mBlock = (w / tilesK) * 32;
+    const int64_t m = mBlock + rg * 8;
+    const int64_t k = (w % tilesK) * 64 + cc * 8;
+    RawRows<T> next;
+    const int64_t wn = w + nWarps;
+    if (wn < tiles)
+      loadRaw<T>(x, (wn / tilesK) * 32 + rg * 8, (wn % tilesK) * 64 + cc * 8, K,
+                 true, next);
+    float cm[8] = {0, 0, 0, 0, 0, 0, 0, 0}, rm[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      float v[8];
+      unpackRow<T>(cur, i, v);
+      rm[i] = 0.0f;
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const float av = absBits(v[j]);
+        rm[i] = maxNum(rm[i], av);
+        cm[j] = maxNum(cm[j], av);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      cm[j] = shflMax(shflMax(cm[j], 8), 16);
+    uint8_t *colScaleRow =
+        a.colScale ? a.colScale + (mBlock / 32) * a.colScaleStride + k
+                   : nullptr;
+    if (a.twoD) {
+      float b = cm[0];
+#pragma unroll
+      for (int j = 1; j < 8; ++j)
+        b = maxNum(b, cm[j]);
+      b = shflMax(shflMax(b, 1), 2);
+      const uint8_t e = mxfp8ScaleFromAmax(b, fp8, a.rounding);
+      const float f = e8m0Reciprocal(e);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        float v[8];
+        unpackRow<T>(cur, i, v);
+        const uint2 c = encodeScaled8(v, f, E5M2);
+        if (a.rowData)
+          store8(a.rowData + (m + i) * K + k, c);
+        if (a.colData)
+          store8(a.colData + (m + i) * K + k, c);
+        if (a.rowScale && (cc & 3) == 0)
+          a.rowScale[(m + i) * a.rowScaleStride + k / 32] = e;
+      }
+      if (colScaleRow && rg == 0) {
+        if (packColScales) {
+          const uint32_t e4 = e * 0x01010101u;
+          store8(colScaleRow, make_uint2(e4, e4));
+        } else {
+#pragma unroll
+          for (int j = 0; j < 8; ++j)
+            colScaleRow[j] = e;
+        }
+      }
+    } else {
+      if (a.rowData) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const float r = shflMax(shflMax(rm[i], 1), 2);
+          const uint8_t e = mxfp8ScaleFromAmax(r, fp8, a.rounding);
+          float v[8];
+          unpackRow<T>(cur, i, v);
+          store8(a.rowData + (m + i) * K + k,
+                 encodeScaled8(v, e8m0Reciprocal(e), E5M2));
+          if ((cc & 3) == 0)
+            a.rowScale[(m + i) * a.rowScaleStride + k / 32] = e;
+        }
+      }
+      if (a.colData) {
+        float f[8];
+        uint32_t packed[2] = {0, 0};
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const uint8_t e = mxfp8ScaleFromAmax(cm[j], fp8, a.rounding);
+          f[j] = e8m0Reciprocal(e);
+          packed[j / 4] |= uint32_t(e) << (8 * (j % 4));
+        }
+        if (rg == 0) {
+          if (packColScales) {
+            store8(colScaleRow, make_uint2(packed[0], packed[1]));
+          } else {
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+              colScaleRow[j] =
+                  static_cast<uint8_t>(packed[j / 4] >> (8 * (j % 4)));
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          float v[8];
+          unpackRow<T>(cur, i, v);
+          uint2 c;
+          c.x = encodeFP8x4(v[0] * f[0], v[1] * f[1], v[2] * f[2], v[3] * f[3],
+                            E5M2);
+          c.y = encodeFP8x4(v[4] * f[4], v[5] * f[5], v[6] * f[6], v[7] * f[7],
+                            E5M2);
+          store8(a.colData + (m + i) * K + k, c);
+        }
+      }
+    }
+    cur = next;
   }
 }
 
@@ -698,23 +990,25 @@ template <InKind T> struct AmaxLaunch {
 
 template <InKind T> struct PerTensorLaunch {
   static cudaError_t run(const void *x, int64_t M, int64_t K,
-                         const float *scale, DType fp8, uint8_t *data,
+                         const PerTensorScale &sc, DType fp8, uint8_t *data,
                          uint8_t *tr, float *scaleInv, float *amaxOut,
                          cudaStream_t stream) {
-    if (!firstKernels()) {
+    const float *scale = sc.scalePtr;
+    if (!firstKernels() || sc.amaxPtr) {
       const int64_t tiles =
           ((M + kTile - 1) / kTile) * ((K + kTile - 1) / kTile);
       auto launch = [&](auto kernel, int *perSM) {
         unsigned grid = blockGrid(kernel, perSM, tiles);
         kernel<<<grid, kFastThreads, 0, stream>>>(
-            static_cast<const Storage<T> *>(x), M, K, scale, fp8 == DType::E5M2,
-            data, tr, scaleInv, amaxOut, tileGroup());
+            static_cast<const Storage<T> *>(x), M, K, sc, fp8 == DType::E5M2,
+            data, tr, scaleInv, amaxOut, tileGroup(),
+            /*reverse=*/sc.amaxPtr != nullptr);
         return cudaGetLastError();
       };
-      static int perSM = 0, perSMNoPrefetch = 0;
-      if (tilePrefetch())
-        return launch(perTensorTileKernel<T, true>, &perSM);
-      return launch(perTensorTileKernel<T, false>, &perSMNoPrefetch);
+      static int perSM2 = 0, perSM3 = 0;
+      if (tileMinBlocks() == 3)
+        return launch(perTensorTileKernel<T, 3>, &perSM3);
+      return launch(perTensorTileKernel<T, 2>, &perSM2);
     }
     static int perSM = 0;
     int64_t tiles = (M / 32) * (K / 64);
@@ -729,6 +1023,21 @@ template <InKind T> struct PerTensorLaunch {
 template <InKind T> struct MXFP8Launch {
   static cudaError_t run(const void *x, int64_t M, int64_t K,
                          const MXFP8Args &a, cudaStream_t stream) {
+    if (!firstKernels()) {
+      const int64_t tiles = (M / 32) * (K / 64);
+      const bool pack =
+          a.colScale && aligned(a.colScale, 8) && a.colScaleStride % 8 == 0;
+      auto launch = [&](auto kernel, int *perSM) {
+        unsigned grid = warpGrid(kernel, perSM, tiles);
+        kernel<<<grid, kFastThreads, 0, stream>>>(
+            static_cast<const Storage<T> *>(x), M, K, a, pack);
+        return cudaGetLastError();
+      };
+      static int perSM4 = 0, perSM5 = 0;
+      if (a.fp8 == DType::E5M2)
+        return launch(mxfp8TileKernel<T, true>, &perSM5);
+      return launch(mxfp8TileKernel<T, false>, &perSM4);
+    }
     static int perSM = 0;
     int64_t tiles = (M / 32) * (K / 64);
     unsigned grid = warpGrid(mxfp8FastKernel<T>, &perSM, tiles);
@@ -741,6 +1050,19 @@ template <InKind T> struct MXFP8Launch {
 template <InKind T> struct BlockLaunch {
   static cudaError_t run(const void *x, int64_t M, int64_t K,
                          const BlockArgs &a, cudaStream_t stream) {
+    if (!firstKernels()) {
+      const int64_t tiles = (M / kTile) * (K / kTile);
+      auto launch = [&](auto kernel, int *perSM) {
+        unsigned grid = blockGrid(kernel, perSM, tiles);
+        kernel<<<grid, kFastThreads, 0, stream>>>(
+            static_cast<const Storage<T> *>(x), M, K, a, tileGroup());
+        return cudaGetLastError();
+      };
+      static int perSM4 = 0, perSM5 = 0;
+      if (a.fp8 == DType::E5M2)
+        return launch(blockTileKernel<T, true>, &perSM5);
+      return launch(blockTileKernel<T, false>, &perSM4);
+    }
     int64_t tilesK = K / 128, tiles = (M / 128) * tilesK;
     if (tiles > INT32_MAX)
       return cudaErrorInvalidConfiguration;
@@ -789,8 +1111,29 @@ cudaError_t launchPerTensorCastFast(const void *x, DType inType, int64_t M,
                                     uint8_t *data, uint8_t *transposed,
                                     float *scaleInv, float *amaxOut,
                                     cudaStream_t stream) {
-  return dispatchIn<PerTensorLaunch>(inType, x, M, K, scale, fp8, data,
-                                     transposed, scaleInv, amaxOut, stream);
+  PerTensorScale sc;
+  sc.scalePtr = scale;
+  return dispatchIn<PerTensorLaunch>(inType, x, M, K, sc, fp8, data, transposed,
+                                     scaleInv, amaxOut, stream);
+}
+
+cudaError_t launchCurrentCastFast(const void *x, DType inType, int64_t M,
+                                  int64_t K, const float *amax, DType fp8,
+                                  bool pow2, float eps, uint8_t *data,
+                                  uint8_t *transposed, float *scaleInv,
+                                  float *amaxOut, cudaStream_t stream) {
+  PerTensorScale sc;
+  sc.amaxPtr = amax;
+  sc.fp8Max = fp8Max(fp8);
+  sc.pow2 = pow2;
+  sc.eps = eps;
+  cudaError_t e = dispatchIn<PerTensorLaunch>(
+      inType, x, M, K, sc, fp8, data, transposed, nullptr, nullptr, stream);
+  if (e != cudaSuccess)
+    return e;
+  currentScaleInvKernel<<<1, 1, 0, stream>>>(amax, sc.fp8Max, pow2, eps,
+                                             scaleInv, amaxOut);
+  return cudaGetLastError();
 }
 
 cudaError_t launchMXFP8QuantizeFast(const void *x, int64_t M, int64_t K,

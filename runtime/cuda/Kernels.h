@@ -171,7 +171,8 @@ cudaError_t launchGemmScalars(float alpha, float beta, const float *amaxA,
 /// Bandwidth kernels (FastQuantize.cu) for tensors whose 2-D view tiles
 /// exactly: per-tensor FP8 and MXFP8 need M % 32 == 0 and K % 64 == 0,
 /// Float8Block M % 128 == 0 and K % 128 == 0; x F32/BF16/F16 and 16-byte
-/// aligned, the data buffers 8-byte aligned (null allowed). The launch*
+/// aligned, the data buffers 8-byte aligned (the per-tensor transpose
+/// 16-byte; null allowed). The launch*
 /// functions above dispatch to them by themselves; the predicates tell the
 /// backend that every byte of the data buffers will be written (no zeroing
 /// needed).
@@ -189,6 +190,16 @@ cudaError_t launchPerTensorCastFast(const void *x, DType inType, int64_t M,
                                     uint8_t *data, uint8_t *transposed,
                                     float *scaleInv, float *amaxOut,
                                     cudaStream_t stream);
+/// Current scaling's cast on the fast path: the scale is
+/// computeScaleFromAmax(*amax) (FLT_MAX for an infinite scale), computed by
+/// every block; then one thread writes *scaleInv = 1 / scale and, if set,
+/// *amaxOut = *amax. `amax` may alias `scaleInv` (the amax pass accumulates
+/// into the scale_inv buffer, which needs no scratch allocation).
+cudaError_t launchCurrentCastFast(const void *x, DType inType, int64_t M,
+                                  int64_t K, const float *amax, DType fp8,
+                                  bool pow2, float eps, uint8_t *data,
+                                  uint8_t *transposed, float *scaleInv,
+                                  float *amaxOut, cudaStream_t stream);
 cudaError_t launchMXFP8QuantizeFast(const void *x, int64_t M, int64_t K,
                                     const MXFP8Args &args, cudaStream_t stream);
 cudaError_t launchBlockQuantizeFast(const void *x, int64_t M, int64_t K,

@@ -5,7 +5,10 @@
 # (CudaPerf.DISABLED_Bandwidth16k) for each kernel variant named in
 # TE_PERF_VARIANTS (default "tile v1": the 128x128 tile kernels and the first,
 # warp-tile bandwidth kernels, TE_RT_CUDA_FAST_KERNELS=v1; "group1": the tile
-# kernels walking tiles row by row; "general": TE_RT_CUDA_NO_FAST_KERNELS=1).
+# kernels walking tiles row by row; "minblocks3": the per-tensor tile kernel
+# for 3 blocks per SM; "general": TE_RT_CUDA_NO_FAST_KERNELS=1).
+# TE_PERF_VARIANT_TESTS="variant ..." also runs the quantize tests
+# (CudaQuantize.*) under each of those variants.
 # TE_PERF_NCU=1 adds an Nsight Compute summary (--clock-control none) of every
 # bandwidth kernel, one quantize per FP8 recipe (CudaPerf.DISABLED_ProfileOnce),
 # for the variants in TE_PERF_NCU_VARIANTS (default "tile v1").
@@ -28,7 +31,7 @@ variantEnv() { # $1: variant -> environment assignments
   case $1 in
   v1) echo TE_RT_CUDA_FAST_KERNELS=v1 ;;
   group1) echo TE_RT_CUDA_TILE_GROUP=1 ;;
-  noprefetch) echo TE_RT_CUDA_TILE_PREFETCH=0 ;;
+  minblocks3) echo TE_RT_CUDA_TILE_MINBLOCKS=3 ;;
   general) echo TE_RT_CUDA_NO_FAST_KERNELS=1 ;;
   *) echo TE_PERF_VARIANT=tile ;;
   esac
@@ -83,6 +86,14 @@ if [ -f "$OUT/ctest-OFF.log" ] && grep -q "FAILED.*CudaCodec" "$OUT/ctest-OFF.lo
   echo "hardware encoders differ from Format: rebuilding with software ones"
   check ON
 fi
+for v in ${TE_PERF_VARIANT_TESTS:-}; do
+  start=$(date +%s)
+  env $(variantEnv "$v") "$B/cuda/test/te-rt-cuda-tests" \
+    --gtest_filter='CudaQuantize.PerTensor*:CudaQuantize.Float8Block:CudaQuantize.MXFP8' \
+    >"$OUT/tests-$v.log" 2>&1
+  echo "quantize tests ($v): rc=$? in $(($(date +%s) - start)) s"
+  grep -E "^\[ +(OK|FAILED|PASSED) +\]|bit-exact" "$OUT/tests-$v.log" | head -12
+done
 for v in $VARIANTS; do
   bandwidth "$v"
 done
