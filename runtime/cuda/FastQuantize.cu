@@ -10,19 +10,27 @@
 // Kernels.cu handle every other shape; both write the same bits.
 //
 // Structure: every thread owns an 8x8 sub-tile of x, read as 8 16-byte rows
-// (8 bf16/f16, or 2x16 bytes of f32) that stay in registers. Block amaxes are
-// register maxima combined with warp shuffles (and, for 128-row columns, a
-// shared-memory exchange); the scale math is Format's (ScaleRules.h), the
-// element cast is encodeFP8x4 (FastCodecs.cuh). Rowwise codes are stored as
-// 8-byte rows, transposed codes as 8-byte columns of the sub-tile, transposed
-// in registers with byte permutes; no shared-memory tile is needed.
+// (8 bf16/f16, or 2x16 bytes of f32) that stay in registers, packed; the next
+// tile's sub-tile is loaded before the current one is processed. Block amaxes
+// are register maxima combined with warp shuffles (and, for 128-row columns,
+// a shared-memory exchange); the scale math is Format's (ScaleRules.h), the
+// element cast is encodeFP8x4 (FastCodecs.cuh).
 //
-// Warp tiles:
-//   per-tensor, MXFP8: 32 rows x 64 columns; lane = 8 * rowGroup + colChunk
-//     (rowGroup 0..3 of 8 rows, colChunk 0..7 of 8 columns); an MXFP8 1x32
-//     block is 4 neighbouring lanes, a 32x1 block the 4 lanes of one colChunk.
-//   Float8Block: 16 rows x 128 columns; lane = 16 * rowGroup + colChunk; a
-//     thread block of 8 warps stacked along M is one 128x128 tile.
+// Kernels (persistent grids, one resident wave):
+//   perTensorTileKernel, blockTileKernel: one 128x128 tile per 256-thread
+//     block at a time; thread (g, c) = rows 8g..8g+7, columns 8c..8c+7, g =
+//     2 * warp + lane / 16, c = lane % 16. Rowwise codes: 8-byte stores, a
+//     half-warp writes one 128-byte row segment. Transposed codes: 8x8 byte
+//     transposes in registers (__byte_perm), staged in a swizzled 16 KB
+//     shared tile, stored as 16-byte chunks (8 lanes = one 128-byte row of
+//     the transpose). Tiles are walked in groups of 16 tile rows.
+//   mxfp8TileKernel: warp tiles of 32 rows x 64 columns; lane = 8 * rowGroup
+//     + colChunk; a 1x32 block is 4 neighbouring lanes, a 32x1 block the 4
+//     lanes of one colChunk (the columnwise copy is not transposed).
+//   amaxFastKernel: 16-byte loads, 4 in flight per thread.
+// The first bandwidth kernels (perTensorFastKernel, mxfp8FastKernel,
+// blockFastKernel: warp tiles, transposed codes stored as 8-byte columns)
+// are kept behind TE_RT_CUDA_FAST_KERNELS=v1 for comparison.
 //
 //===----------------------------------------------------------------------===//
 
