@@ -16,6 +16,7 @@
 
 #include "Error.h"
 #include "FastDequantize.h"
+#include "FastNVFP4.h"
 #include "Kernels.h"
 
 #include "te/Format/Codecs.h"
@@ -252,12 +253,19 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
     fast = cuda::mxfp8FastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
                                q.buffer("_columnwise_data"));
     break;
+  case Recipe::NVFP4: // the fused kernel's conditions (quantizeNVFP4)
+    fast = !c.rowScaled && !c.nvfp4_2D && !c.use4over6 &&
+           cuda::nvfp4FastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
+                               q.buffer("_columnwise_data"));
+    break;
   default:
     break;
   }
+  const int64_t dataBytes = c.recipe == Recipe::NVFP4 ? M * K / 2 : M * K;
   for (size_t i = 0; i < q.buffers.size(); ++i) {
     const format::BufferDesc &d = q.layout[i];
-    if (fast && d.role == format::BufferRole::Data && q.bufferBytes[i] == M * K)
+    if (fast && d.role == format::BufferRole::Data &&
+        q.bufferBytes[i] == dataBytes)
       continue;
     if (fast && d.role == format::BufferRole::ScaleInv && d.shape.size() == 2) {
       // Rows x columns of the scale matrix the kernel writes (the tensor
@@ -272,6 +280,9 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
       } else if (c.recipe == Recipe::Block) {
         rows = (d.columnwise ? K : M) / format::kFP8BlockSize;
         cols = (d.columnwise ? M : K) / format::kFP8BlockSize;
+      } else if (c.recipe == Recipe::NVFP4) { // columnwise: [K, M] groups
+        rows = d.columnwise ? K : M;
+        cols = (d.columnwise ? M : K) / format::kNVFP4BlockSize;
       }
       const int64_t R = d.shape[0], C = d.shape[1];
       if (rows > 0 && cols > 0 && rows <= R && cols <= C) {
@@ -398,6 +409,57 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
   int iRd = q.indexOf("_rowwise_data"), iCd = q.indexOf("_columnwise_data");
   auto *ra = bufferAs<float>(q, "_amax_rowwise");
   auto *ca = bufferAs<float>(q, "_amax_columnwise");
+
+  // Fused path (FastNVFP4.cu): 1D, tensor amax, tiling shapes. Pass 1 is the
+  // amax (with the RHT: amax and post-RHT amax in one read), pass 2 reads x
+  // once and writes both representations.
+  if (!c.rowScaled && !c.nvfp4_2D && !c.use4over6 &&
+      cuda::nvfp4FastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
+                          q.buffer("_columnwise_data"))) {
+    DeviceTemp amaxes(stream); // [amax, amax of the columnwise copy]
+    TE_CUDA_CHECK(amaxes.allocate(2 * sizeof(float)), "cudaMallocAsync");
+    float *amax = amaxes.as<float>();
+    const float *amaxCol = amax;
+    if (c.rht && iCd >= 0) { // (amax_in is the cpu backend's only, te_rt.h)
+      TE_CUDA_CHECK(cuda::launchNVFP4AmaxRHT(x.data, x.dtype, M, K,
+                                             c.rhtSignMask, amax, stream),
+                    "NVFP4 amax/RHT amax kernel");
+      amaxCol = amax + 1;
+    } else {
+      TE_CUDA_CHECK(cuda::launchAmax(x.data, x.dtype, M * K, amax, stream),
+                    "amax kernel");
+    }
+    cuda::FastNVFP4Args a;
+    a.inType = x.dtype;
+    a.x = x.data;
+    a.M = M;
+    a.K = K;
+    a.amax = amax;
+    a.amaxCol = amaxCol;
+    a.rowData = bufferAs<uint8_t>(q, "_rowwise_data");
+    a.rowScale = bufferAs<uint8_t>(q, "_rowwise_scale_inv");
+    a.rowScaleStride = a.rowScale ? scaleStride(q, "_rowwise_scale_inv") : 0;
+    a.colData = bufferAs<uint8_t>(q, "_columnwise_data");
+    a.colScale = bufferAs<uint8_t>(q, "_columnwise_scale_inv");
+    a.colScaleStride = a.colScale ? scaleStride(q, "_columnwise_scale_inv") : 0;
+    a.rht = c.rht;
+    a.signMask = c.rhtSignMask;
+    a.stochasticRounding = c.stochasticRounding;
+    a.seed = o.seed;
+    a.rowOffset = o.offset;
+    a.colOffset = o.offset + static_cast<uint64_t>((M * K + 15) / 16);
+    TE_CUDA_CHECK(cuda::launchNVFP4QuantizeFast(a, stream),
+                  "NVFP4 fused quantize kernel");
+    if (ra && iRd >= 0)
+      TE_CUDA_CHECK(cudaMemcpyAsync(ra, amax, sizeof(float),
+                                    cudaMemcpyDeviceToDevice, stream),
+                    "copying the rowwise amax");
+    if (ca && iCd >= 0)
+      TE_CUDA_CHECK(cudaMemcpyAsync(ca, amaxCol, sizeof(float),
+                                    cudaMemcpyDeviceToDevice, stream),
+                    "copying the columnwise amax");
+    return TE_RT_OK;
+  }
 
   // fp32 copy of x (the cpu backend's toFloat).
   DeviceTemp xfTemp(stream);

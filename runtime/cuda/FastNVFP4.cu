@@ -1,0 +1,385 @@
+//===- FastNVFP4.cu - Fused NVFP4 quantization kernel ----------*- CUDA -*-===//
+//
+// Part of te. Internal to libte_rt's cuda backend.
+//
+//===----------------------------------------------------------------------===//
+//
+// NVFP4 (1D: 1x16 rowwise, 16x1 columnwise) for x [M, K] that tiles into
+// 64x128 tiles (FastNVFP4.h). One thread block per tile:
+//  * load: the tile is read once with 16-byte loads (all of a thread's loads
+//    issued before the first shared-memory store) into a shared-memory tile
+//    of x's own type (bf16/f16/f32; rows padded by 16 bytes so that the
+//    16-byte row reads below are conflict-free); no fp32 staging copy.
+//  * rowwise: thread t owns 32 elements of row t % 64 (two 1x16 groups):
+//    block amax, Format's E4M3 block scale and element factor, E2M1 codes
+//    (encodeE2M1Fast, or Format's stochasticRoundE2M1 with the bytes of one
+//    philox4x32 per group at philoxRandomByte's counter), one 16-byte store
+//    of 32 codes.
+//  * columnwise (bf16/f16): thread t owns 16 rows of the columns
+//    2 (t % 64), +1 (one 32-bit shared-memory word per row; one 16x1 group,
+//    an RHT chunk when the RHT is on, per column), each stored transposed
+//    as 8 bytes of the [K, M] columnwise data; f32: 32 rows of column
+//    t % 128, one 16-byte store.
+//  * RHT: rht16 (FastNVFP4.h): Walsh-Hadamard butterflies in float or
+//    double where the exponent span of the chunk makes every partial sum
+//    exact, else Format's sequential double sum; the same bf16 results.
+// The global amaxes come from a first pass (the amax fast path, or
+// nvfp4AmaxRHTKernel with the RHT). Every value is computed by Format's
+// functions or provably equal to them (encodeE2M1Fast, rht16: tested
+// against Format in CudaNVFP4Test.cu), so the bits are the cpu backend's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FastNVFP4.h"
+
+#include "FastCodecs.cuh"
+
+#include "te/Format/Codecs.h"
+#include "te/Format/Philox.h"
+#include "te/Format/ScaleRules.h"
+#include "te/Format/Types.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+using namespace te::format;
+
+namespace te::rt::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kTM = kNVFP4TileM, kTK = kNVFP4TileK;
+constexpr int kG = kNVFP4BlockSize; // 16
+
+template <InKind T> using Storage = typename InTraits<T>::Storage;
+
+bool aligned(const void *p, uintptr_t a) {
+  return reinterpret_cast<uintptr_t>(p) % a == 0;
+}
+
+template <InKind T> __device__ __forceinline__ float toFloat(Storage<T> s) {
+  if constexpr (T == InKind::F32)
+    return s;
+  else if constexpr (T == InKind::BF16)
+    return __uint_as_float(static_cast<uint32_t>(s) << 16);
+  else
+    return f16ToFloat(s);
+}
+
+/// The two elements of type T in the 32-bit word w (low half first), or the
+/// one f32 element.
+template <InKind T>
+__device__ __forceinline__ void unpackWord(uint32_t w, float *v) {
+  if constexpr (T == InKind::F32) {
+    v[0] = __uint_as_float(w);
+  } else if constexpr (T == InKind::BF16) {
+    v[0] = __uint_as_float(w << 16);
+    v[1] = __uint_as_float(w & 0xFFFF0000u);
+  } else {
+    v[0] = f16ToFloat(static_cast<uint16_t>(w & 0xFFFFu));
+    v[1] = f16ToFloat(static_cast<uint16_t>(w >> 16));
+  }
+}
+
+/// The 16 / sizeof(T) elements of a 16-byte vector, in memory order.
+template <InKind T>
+__device__ __forceinline__ void unpack16(const uint4 &u, float *v) {
+  constexpr int n = T == InKind::F32 ? 1 : 2;
+  unpackWord<T>(u.x, v);
+  unpackWord<T>(u.y, v + n);
+  unpackWord<T>(u.z, v + 2 * n);
+  unpackWord<T>(u.w, v + 3 * n);
+}
+
+/// The 8 / sizeof(T) elements of an 8-byte vector, in memory order.
+template <InKind T>
+__device__ __forceinline__ void unpack8(const uint2 &u, float *v) {
+  constexpr int n = T == InKind::F32 ? 1 : 2;
+  unpackWord<T>(u.x, v);
+  unpackWord<T>(u.y, v + n);
+}
+
+/// Significand width of the input type (rht16's exactness tiers).
+template <InKind T> constexpr int sigBits() {
+  return T == InKind::F32 ? 24 : T == InKind::BF16 ? 8 : 11;
+}
+
+__device__ __forceinline__ float groupAmax(const float *v) {
+  float m = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kG; ++i)
+    m = fmaxf(m, absBits(v[i]));
+  return m;
+}
+
+/// One 1x16 group: scale code and 16 codes packed into 8 bytes (element i in
+/// nibble i), as quantizeNVFP4Block / the cpu backend's nvfp4SRGroup.
+__device__ __forceinline__ uint2 quantizeGroup(const float *v, float sEnc,
+                                               float sDec, bool sr,
+                                               uint64_t seed, uint64_t offset,
+                                               uint64_t index0, uint8_t *code) {
+  const uint8_t c = nvfp4BlockScaleCode(groupAmax(v), sEnc);
+  const float factor = nvfp4ElementFactor(c, sDec);
+  *code = c;
+  uint32_t w[2] = {0u, 0u};
+  if (sr) {
+    // philoxRandomByte(seed, offset, index0 + i) for the 16 elements of a
+    // group starting at a multiple of 16: byte i of one Philox4x32 output,
+    // counter offset + index0 / 16 (te_rt.h; checked against the cpu
+    // backend's philoxRandomByte calls by the SR cases of CudaQuantize).
+    const uint64_t block = index0 / 16 + offset;
+    const uint32_t counter[4] = {static_cast<uint32_t>(block),
+                                 static_cast<uint32_t>(block >> 32), 0u, 0u};
+    const uint32_t key[2] = {static_cast<uint32_t>(seed),
+                             static_cast<uint32_t>(seed >> 32)};
+    uint32_t rnd[4];
+    philox4x32(counter, key, rnd);
+#pragma unroll
+    for (int i = 0; i < kG; ++i)
+      w[i / 8] |=
+          static_cast<uint32_t>(stochasticRoundE2M1(
+              v[i] * factor, static_cast<uint8_t>(rnd[i / 4] >> (8 * (i % 4)))))
+          << (4 * (i % 8));
+  } else {
+#pragma unroll
+    for (int i = 0; i < kG; ++i)
+      w[i / 8] |= encodeE2M1Fast(v[i] * factor) << (4 * (i % 8));
+  }
+  return make_uint2(w[0], w[1]);
+}
+
+template <InKind T>
+__global__ void __launch_bounds__(kThreads)
+    nvfp4FusedKernel(const FastNVFP4Args a) {
+  using S = Storage<T>;
+  constexpr int kPerVec = 16 / sizeof(S);             // elements per 16 bytes
+  constexpr int kLd = kTK + kPerVec;                  // padded row (elements)
+  constexpr int kVecPerRow = kTK / kPerVec;           // 16 (bf16) or 32 (f32)
+  constexpr int kLoads = kTM * kVecPerRow / kThreads; // 4 or 8
+  __shared__ __align__(16) S tile[kTM * kLd];
+
+  const int64_t M = a.M, K = a.K;
+  const int64_t tilesK = K / kTK;
+  const int64_t m0 = (blockIdx.x / tilesK) * kTM;
+  const int64_t k0 = (blockIdx.x % tilesK) * kTK;
+  const int t = threadIdx.x;
+  const S *x = static_cast<const S *>(a.x);
+
+  uint4 buf[kLoads];
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
+    int v = t + i * kThreads, r = v / kVecPerRow, c = v % kVecPerRow;
+    buf[i] = __ldcs(
+        reinterpret_cast<const uint4 *>(x + (m0 + r) * K + k0 + c * kPerVec));
+  }
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
+    int v = t + i * kThreads, r = v / kVecPerRow, c = v % kVecPerRow;
+    *reinterpret_cast<uint4 *>(tile + r * kLd + c * kPerVec) = buf[i];
+  }
+  __syncthreads();
+
+  if (a.rowData) {
+    const float sEnc = nvfp4GlobalEncodeScale(*a.amax, kE4M3Max);
+    const float sDec = nvfp4GlobalDecodeScale(sEnc);
+    const int r = t % kTM, c0 = (t / kTM) * 2 * kG;
+    float v[2 * kG];
+#pragma unroll
+    for (int i = 0; i < 2 * kG / kPerVec; ++i) {
+      unpack16<T>(
+          *reinterpret_cast<const uint4 *>(tile + r * kLd + c0 + i * kPerVec),
+          v + i * kPerVec);
+    }
+    const int64_t m = m0 + r, k = k0 + c0;
+    uint8_t code[2];
+    uint2 q0 = quantizeGroup(v, sEnc, sDec, a.stochasticRounding, a.seed,
+                             a.rowOffset, uint64_t(m * K + k), &code[0]);
+    uint2 q1 = quantizeGroup(v + kG, sEnc, sDec, a.stochasticRounding, a.seed,
+                             a.rowOffset, uint64_t(m * K + k + kG), &code[1]);
+    *reinterpret_cast<uint4 *>(a.rowData + m * (K / 2) + k / 2) =
+        make_uint4(q0.x, q0.y, q1.x, q1.y);
+    uint8_t *sc = a.rowScale + m * a.rowScaleStride + k / kG;
+    sc[0] = code[0];
+    sc[1] = code[1];
+  }
+
+  if (a.colData) {
+    const float sEnc = nvfp4GlobalEncodeScale(*a.amaxCol, kE4M3Max);
+    const float sDec = nvfp4GlobalDecodeScale(sEnc);
+    if constexpr (T == InKind::F32) {
+      // Thread t: rows r0 .. r0+31 of column t % 128 (two groups).
+      const int c = t % kTK, r0 = (t / kTK) * 2 * kG;
+      float v[2 * kG];
+#pragma unroll
+      for (int i = 0; i < 2 * kG; ++i)
+        v[i] = tile[(r0 + i) * kLd + c];
+      if (a.rht) {
+        rht16(v, a.signMask, sigBits<T>());
+        rht16(v + kG, a.signMask, sigBits<T>());
+      }
+      const int64_t k = k0 + c, m = m0 + r0;
+      uint8_t code[2];
+      uint2 q0 = quantizeGroup(v, sEnc, sDec, a.stochasticRounding, a.seed,
+                               a.colOffset, uint64_t(k * M + m), &code[0]);
+      uint2 q1 = quantizeGroup(v + kG, sEnc, sDec, a.stochasticRounding, a.seed,
+                               a.colOffset, uint64_t(k * M + m + kG), &code[1]);
+      *reinterpret_cast<uint4 *>(a.colData + k * (M / 2) + m / 2) =
+          make_uint4(q0.x, q0.y, q1.x, q1.y);
+      uint8_t *sc = a.colScale + k * a.colScaleStride + m / kG;
+      sc[0] = code[0];
+      sc[1] = code[1];
+    } else {
+      // Thread t: rows r0 .. r0+15 of columns c, c+1 (one 32-bit word per
+      // row, one group per column).
+      const int c = 2 * (t % (kTK / 2)), r0 = (t / (kTK / 2)) * kG;
+      float v[2][kG];
+#pragma unroll
+      for (int i = 0; i < kG; ++i) {
+        float pair[2];
+        unpackWord<T>(
+            *reinterpret_cast<const uint32_t *>(tile + (r0 + i) * kLd + c),
+            pair);
+        v[0][i] = pair[0];
+        v[1][i] = pair[1];
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (a.rht)
+          rht16(v[h], a.signMask, sigBits<T>());
+        const int64_t k = k0 + c + h, m = m0 + r0;
+        uint8_t code;
+        uint2 q = quantizeGroup(v[h], sEnc, sDec, a.stochasticRounding, a.seed,
+                                a.colOffset, uint64_t(k * M + m), &code);
+        *reinterpret_cast<uint2 *>(a.colData + k * (M / 2) + m / 2) = q;
+        a.colScale[k * a.colScaleStride + m / kG] = code;
+      }
+    }
+  }
+}
+
+/// amax[0] = max |x|, amax[1] = max |rht16(column chunk)| over x [M, K]:
+/// each task is 16 rows x 8 bytes of columns (16 loads in flight), a
+/// grid-stride loop, warp shuffles and one atomicMax per warp and value
+/// (non-negative floats order as their bits).
+template <InKind T>
+__global__ void __launch_bounds__(kThreads)
+    nvfp4AmaxRHTKernel(const Storage<T> *x, int64_t M, int64_t K,
+                       uint32_t signMask, float *amax) {
+  using S = Storage<T>;
+  constexpr int kCols = 8 / sizeof(S);
+  const int64_t colTasks = K / kCols, tasks = (M / kG) * colTasks;
+  float m = 0.0f, mt = 0.0f;
+  for (int64_t task = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       task < tasks; task += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t rb = task / colTasks, cb = task % colTasks;
+    uint2 raw[kG];
+#pragma unroll
+    for (int i = 0; i < kG; ++i)
+      raw[i] = __ldcs(
+          reinterpret_cast<const uint2 *>(x + (rb * kG + i) * K + cb * kCols));
+    float cols[kG][kCols];
+#pragma unroll
+    for (int i = 0; i < kG; ++i)
+      unpack8<T>(raw[i], cols[i]);
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+      float v[kG];
+#pragma unroll
+      for (int i = 0; i < kG; ++i) {
+        v[i] = cols[i][c];
+        m = fmaxf(m, absBits(v[i]));
+      }
+      rht16(v, signMask, sigBits<T>());
+      mt = fmaxf(mt, groupAmax(v));
+    }
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) {
+    m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+    mt = fmaxf(mt, __shfl_xor_sync(0xFFFFFFFFu, mt, o));
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMax(reinterpret_cast<unsigned int *>(amax), __float_as_uint(m));
+    atomicMax(reinterpret_cast<unsigned int *>(amax + 1), __float_as_uint(mt));
+  }
+}
+
+int residentBlocks(const void *kernel) {
+  int dev = 0, sms = 132, perSM = 1;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
+          cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, kernel, kThreads,
+                                                    0) != cudaSuccess ||
+      perSM < 1) {
+    cudaGetLastError();
+    return 132;
+  }
+  return sms * perSM;
+}
+
+template <InKind T>
+cudaError_t launchFused(const FastNVFP4Args &a, cudaStream_t stream) {
+  const int64_t tiles = (a.M / kTM) * (a.K / kTK);
+  if (tiles <= 0)
+    return cudaSuccess;
+  if (tiles > INT32_MAX)
+    return cudaErrorInvalidConfiguration;
+  nvfp4FusedKernel<T><<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(a);
+  return cudaGetLastError();
+}
+
+template <InKind T>
+cudaError_t launchAmaxRHT(const void *x, int64_t M, int64_t K,
+                          uint32_t signMask, float *amax, cudaStream_t stream) {
+  static int resident = 0;
+  if (resident == 0)
+    resident =
+        residentBlocks(reinterpret_cast<const void *>(&nvfp4AmaxRHTKernel<T>));
+  const int64_t tasks = (M / kG) * (K / (8 / sizeof(Storage<T>)));
+  const int64_t blocks = std::max<int64_t>(
+      1, std::min<int64_t>(resident, (tasks + kThreads - 1) / kThreads));
+  nvfp4AmaxRHTKernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      static_cast<const Storage<T> *>(x), M, K, signMask, amax);
+  return cudaGetLastError();
+}
+
+} // namespace
+
+bool nvfp4FastPath(const void *x, DType t, int64_t M, int64_t K,
+                   const void *rowData, const void *colData) {
+  static const bool off = std::getenv("TE_RT_CUDA_NO_FAST_KERNELS") != nullptr;
+  return !off && (t == DType::F32 || t == DType::BF16 || t == DType::F16) &&
+         M > 0 && K > 0 && M % kTM == 0 && K % kTK == 0 && aligned(x, 16) &&
+         aligned(rowData, 16) && aligned(colData, 16);
+}
+
+cudaError_t launchNVFP4QuantizeFast(const FastNVFP4Args &a,
+                                    cudaStream_t stream) {
+  switch (a.inType) {
+  case DType::BF16:
+    return launchFused<InKind::BF16>(a, stream);
+  case DType::F16:
+    return launchFused<InKind::F16>(a, stream);
+  default:
+    return launchFused<InKind::F32>(a, stream);
+  }
+}
+
+cudaError_t launchNVFP4AmaxRHT(const void *x, DType t, int64_t M, int64_t K,
+                               uint32_t signMask, float *amax,
+                               cudaStream_t stream) {
+  cudaError_t e = cudaMemsetAsync(amax, 0, 2 * sizeof(float), stream);
+  if (e != cudaSuccess || M * K == 0)
+    return e;
+  switch (t) {
+  case DType::BF16:
+    return launchAmaxRHT<InKind::BF16>(x, M, K, signMask, amax, stream);
+  case DType::F16:
+    return launchAmaxRHT<InKind::F16>(x, M, K, signMask, amax, stream);
+  default:
+    return launchAmaxRHT<InKind::F32>(x, M, K, signMask, amax, stream);
+  }
+}
+
+} // namespace te::rt::cuda

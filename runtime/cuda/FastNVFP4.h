@@ -1,0 +1,188 @@
+//===- FastNVFP4.h - Fused NVFP4 quantization kernel ------------*- C++ -*-===//
+//
+// Part of te. Internal to libte_rt's cuda backend.
+//
+//===----------------------------------------------------------------------===//
+//
+// The bandwidth path of NVFP4 quantization (FastNVFP4.cu): 1x16 rowwise and
+// 16x1 columnwise (stored transposed, [K, M]) codes, E4M3 block scales, with
+// the columnwise RHT and stochastic rounding, from one read of x per pass:
+//   pass 1: tensor amax (the amax fast path), or with the RHT
+//           launchNVFP4AmaxRHT (amax and post-RHT amax in one read);
+//   pass 2: launchNVFP4QuantizeFast (x read once into a shared-memory tile,
+//           both representations written from it).
+// The bits are the cpu backend's: the scale math is Format's (ScaleRules.h),
+// the RHT sums in Format's order (Hadamard.h), the E2M1 encoder
+// (encodeE2M1Fast) is checked against Format's encodeE2M1 on all 2^32 floats
+// (test/unit/RuntimeCuda/CudaNVFP4Test.cu).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_RT_CUDA_FASTNVFP4_H
+#define TE_RT_CUDA_FASTNVFP4_H
+
+#include "te/Format/Codecs.h"
+#include "te/Format/Types.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace te::rt::cuda {
+
+/// Tile of the fused kernel: kNVFP4TileM rows x kNVFP4TileK columns of x.
+constexpr int kNVFP4TileM = 64;
+constexpr int kNVFP4TileK = 128;
+
+/// True if the fused kernels handle x [M, K] of type `t` (F32/BF16/F16,
+/// 16-byte aligned, M % 64 == 0, K % 128 == 0, data buffers 16-byte aligned
+/// or null) -- for plain 1D NVFP4 (no 2D tiles, no row-scaled amax, no
+/// 4over6). TE_RT_CUDA_NO_FAST_KERNELS in the environment turns it off.
+bool nvfp4FastPath(const void *x, format::DType t, int64_t M, int64_t K,
+                   const void *rowData, const void *colData);
+
+/// One fused quantization of x [M, K]: `rowData` [M, K/2] with `rowScale`
+/// (row stride rowScaleStride) from the global amax at *amax; `colData`
+/// [K, M/2] with `colScale` from *amaxCol (the post-RHT amax with `rht`).
+/// Either representation may be null. Stochastic rounding draws
+/// philoxRandomByte(seed, rowOffset / colOffset, element index in the
+/// representation), as the cpu backend.
+struct FastNVFP4Args {
+  format::DType inType = format::DType::BF16;
+  const void *x = nullptr;
+  int64_t M = 0, K = 0;
+  const float *amax = nullptr, *amaxCol = nullptr;
+  uint8_t *rowData = nullptr, *rowScale = nullptr;
+  int64_t rowScaleStride = 0;
+  uint8_t *colData = nullptr, *colScale = nullptr;
+  int64_t colScaleStride = 0;
+  bool rht = false;
+  uint32_t signMask = 0;
+  bool stochasticRounding = false;
+  uint64_t seed = 0, rowOffset = 0, colOffset = 0;
+};
+cudaError_t launchNVFP4QuantizeFast(const FastNVFP4Args &args,
+                                    cudaStream_t stream);
+
+/// amax[0] = max |x| and amax[1] = max |RHT(x^T)| (the bf16-rounded
+/// transform of every 16-row chunk of every column) in one read of x;
+/// both are zeroed first. Same shape conditions as nvfp4FastPath.
+cudaError_t launchNVFP4AmaxRHT(const void *x, format::DType t, int64_t M,
+                               int64_t K, uint32_t signMask, float *amax,
+                               cudaStream_t stream);
+
+#if defined(__CUDACC__)
+/// float -> E2M1 nibble, the same function as format::encodeE2M1 (RNE on
+/// {0, .5, 1, 1.5, 2, 3, 4, 6}, saturating, NaN -> 0x7, -0 -> 0x8), by
+/// counting the rounding thresholds |v| passes (ties go to the even code).
+__host__ __device__ __forceinline__ uint32_t encodeE2M1Fast(float v) {
+#if defined(__CUDA_ARCH__)
+  uint32_t b = __float_as_uint(v);
+#else
+  uint32_t b;
+  __builtin_memcpy(&b, &v, 4);
+#endif
+  uint32_t a = b & 0x7FFFFFFFu;
+  uint32_t code = (a > 0x3E800000u) + (a >= 0x3F400000u) + // .25, .75
+                  (a > 0x3FA00000u) + (a >= 0x3FE00000u) + // 1.25, 1.75
+                  (a > 0x40200000u) + (a >= 0x40600000u) + // 2.5, 3.5
+                  (a > 0x40A00000u);                       // 5
+  uint32_t sign = a > 0x7F800000u ? 0u : (b >> 28) & 0x8u;
+  return code | sign;
+}
+
+/// H_ij < 0 of the 16x16 Sylvester Hadamard matrix (odd popcount(i & j)).
+__host__ __device__ constexpr bool hadamardNegative(int i, int j) {
+  return ((i & j & 1) ^ ((i & j) >> 1 & 1) ^ ((i & j) >> 2 & 1) ^
+          ((i & j) >> 3 & 1)) != 0;
+}
+
+/// Format's rht16 (Hadamard.h) with the loops unrolled: the same terms
+/// (+-0.25 * v_i in double, the sign of s_i * H_ij) added in the same order
+/// (i = 0..15, from 0.0), rounded once to bf16. v is replaced by the result.
+__host__ __device__ __forceinline__ void rht16Sequential(float v[16],
+                                                         uint32_t signMask) {
+  double u[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    double t = 0.25 * static_cast<double>(v[i]);
+    u[i] = ((signMask >> i) & 1u) ? -t : t;
+  }
+#pragma unroll
+  for (int j = 0; j < 16; ++j) {
+    double sum = 0.0;
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+      sum += hadamardNegative(i, j) ? -u[i] : u[i];
+    v[j] = format::bf16ToFloat(format::doubleToBF16(sum));
+  }
+}
+
+/// In-place fast Walsh-Hadamard transform of 16 values (natural order:
+/// y_j = sum_i (-1)^popcount(i & j) x_i).
+template <typename F> __host__ __device__ __forceinline__ void fwht16(F x[16]) {
+#pragma unroll
+  for (int h = 1; h < 16; h *= 2)
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+      if ((i & h) == 0) {
+        F a = x[i], b = x[i + h];
+        x[i] = a + b;
+        x[i + h] = a - b;
+      }
+}
+
+/// The same function as rht16Sequential, fewer operations where that is
+/// provably exact. `sigBits` is the significand width of the values (8 for
+/// bf16, 11 for f16, 24 for f32). With E the exponent field, every non-zero
+/// term 0.25 * v_i is a multiple of 2^(Emin - 127 - sigBits - 1) and every
+/// partial sum of any order is below 2^(Emax - 127 + 3), so all of them are
+/// exact in a format of P bits when Emax - Emin <= P - 4 - sigBits: then the
+/// sequential sum and a Walsh-Hadamard butterfly give the same exact value
+/// (its zero made +0, as the sequential sum from +0.0 gives), rounded once
+/// to bf16. Spans up to 19 - sigBits use float, up to 48 - sigBits double
+/// (one bit of margin each); wider spans, infinities and NaNs take
+/// rht16Sequential.
+__host__ __device__ __forceinline__ void rht16(float v[16], uint32_t signMask,
+                                               int sigBits) {
+  uint32_t mx = 0u, mn = 0x7FFFFFFFu;
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    uint32_t b = format::bitsOf(v[i]) & 0x7FFFFFFFu;
+    mx = b > mx ? b : mx;
+    mn = b != 0u && b < mn ? b : mn;
+  }
+  const int span = static_cast<int>(mx >> 23) - static_cast<int>(mn >> 23);
+  if (mx >= 0x7F800000u || span > 48 - sigBits) {
+    rht16Sequential(v, signMask);
+    return;
+  }
+  if (span <= 19 - sigBits) {
+    float u[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      float t = 0.25f * v[i];
+      u[i] = ((signMask >> i) & 1u) ? -t : t;
+    }
+    fwht16(u);
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+      v[j] = format::bf16ToFloat(format::floatToBF16(u[j] + 0.0f));
+    return;
+  }
+  double u[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    double t = 0.25 * static_cast<double>(v[i]);
+    u[i] = ((signMask >> i) & 1u) ? -t : t;
+  }
+  fwht16(u);
+#pragma unroll
+  for (int j = 0; j < 16; ++j)
+    v[j] = format::bf16ToFloat(format::doubleToBF16(u[j] + 0.0));
+}
+#endif
+
+} // namespace te::rt::cuda
+
+#endif // TE_RT_CUDA_FASTNVFP4_H

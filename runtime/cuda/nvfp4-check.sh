@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# One GPU-machine call for the fused NVFP4 kernel (FastNVFP4.cu): configure +
+# build the standalone runtime, the Format NVFP4 global-scale tests built with
+# the machine's host compiler ($CXX, e.g. GCC 13), `ctest -L gpu`, then the
+# 16384x16384 bf16 NVFP4 timing (CudaNVFP4Perf.DISABLED_Bandwidth16k) with the
+# fused kernel and with TE_RT_CUDA_NO_FAST_KERNELS=1 (the general kernels).
+# If TE_NVFP4_OLD_INCLUDE names a directory holding an older
+# te/Format/ScaleRules.h, the Format test is also built against it (to show
+# that the test catches the host compiler's miscompilation).
+# Logs go to $OUT (default /tmp/te-nvfp4). GoogleTest: the installed package
+# or sources in .gtest/ at the repo root.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/te-nvfp4}
+mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH
+B=${TE_GPU_BUILD_DIR:-/tmp/bn}
+CXX=${CXX:-c++}
+GT=()
+[ -d .gtest ] && GT=(-DTE_GTEST_SOURCE_DIR="$PWD/.gtest")
+nvidia-smi -L
+$CXX --version | head -1
+start=$(date +%s)
+cmake -S runtime -B "$B" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90a "${GT[@]}" \
+  >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 2; }
+ninja -C "$B" te-rt-cuda-tests >"$OUT/build.log" 2>&1 ||
+  { grep -A20 FAILED "$OUT/build.log" | head -60; exit 2; }
+echo "build: $(($(date +%s) - start)) s"
+
+# The Format library's NVFP4 global scale, built by the host compiler.
+GTEST_LIBS=$(find "$B" -name 'libgtest.a' -o -name 'libgtest_main.a' | sort -r)
+GTEST_INC=()
+[ -d .gtest ] && GTEST_INC=(-I.gtest/googletest/include)
+formatTest() { # $1: label, $2...: extra include directories first
+  local label=$1
+  shift
+  $CXX -std=c++17 -O2 "$@" -Iinclude "${GTEST_INC[@]}" \
+    test/unit/Format/ScaleRulesTest.cpp $GTEST_LIBS -lpthread \
+    -o "/tmp/scale-rules-$label" >"$OUT/format-$label.log" 2>&1 &&
+    "/tmp/scale-rules-$label" --gtest_filter='ScaleRules.NVFP4*' \
+      >>"$OUT/format-$label.log" 2>&1
+  echo "Format ScaleRules.NVFP4* ($label, $CXX -O2): rc=$?"
+  grep -E "^\[ +(OK|FAILED|PASSED) +\]|Expected|Which is|first at" \
+    "$OUT/format-$label.log" | head -20
+}
+formatTest current
+if [ -n "${TE_NVFP4_OLD_INCLUDE:-}" ]; then
+  formatTest old -I"$TE_NVFP4_OLD_INCLUDE"
+fi
+
+start=$(date +%s)
+(cd "$B" && timeout 300 ctest -L gpu --output-on-failure) \
+  >"$OUT/ctest.log" 2>&1
+echo "ctest -L gpu: rc=$? in $(($(date +%s) - start)) s"
+grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|te-rt-cuda\]|tests passed|Failure|differ|first" \
+  "$OUT/ctest.log" | grep -v "CudaPerf" | head -80
+
+for v in fused general; do
+  env $([ $v = general ] && echo TE_RT_CUDA_NO_FAST_KERNELS=1) \
+    "$B/cuda/test/te-rt-cuda-tests" --gtest_also_run_disabled_tests \
+    --gtest_filter='CudaNVFP4Perf.DISABLED_Bandwidth16k' 2>&1 |
+    grep -E "te-rt-cuda\]|FAILED|Failure" | sed "s/^/$v: /" |
+    tee -a "$OUT/perf.log"
+done

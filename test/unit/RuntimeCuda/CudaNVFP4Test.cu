@@ -1,0 +1,390 @@
+//===- CudaNVFP4Test.cu - The fused NVFP4 kernel's encoder -----*- CUDA -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// CudaNVFP4Codec.*: the E2M1 element encoder of the fused NVFP4 kernel
+// (runtime/cuda/FastNVFP4.h, encodeE2M1Fast) against the Format library's
+// encodeE2M1 (the spec's oracle) over all 2^32 float bit patterns on the GPU,
+// and on a sample of them on the host (also without a GPU); its RHT
+// (rht16: Walsh-Hadamard butterflies where they are provably exact, else
+// Format's sequential sum) against Format's rht16 on chunks of every
+// exponent span 0..60 around the tiers' limits, zeros of both signs,
+// cancellations, subnormals, infinities and NaNs, for bf16, f16 and f32
+// values. The kernel's other values (scales, SR, amaxes) are checked byte for
+// byte against the cpu backend by CudaQuantize.NVFP4* (CudaBackendTest.cpp),
+// whose tiling shapes run the fused kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FastNVFP4.h"
+#include "te_rt.h"
+
+#include "te/Format/Codecs.h"
+#include "te/Format/Hadamard.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace {
+
+using namespace te::format;
+
+bool haveDevice() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 &&
+         te_rt_backend_available(TE_RT_BACKEND_CUDA) != 0;
+}
+
+struct E2M1Mismatch {
+  unsigned long long count;
+  unsigned int firstBits;
+};
+
+__global__ void e2m1SweepKernel(E2M1Mismatch *out) {
+  unsigned long long local = 0;
+  for (uint64_t u = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x;
+       u < (uint64_t(1) << 32); u += uint64_t(gridDim.x) * blockDim.x) {
+    float f = __uint_as_float(static_cast<uint32_t>(u));
+    if (te::rt::cuda::encodeE2M1Fast(f) != encodeE2M1(f)) {
+      ++local;
+      atomicMin(&out->firstBits, static_cast<unsigned int>(u));
+    }
+  }
+  if (local)
+    atomicAdd(&out->count, local);
+}
+
+TEST(CudaNVFP4Codec, FastE2M1MatchesFormatOnAllFloats) {
+  if (!haveDevice())
+    GTEST_SKIP() << "SKIP: no CUDA device";
+  E2M1Mismatch h{0, 0xFFFFFFFFu}, *d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, sizeof(h)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d, &h, sizeof(h), cudaMemcpyHostToDevice), cudaSuccess);
+  e2m1SweepKernel<<<132 * 16, 256>>>(d);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(d);
+  std::printf("[te-rt-cuda] fused NVFP4 E2M1 encoder vs Format over 2^32 "
+              "floats: %llu mismatches\n",
+              h.count);
+  EXPECT_EQ(h.count, 0u) << "first mismatch at bits 0x" << std::hex
+                         << h.firstBits;
+}
+
+/// Rounds a float to `sigBits` significand bits (RNE), keeping it a value of
+/// the input type the chunk models.
+float roundTo(float x, int sigBits) {
+  if (sigBits >= 24 || !std::isfinite(x) || x == 0.0f)
+    return x;
+  int e;
+  std::frexp(x, &e);
+  // Quantum: sigBits significant bits, but never below the type's smallest
+  // subnormal (bf16 2^-133, f16 2^-24).
+  int qe = std::max(e - sigBits, sigBits == 8 ? -133 : -24);
+  float q = std::ldexp(1.0f, qe);
+  return std::nearbyint(x / q) * q;
+}
+
+/// Chunks of 16 values of `sigBits` significand bits: chunk c has its
+/// non-zero magnitudes in [2^e0, 2^(e0 + span)), span = c % 61, plus special
+/// chunks (zeros, -0, cancelling pairs, tiny values, inf, NaN).
+std::vector<float> rhtChunks(int sigBits, int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> unit(1.0f, 2.0f);
+  std::vector<float> v(16 * size_t(n));
+  const int eLo = sigBits == 11 ? -14 : sigBits == 8 ? -140 : -149;
+  const int eHi = sigBits == 11 ? 15 : 127;
+  for (int c = 0; c < n; ++c) {
+    float *x = v.data() + 16 * size_t(c);
+    int span = c % 61;
+    int e0 = std::max(eLo, std::min(eHi - span, -20 + int(rng() % 40)));
+    if (c % 7 == 3)
+      e0 = eLo; // subnormal / smallest values
+    for (int i = 0; i < 16; ++i) {
+      int e = e0 + (i == 0 ? 0 : i == 1 ? span : int(rng() % (span + 1)));
+      float m = (rng() & 1) ? -unit(rng) : unit(rng);
+      x[i] = roundTo(std::ldexp(m, std::min(e, eHi)), sigBits);
+      if (rng() % 11 == 0)
+        x[i] = (rng() & 1) ? 0.0f : -0.0f;
+    }
+    switch (c % 13) {
+    case 5: // all zeros of both signs: the sum is +0
+      for (int i = 0; i < 16; ++i)
+        x[i] = (i & 1) ? -0.0f : 0.0f;
+      break;
+    case 6: // all -0
+      for (int i = 0; i < 16; ++i)
+        x[i] = -0.0f;
+      break;
+    case 7: // pairs that cancel in some outputs
+      for (int i = 0; i < 16; i += 2)
+        x[i + 1] = x[i];
+      break;
+    case 8:
+      x[rng() % 16] = (rng() & 1) ? INFINITY : -INFINITY;
+      break;
+    case 9:
+      x[rng() % 16] = NAN;
+      break;
+    default:
+      break;
+    }
+  }
+  return v;
+}
+
+__global__ void rhtCompareKernel(const float *x, int n, uint32_t signMask,
+                                 int sigBits, E2M1Mismatch *out) {
+  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < n;
+       c += gridDim.x * blockDim.x) {
+    float in[16], fast[16];
+    uint16_t want[16];
+    for (int i = 0; i < 16; ++i)
+      in[i] = fast[i] = x[16 * c + i];
+    rht16(in, signMask, want); // Format's
+    te::rt::cuda::rht16(fast, signMask, sigBits);
+    for (int j = 0; j < 16; ++j)
+      if (__float_as_uint(fast[j]) != uint32_t(want[j]) << 16) {
+        atomicAdd(&out->count, 1ull);
+        atomicMin(&out->firstBits, static_cast<unsigned int>(c));
+      }
+  }
+}
+
+TEST(CudaNVFP4Codec, FastRHTMatchesFormat) {
+  if (!haveDevice())
+    GTEST_SKIP() << "SKIP: no CUDA device";
+  const int n = 61 * 13 * 40;
+  for (int sigBits : {8, 11, 24})
+    for (uint32_t mask : {0xD7E8u, 0x0u, 0xFFFFu}) {
+      std::vector<float> h = rhtChunks(sigBits, n, 7u * sigBits + mask);
+      float *d = nullptr;
+      E2M1Mismatch r{0, 0xFFFFFFFFu}, *dr = nullptr;
+      ASSERT_EQ(cudaMalloc(&d, h.size() * sizeof(float)), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(&dr, sizeof(r)), cudaSuccess);
+      cudaMemcpy(d, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice);
+      cudaMemcpy(dr, &r, sizeof(r), cudaMemcpyHostToDevice);
+      rhtCompareKernel<<<256, 128>>>(d, n, mask, sigBits, dr);
+      EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+      EXPECT_EQ(cudaMemcpy(&r, dr, sizeof(r), cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      cudaFree(d);
+      cudaFree(dr);
+      EXPECT_EQ(r.count, 0u)
+          << "sigBits " << sigBits << " mask 0x" << std::hex << mask
+          << ": first differing chunk " << std::dec << r.firstBits << " (span "
+          << r.firstBits % 61 << ")";
+    }
+}
+
+TEST(CudaNVFP4Codec, FastRHTMatchesFormatOnHost) {
+  // The same functions compiled for the host: runs without a GPU too.
+  const int n = 61 * 13 * 40;
+  for (int sigBits : {8, 11, 24})
+    for (uint32_t mask : {0xD7E8u, 0x0u, 0xFFFFu}) {
+      std::vector<float> h = rhtChunks(sigBits, n, 7u * sigBits + mask);
+      int bad = 0, first = -1;
+      for (int c = 0; c < n; ++c) {
+        float fast[16];
+        uint16_t want[16];
+        std::memcpy(fast, h.data() + 16 * c, sizeof(fast));
+        rht16(h.data() + 16 * c, mask, want);
+        te::rt::cuda::rht16(fast, mask, sigBits);
+        for (int j = 0; j < 16; ++j) {
+          uint32_t got;
+          std::memcpy(&got, &fast[j], 4);
+          if (got != uint32_t(want[j]) << 16 && bad++ == 0)
+            first = c;
+        }
+      }
+      EXPECT_EQ(bad, 0) << "sigBits " << sigBits << " mask 0x" << std::hex
+                        << mask << std::dec << ": first differing chunk "
+                        << first << " (span " << first % 61 << ")";
+    }
+}
+
+TEST(CudaNVFP4Codec, FastE2M1MatchesFormatOnHost) {
+  // Every grid point, tie and neighbour by hand, then every 257th pattern.
+  const float edges[] = {0.0f, 0.25f, 0.75f, 1.25f,  1.75f,    2.5f, 3.5f,
+                         5.0f, 6.0f,  0.5f,  1.0f,   1.5f,     2.0f, 3.0f,
+                         4.0f, 7.0f,  1e30f, 1e-45f, INFINITY, NAN};
+  for (float e : edges)
+    for (float s : {1.0f, -1.0f}) {
+      float v = e * s;
+      for (float w : {v, std::nextafter(v, 0.0f), std::nextafter(v, 10.0f),
+                      std::nextafter(v, -10.0f)})
+        EXPECT_EQ(te::rt::cuda::encodeE2M1Fast(w), encodeE2M1(w)) << w;
+    }
+  EXPECT_EQ(te::rt::cuda::encodeE2M1Fast(0.25f), 0x0u); // tie -> 0
+  EXPECT_EQ(te::rt::cuda::encodeE2M1Fast(0.75f), 0x2u); // tie -> 1.0
+  EXPECT_EQ(te::rt::cuda::encodeE2M1Fast(-5.0f), 0xEu); // tie -> -4
+  EXPECT_EQ(te::rt::cuda::encodeE2M1Fast(-0.0f), 0x8u); // -0 keeps its sign
+  EXPECT_EQ(te::rt::cuda::encodeE2M1Fast(-NAN), 0x7u);  // NaN -> +6
+  EXPECT_EQ(te::rt::cuda::encodeE2M1Fast(-1e9f), 0xFu); // saturates
+  uint64_t mismatches = 0;
+  for (uint64_t u = 0; u < (uint64_t(1) << 32); u += 257) {
+    uint32_t b = static_cast<uint32_t>(u);
+    float f;
+    std::memcpy(&f, &b, 4);
+    mismatches += te::rt::cuda::encodeE2M1Fast(f) != encodeE2M1(f);
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+//===----------------------------------------------------------------------===//
+// Bandwidth (not a test: --gtest_also_run_disabled_tests)
+//===----------------------------------------------------------------------===//
+
+__global__ void fillBF16Kernel(uint16_t *x, int64_t n, uint32_t seed) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 0x9E3779B1u ^ seed;
+    h ^= h >> 15;
+    h *= 0x85EBCA77u;
+    h ^= h >> 13;
+    // sign, exponent in [120, 134], random 7-bit mantissa
+    uint32_t e = 120 + (h >> 8) % 15;
+    x[i] =
+        static_cast<uint16_t>(((h & 1) << 15) | (e << 7) | ((h >> 1) & 0x7F));
+  }
+}
+
+struct EventTimer {
+  cudaEvent_t a, b;
+  EventTimer() {
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+  }
+  ~EventTimer() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+  /// Median ms of 20 calls of f(i) after 3 warm-up calls.
+  template <typename F> double median(F f) {
+    for (int i = 0; i < 3; ++i)
+      f(i);
+    std::vector<float> ms;
+    for (int i = 0; i < 20; ++i) {
+      cudaEventRecord(a, 0);
+      f(i);
+      cudaEventRecord(b, 0);
+      cudaEventSynchronize(b);
+      float t = 0;
+      cudaEventElapsedTime(&t, a, b);
+      ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    return 0.5 * (ms[9] + ms[10]);
+  }
+};
+
+// NVFP4 quantize of a 16384x16384 bf16 tensor (3 rotating inputs, CUDA events
+// around each te_rt_quantize, median of 20 after 3 warm-ups) against a
+// device-to-device copy of the input in the same run; bytes = input once +
+// every output buffer once. Also: the amax pass alone and the zeroing of the
+// output buffers that te_rt_quantize does before the kernels.
+TEST(CudaNVFP4Perf, DISABLED_Bandwidth16k) {
+  if (!haveDevice())
+    GTEST_SKIP() << "SKIP: no CUDA device";
+  te_rt_context *ctx = nullptr;
+  ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &ctx), TE_RT_OK);
+  const int64_t M = 16384, K = 16384, n = M * K;
+  const size_t inBytes = sizeof(uint16_t) * n;
+  int64_t shape[2] = {M, K};
+  uint16_t *x[3];
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(cudaMalloc(&x[i], inBytes), cudaSuccess);
+    fillBF16Kernel<<<132 * 8, 256>>>(x[i], n, 29u + i);
+  }
+  void *copyDst = nullptr;
+  float *amaxOut = nullptr;
+  ASSERT_EQ(cudaMalloc(&copyDst, inBytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&amaxOut, sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EventTimer timer;
+  const double copyMs = timer.median([&](int i) {
+    cudaMemcpyAsync(copyDst, x[i % 3], inBytes, cudaMemcpyDeviceToDevice, 0);
+  });
+  const double copyGBs = 2.0 * inBytes / (copyMs * 1e6);
+  std::printf("[te-rt-cuda] nvfp4 16384x16384 bf16: D2D copy %.3f ms, %.0f "
+              "GB/s (read + write)\n",
+              copyMs, copyGBs);
+  te_rt_tensor t;
+  std::memset(&t, 0, sizeof(t));
+  t.dtype = TE_RT_BF16;
+  t.rank = 2;
+  t.shape[0] = M;
+  t.shape[1] = K;
+  const double amaxMs = timer.median([&](int i) {
+    t.data = x[i % 3];
+    te_rt_amax(ctx, &t, amaxOut);
+  });
+  std::printf("[te-rt-cuda] nvfp4 amax pass: %.3f ms, %.0f GB/s (read), %.0f%% "
+              "of copy\n",
+              amaxMs, inBytes / (amaxMs * 1e6),
+              100.0 * inBytes / (amaxMs * 1e6) / copyGBs);
+  struct V {
+    const char *name;
+    int rht, sr;
+    te_rt_usage usage;
+  };
+  const V vs[] = {{"1x16", 0, 0, TE_RT_ROWWISE_AND_COLUMNWISE},
+                  {"1x16 rowwise", 0, 0, TE_RT_ROWWISE},
+                  {"1x16 columnwise", 0, 0, TE_RT_COLUMNWISE},
+                  {"rht", 1, 0, TE_RT_ROWWISE_AND_COLUMNWISE},
+                  {"rht columnwise", 1, 0, TE_RT_COLUMNWISE},
+                  {"sr", 0, 1, TE_RT_ROWWISE_AND_COLUMNWISE},
+                  {"rht+sr", 1, 1, TE_RT_ROWWISE_AND_COLUMNWISE}};
+  for (const V &v : vs) {
+    te_rt_quantizer qz;
+    te_rt_quantizer_init_default(&qz);
+    qz.recipe = TE_RT_RECIPE_NVFP4;
+    qz.dtype = TE_RT_E2M1X2;
+    qz.rht = v.rht;
+    qz.rht_sign_mask = v.rht ? 0xD7E8 : 0;
+    qz.stochastic_rounding = v.sr;
+    te_rt_qtensor q;
+    ASSERT_EQ(te_rt_qtensor_alloc(ctx, &q, &qz, 2, shape, v.usage, TE_RT_SM90),
+              TE_RT_OK)
+        << te_rt_last_error();
+    int64_t outBytes = 0;
+    for (int i = 0; i < q.num_buffers; ++i)
+      outBytes += q.buffers[i].size_bytes;
+    te_rt_quantize_args args;
+    te_rt_quantize_args_init(&args);
+    args.seed = 1234;
+    te_rt_status st = TE_RT_OK;
+    const double ms = timer.median([&](int i) {
+      t.data = x[i % 3];
+      te_rt_status s = te_rt_quantize(ctx, &t, &q, &args);
+      if (s != TE_RT_OK)
+        st = s;
+    });
+    ASSERT_EQ(st, TE_RT_OK) << te_rt_last_error();
+    const double zeroMs = timer.median([&](int) {
+      for (int i = 0; i < q.num_buffers; ++i)
+        cudaMemsetAsync(q.buffers[i].data, 0, q.buffers[i].size_bytes, 0);
+    });
+    const double bytes = double(inBytes + outBytes);
+    const double gbs = bytes / (ms * 1e6);
+    std::printf("[te-rt-cuda] nvfp4 %-16s %.3f ms, %.0f GB/s, %.1f%% of copy "
+                "(of which zeroing the outputs %.3f ms)\n",
+                v.name, ms, gbs, 100.0 * gbs / copyGBs, zeroMs);
+    te_rt_qtensor_free(ctx, &q);
+  }
+  for (int i = 0; i < 3; ++i)
+    cudaFree(x[i]);
+  cudaFree(copyDst);
+  cudaFree(amaxOut);
+  te_rt_context_destroy(ctx);
+}
+
+} // namespace
