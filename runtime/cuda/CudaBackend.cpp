@@ -293,9 +293,9 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
                                           (C - cols) * e, rows, stream),
                         "zeroing the padding of " + d.name);
         if (rows < R)
-          TE_CUDA_CHECK(cudaMemsetAsync(b + rows * C * e, 0,
-                                        (R - rows) * C * e, stream),
-                        "zeroing the padding of " + d.name);
+          TE_CUDA_CHECK(
+              cudaMemsetAsync(b + rows * C * e, 0, (R - rows) * C * e, stream),
+              "zeroing the padding of " + d.name);
         continue;
       }
     }
@@ -329,13 +329,12 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
         TE_CUDA_CHECK(
             cuda::launchAmax(x.data, x.dtype, x.numElements, scaleInv, stream),
             "amax kernel");
-      TE_CUDA_CHECK(cuda::launchCurrentCastFast(
-                        x.data, x.dtype, M, K, o.amaxIn ? o.amaxIn : scaleInv,
-                        c.dtype, c.pow2Scales, c.amaxEpsilon,
-                        bufferAs<uint8_t>(q, "_data"),
-                        bufferAs<uint8_t>(q, "_transpose"), scaleInv,
-                        o.amaxOut, stream),
-                    "per-tensor FP8 cast kernel");
+      TE_CUDA_CHECK(
+          cuda::launchCurrentCastFast(
+              x.data, x.dtype, M, K, o.amaxIn ? o.amaxIn : scaleInv, c.dtype,
+              c.pow2Scales, c.amaxEpsilon, bufferAs<uint8_t>(q, "_data"),
+              bufferAs<uint8_t>(q, "_transpose"), scaleInv, o.amaxOut, stream),
+          "per-tensor FP8 cast kernel");
       break;
     }
     DeviceTemp scratch(stream); // [amax, scale]
