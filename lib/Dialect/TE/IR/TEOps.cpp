@@ -84,13 +84,42 @@ static fmt::QuantizerConfig configOf(QuantizerAttrInterface quantizer) {
   return quantizer.getFormatConfig();
 }
 
-/// Verifies a (possibly inferred, hence unchecked) qtensor type.
+/// Verifies the parts of a qtensor type an op would build, without building
+/// it (an invalid type must never be created: `QTensorType::get` asserts).
+static LogicalResult verifyQTensor(Operation *op, StringRef what,
+                                   ArrayRef<int64_t> shape, Type elementType,
+                                   QuantizerAttrInterface quantizer,
+                                   Usage usage) {
+  return QTensorType::verifyInvariants(
+      [&]() -> InFlightDiagnostic { return op->emitOpError() << what << ": "; },
+      shape, elementType, quantizer, usage);
+}
+
 static LogicalResult verifyQTensor(Operation *op, StringRef what,
                                    QTensorType type) {
-  return QTensorType::verify(
-      [&]() -> InFlightDiagnostic { return op->emitOpError() << what << ": "; },
-      type.getShape(), type.getElementType(), type.getQuantizer(),
-      type.getUsage());
+  return verifyQTensor(op, what, type.getShape(), type.getElementType(),
+                       type.getQuantizer(), type.getUsage());
+}
+
+/// The qtensor type `opName` infers for its result `what`, or a failure
+/// reported at `location` in the words of the op verifier ("'te.linear' op
+/// output: ...") when the parts do not make a valid type.
+static FailureOr<QTensorType>
+inferQTensor(MLIRContext *context, std::optional<Location> location,
+             StringRef opName, StringRef what, ArrayRef<int64_t> shape,
+             Type elementType, QuantizerAttrInterface quantizer, Usage usage) {
+  // Without a location the failure is silent (emitOptionalError's rule).
+  std::optional<ScopedDiagnosticHandler> silence;
+  if (!location)
+    silence.emplace(context, [](Diagnostic &) { return success(); });
+  Location loc = location ? *location : UnknownLoc::get(context);
+  auto emitError = [&]() -> InFlightDiagnostic {
+    return mlir::emitError(loc) << "'" << opName << "' op " << what << ": ";
+  };
+  if (failed(QTensorType::verifyInvariants(emitError, shape, elementType,
+                                           quantizer, usage)))
+    return failure();
+  return QTensorType::get(context, shape, elementType, quantizer, usage);
 }
 
 /// TE's rules for two quantized operands that meet in one GEMM
@@ -394,21 +423,33 @@ LinearOp::inferReturnTypes(MLIRContext *context,
                              "and a weight [out_features, in_features]");
   SmallVector<int64_t> outShape(input.getShape().drop_back());
   outShape.push_back(weight.getDimSize(0));
-  if (outputQ)
-    inferredReturnTypes.push_back(QTensorType::get(
-        context, outShape, input.getElementType(), outputQ, Usage::Rowwise));
-  else
+  StringRef name = LinearOp::getOperationName();
+  if (outputQ) {
+    FailureOr<QTensorType> output =
+        inferQTensor(context, location, name, "output", outShape,
+                     input.getElementType(), outputQ, Usage::Rowwise);
+    if (failed(output))
+      return failure();
+    inferredReturnTypes.push_back(*output);
+  } else {
     inferredReturnTypes.push_back(
         RankedTensorType::get(outShape, input.getElementType()));
-  inferredReturnTypes.push_back(QTensorType::get(context, input.getShape(),
-                                                 input.getElementType(), inputQ,
-                                                 Usage::Columnwise));
-  auto savedWeight =
-      QTensorType::get(context, weight.getShape(), weight.getElementType(),
-                       weightQ, Usage::Rowwise | Usage::Columnwise);
-  inferredReturnTypes.push_back(savedWeight);
+  }
+  // The input is checked with both usages, as the op verifier does.
+  FailureOr<QTensorType> savedInput = inferQTensor(
+      context, location, name, "quantized input", input.getShape(),
+      input.getElementType(), inputQ, Usage::Rowwise | Usage::Columnwise);
+  FailureOr<QTensorType> savedWeight;
+  if (succeeded(savedInput))
+    savedWeight = inferQTensor(context, location, name, "quantized weight",
+                               weight.getShape(), weight.getElementType(),
+                               weightQ, Usage::Rowwise | Usage::Columnwise);
+  if (failed(savedInput) || failed(savedWeight))
+    return failure();
+  inferredReturnTypes.push_back(savedInput->withUsage(Usage::Columnwise));
+  inferredReturnTypes.push_back(*savedWeight);
   if (cacheWeight)
-    inferredReturnTypes.push_back(savedWeight);
+    inferredReturnTypes.push_back(*savedWeight);
   return success();
 }
 
@@ -467,9 +508,11 @@ LogicalResult LinearOp::verify() {
   if (auto out = dyn_cast<QTensorType>(getOutput().getType()))
     if (failed(verifyQTensor(*this, "output", out)))
       return failure();
-  if (failed(verifyQTensor(*this, "quantized input",
-                           getSavedInput().getType().withUsage(
-                               Usage::Rowwise | Usage::Columnwise))) ||
+  QTensorType savedInput = getSavedInput().getType();
+  if (failed(verifyQTensor(*this, "quantized input", savedInput.getShape(),
+                           savedInput.getElementType(),
+                           savedInput.getQuantizer(),
+                           Usage::Rowwise | Usage::Columnwise)) ||
       failed(verifyQTensor(*this, "quantized weight", savedWeight)))
     return failure();
   return success();
@@ -502,10 +545,14 @@ LogicalResult LinearGradOp::inferReturnTypes(
   Type elementType = gradOutput.getElementType();
   SmallVector<int64_t> dgradShape(gradOutput.getShape().drop_back());
   dgradShape.push_back(ws[1]);
-  if (gradInputQ)
-    inferredReturnTypes.push_back(QTensorType::get(
-        context, dgradShape, elementType, gradInputQ, Usage::Rowwise));
-  else
+  if (gradInputQ) {
+    FailureOr<QTensorType> dgrad = inferQTensor(
+        context, location, LinearGradOp::getOperationName(), "dgrad",
+        dgradShape, elementType, gradInputQ, Usage::Rowwise);
+    if (failed(dgrad))
+      return failure();
+    inferredReturnTypes.push_back(*dgrad);
+  } else
     inferredReturnTypes.push_back(
         RankedTensorType::get(dgradShape, elementType));
   inferredReturnTypes.push_back(RankedTensorType::get(ws, elementType));
@@ -572,10 +619,9 @@ LogicalResult LinearGradOp::verify() {
                                   getSeed(), getOffset())))
     return failure();
 
-  if (failed(verifyQTensor(
-          *this, "quantized grad_output",
-          QTensorType::get(getContext(), gs, gradOutput.getElementType(),
-                           gradOutputQ, Usage::Rowwise | Usage::Columnwise))))
+  if (failed(verifyQTensor(*this, "quantized grad_output", gs,
+                           gradOutput.getElementType(), gradOutputQ,
+                           Usage::Rowwise | Usage::Columnwise)))
     return failure();
   if (auto dgrad = dyn_cast<QTensorType>(getDgrad().getType()))
     if (failed(verifyQTensor(*this, "dgrad", dgrad)))

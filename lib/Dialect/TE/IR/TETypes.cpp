@@ -102,7 +102,14 @@ LogicalResult QTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
       bitEnumContainsAll(usage, Usage::Columnwise) && !elementType.isBF16())
     return emitError() << "NVFP4 with RHT quantizes bf16 tensors only, got "
                        << elementType;
-  return quantizer.verifyShape(shape, emitError);
+  if (failed(quantizer.verifyShape(shape, emitError)))
+    return failure();
+  // The padded buffers must have sizes too (Format's checked layout: "the
+  // size of buffer _columnwise_scale_inv overflows int64"), on every target.
+  for (Target target : {Target::SM90, Target::SM100})
+    if (failed(quantizer.getBufferLayout(shape, usage, target, emitError)))
+      return failure();
+  return success();
 }
 
 QTensorType QTensorType::withUsage(Usage usage) const {

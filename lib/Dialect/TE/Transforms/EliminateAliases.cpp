@@ -243,14 +243,15 @@ bool eliminateFunctionAliases(ModuleOp module, bool keepPublicSignatures) {
 //===----------------------------------------------------------------------===//
 
 /// What makes two te.quantize ops compute the same bits: input, quantized
-/// type up to usage (shape, nominal type, quantizer), live scale, random
-/// stream.
-using QuantizeKey = std::tuple<Value, Type, Value, Value, Value>;
+/// type up to usage (shape and nominal type, quantizer), live scale, random
+/// stream. (Not the type with both usages: that one may be invalid.)
+using QuantizeKey = std::tuple<Value, Type, Attribute, Value, Value, Value>;
 
 QuantizeKey getKey(QuantizeOp op) {
   QTensorType type = op.getResult().getType();
-  return {op.getInput(), type.withUsage(Usage::Rowwise | Usage::Columnwise),
-          op.getScale(), op.getSeed(), op.getOffset()};
+  return {op.getInput(),       type.getNominalTensorType(),
+          type.getQuantizer(), op.getScale(),
+          op.getSeed(),        op.getOffset()};
 }
 
 class QuantizationSharing {

@@ -59,10 +59,39 @@ ArrayRef<int64_t> shapeOf(Type type) {
 
 bool isShaped(Type type) { return isa<QTensorType, RankedTensorType>(type); }
 
+/// Whether `q` with `shape` is a valid quantized type (the recipe's shape
+/// rules, its buffers' sizes). An invalid type is never built.
+bool isValidWithShape(QTensorType q, ArrayRef<int64_t> shape) {
+  MLIRContext *ctx = q.getContext();
+  ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+  return succeeded(QTensorType::verifyInvariants(
+      [&] { return emitError(UnknownLoc::get(ctx)); }, shape,
+      q.getElementType(), q.getQuantizer(), q.getUsage()));
+}
+
+/// `type` with `shape`; null for a quantized type that shape makes invalid.
 Type withShape(Type type, ArrayRef<int64_t> shape) {
   if (auto q = dyn_cast<QTensorType>(type))
-    return q.withShape(shape);
+    return isValidWithShape(q, shape) ? q.withShape(shape) : Type();
   return cast<RankedTensorType>(type).clone(shape);
+}
+
+/// `'!te.qtensor<...>'` as the type would print, for a shape that makes no
+/// valid type.
+std::string printWithShape(QTensorType q, ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "'!te.qtensor<";
+  for (int64_t d : shape) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+    os << "x";
+  }
+  os << q.getElementType() << ", " << q.getQuantizer() << ", "
+     << stringifyUsage(q.getUsage()) << ">'";
+  return text;
 }
 
 /// The most precise shape both describe; nullopt when they conflict.
@@ -91,7 +120,7 @@ SmallVector<int64_t> joinShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
 }
 
 /// `type` refined with `shape` (same kind of type, same rank); null if the
-/// shapes conflict or nothing is learnt.
+/// shapes conflict, nothing is learnt or the refined type would be invalid.
 Type meet(Type type, ArrayRef<int64_t> shape) {
   if (!isShaped(type))
     return {};
@@ -160,6 +189,12 @@ private:
   bool changed = false;
   /// The input type of every value whose type was refined.
   DenseMap<Value, Type> original;
+  /// Quantized values whose refined shape breaks their recipe's rules: the
+  /// shape they would have had (reported by finish(), not applied).
+  DenseMap<Value, SmallVector<int64_t>> invalid;
+  /// te ops whose result types could not be inferred from refined operands
+  /// (finish() reports why).
+  llvm::SetVector<Operation *> failedInference;
 
   void refine(Value value, Type type) {
     if (!type || type == value.getType())
@@ -171,15 +206,28 @@ private:
   /// Drops the values of `op` (about to be erased) from `original`.
   void forget(Operation *op) {
     op->walk([&](Operation *nested) {
-      for (Value result : nested->getResults())
+      failedInference.remove(nested);
+      for (Value result : nested->getResults()) {
         original.erase(result);
+        invalid.erase(result);
+      }
       for (Region &region : nested->getRegions())
         for (Block &block : region)
-          for (BlockArgument arg : block.getArguments())
+          for (BlockArgument arg : block.getArguments()) {
             original.erase(arg);
+            invalid.erase(arg);
+          }
     });
   }
   void refineShape(Value value, ArrayRef<int64_t> shape) {
+    if (auto q = dyn_cast<QTensorType>(value.getType()))
+      if (std::optional<SmallVector<int64_t>> m =
+              meetShapes(q.getShape(), shape);
+          m && ArrayRef<int64_t>(*m) != q.getShape() &&
+          !isValidWithShape(q, *m)) {
+        invalid.try_emplace(value, *m);
+        return;
+      }
     refine(value, meet(value.getType(), shape));
   }
 
@@ -312,12 +360,16 @@ void ShapeInference::inferOp(Operation *op) {
   // Other te ops infer their result types (te.linear, te.linear_grad).
   if (isa<TEDialect>(op->getDialect()))
     if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+      // Silently here (the inference runs to a fixpoint); finish() reports.
       SmallVector<Type> types;
-      if (succeeded(infer.inferReturnTypes(
-              op->getContext(), op->getLoc(), op->getOperands(),
+      if (failed(infer.inferReturnTypes(
+              op->getContext(), /*location=*/std::nullopt, op->getOperands(),
               op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-              op->getRegions(), types)) &&
-          types.size() == op->getNumResults())
+              op->getRegions(), types))) {
+        failedInference.insert(op);
+        return;
+      }
+      if (types.size() == op->getNumResults())
         for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
           if (isShaped(type))
             refineShape(result, shapeOf(type));
@@ -488,16 +540,19 @@ LogicalResult ShapeInference::finish(
 
   SymbolTable symbols(module);
   // Shape rules of refined quantized types, at the op that makes them (the
-  // first one in program order).
+  // first one in program order). A refinement that breaks them was not
+  // applied; `invalid` has the shape it would have given.
   auto checkRules = [&](Value value, Operation *at) {
-    auto type = dyn_cast<QTensorType>(value.getType());
-    if (!type || !original.count(value))
+    auto it = invalid.find(value);
+    if (it == invalid.end())
       return success();
-    return QTensorType::verify(
+    auto type = cast<QTensorType>(value.getType());
+    std::string inferred = printWithShape(type, it->second);
+    return QTensorType::verifyInvariants(
         [&] {
-          return at->emitOpError() << "with inferred type " << type << ": ";
+          return at->emitOpError() << "with inferred type " << inferred << ": ";
         },
-        type.getShape(), type.getElementType(), type.getQuantizer(),
+        it->second, type.getElementType(), type.getQuantizer(),
         type.getUsage());
   };
   WalkResult rules = module.walk([&](Operation *op) {
@@ -509,6 +564,17 @@ LogicalResult ShapeInference::finish(
     for (Value result : op->getResults())
       if (failed(checkRules(result, op)))
         return WalkResult::interrupt();
+    // A te op whose results cannot be inferred from its refined operands
+    // (e.g. te.linear whose quantized input breaks MXFP8's rules once the
+    // batch is known): the inference says why, at the op.
+    if (failedInference.contains(op)) {
+      SmallVector<Type> types;
+      if (failed(cast<InferTypeOpInterface>(op).inferReturnTypes(
+              op->getContext(), op->getLoc(), op->getOperands(),
+              op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+              op->getRegions(), types)))
+        return WalkResult::interrupt();
+    }
     return WalkResult::advance();
   });
   if (rules.wasInterrupted())

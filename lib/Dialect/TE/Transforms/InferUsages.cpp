@@ -332,6 +332,25 @@ struct TEInferUsagesPass
     if (!ok)
       return failure();
 
+    // The usage a free class needs may make no valid type (NVFP4 with RHT
+    // gives columnwise usage to bf16 tensors only; the added buffers may
+    // overflow int64): say so instead of building it.
+    for (Value member : members) {
+      Usage usage = solution.lookup(classes.getLeaderValue(member));
+      auto type = cast<QTensorType>(member.getType());
+      if (usage == Usage::None || type.getUsage() == usage)
+        continue;
+      if (failed(QTensorType::verifyInvariants(
+              [&] {
+                return emitError(member.getLoc())
+                       << "cannot give " << describe(member) << " "
+                       << stringifyUsage(usage) << " usage: ";
+              },
+              type.getShape(), type.getElementType(), type.getQuantizer(),
+              usage)))
+        return failure();
+    }
+
     // Rewrite the types of free classes.
     for (Value member : members) {
       Usage usage = solution.lookup(classes.getLeaderValue(member));
