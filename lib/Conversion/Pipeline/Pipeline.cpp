@@ -72,22 +72,23 @@ struct TESetTargetPass
     }
     if (t == Target::SM100)
       return;
-    module.walk([&](Operation *op) {
-      Attribute q;
-      if (auto gemm = dyn_cast<GemmOp>(op))
-        q = quantizerOf(gemm.getA().getType());
-      else if (auto linear = dyn_cast<LinearOp>(op))
-        q = linear.getInputQuantizer();
-      else if (auto grad = dyn_cast<LinearGradOp>(op))
-        q = grad.getGradOutputQuantizer();
-      if (isEmulatedOnSm90(q))
-        op->emitRemark()
-            << ::te::format::recipeName(
-                   cast<QuantizerAttrInterface>(q).getFormatConfig().recipe)
-            << " GEMM has no native kernel on " << target
-            << ": the runtime emulates it exactly (dequantized operands, "
-               "fp32 GEMM)";
-    });
+    module.walk(
+        [&](Operation *op) {
+          Attribute q;
+          if (auto gemm = dyn_cast<GemmOp>(op))
+            q = quantizerOf(gemm.getA().getType());
+          else if (auto linear = dyn_cast<LinearOp>(op))
+            q = linear.getInputQuantizer();
+          else if (auto grad = dyn_cast<LinearGradOp>(op))
+            q = grad.getGradOutputQuantizer();
+          if (isEmulatedOnSm90(q))
+            op->emitRemark()
+                << ::te::format::recipeName(
+                       cast<QuantizerAttrInterface>(q).getFormatConfig().recipe)
+                << " GEMM has no native kernel on " << target
+                << ": the runtime emulates it exactly (dequantized operands, "
+                   "fp32 GEMM)";
+        });
   }
 };
 
@@ -133,6 +134,9 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   pipeline.clear();
   add("convert-te-to-runtime");
   if (options.lowerToLLVM) {
+    // bufferization.clone (a returned buffer the deallocation pipeline
+    // keeps alive, e.g. a constant) -> memref.alloc + memref.copy.
+    add("convert-bufferization-to-memref");
     add("convert-linalg-to-loops");
     add("expand-strided-metadata");
     add("lower-affine");
@@ -148,9 +152,11 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
 void mlir::te::registerTEPipeline() {
   PassPipelineRegistration<TEPipelineOptions>(
       "te-pipeline",
-      "the te flow: te-set-target, inline, te-infer-shapes, te-decompose-linear, "
+      "the te flow: te-set-target, inline, te-infer-shapes, "
+      "te-decompose-linear, "
       "te-infer-usages, te-eliminate-aliases, te-legalize, "
       "te-expand-qtensors, one-shot-bufferize, buffer deallocation, "
-      "convert-te-to-runtime, convert-to-llvm",
+      "convert-te-to-runtime, convert-bufferization-to-memref, "
+      "convert-to-llvm",
       buildTEPipeline);
 }

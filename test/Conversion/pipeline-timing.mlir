@@ -1,0 +1,78 @@
+// te-pipeline with --mlir-timing: the report names every stage, in the
+// order of DESIGN.md (te-legalize is not a pass of its own: te-set-target
+// makes the remark of an emulated GEMM). With reference=true the twin's
+// convert-te-to-reference runs after te-decompose-linear.
+//
+// RUN: te-opt %s --te-pipeline="target=sm_90" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARK90,TIMING
+// RUN: te-opt %s --te-pipeline="target=sm_90 reference=true" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TIMING,REFERENCE
+// RUN: te-opt %s --te-pipeline="target=cpu lower-to-llvm=false" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARKCPU,NOLLVM
+// RUN: te-opt %s --te-pipeline="target=sm_100" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM100 --allow-empty
+//
+// The remark, once per emulated GEMM (NVFP4 and MXFP8 on sm_90 / cpu):
+// REMARK90: remark: nvfp4 GEMM has no native kernel on sm_90: the runtime emulates it exactly (dequantized operands, fp32 GEMM)
+// REMARK90: remark: mxfp8 GEMM has no native kernel on sm_90: the runtime emulates it exactly (dequantized operands, fp32 GEMM)
+// REMARK90-NOT: remark
+// REMARKCPU: remark: nvfp4 GEMM has no native kernel on cpu: the runtime emulates it exactly (dequantized operands, fp32 GEMM)
+// REMARKCPU: remark: mxfp8 GEMM has no native kernel on cpu: the runtime emulates it exactly (dequantized operands, fp32 GEMM)
+// sm_100 has native MXFP8 and NVFP4 GEMMs: no remark.
+// SM100-NOT: remark
+//
+// TIMING: Execution time report
+// TIMING: Wall Time
+// TIMING: Parser
+// TIMING-NEXT: TESetTarget
+// TIMING-NEXT: Inliner
+// TIMING: TEInferShapes
+// TIMING-NEXT: TEDecomposeLinear
+// REFERENCE-NEXT: ConvertTEToReference
+// TIMING-NEXT: TEInferUsages
+// TIMING-NEXT: TEEliminateAliases
+// TIMING-NEXT: TEExpandQTensors
+// TIMING-NEXT: Canonicalizer
+// TIMING-NEXT: OneShotBufferizePass
+// TIMING: OwnershipBasedBufferDeallocationPass
+// TIMING: LowerDeallocationsPass
+// TIMING: ConvertTEToRuntime
+// TIMING-NEXT: ConvertBufferizationToMemRefPass
+// TIMING-NEXT: ConvertLinalgToLoopsPass
+// TIMING-NEXT: ExpandStridedMetadataPass
+// TIMING-NEXT: LowerAffinePass
+// TIMING-NEXT: ArithExpandOpsPass
+// TIMING-NEXT: SCFToControlFlowPass
+// TIMING-NEXT: ConvertToLLVMPass
+// TIMING-NEXT: ReconcileUnrealizedCastsPass
+// TIMING-NEXT: Output
+// TIMING: Total
+//
+// Without the LLVM stages, the pipeline ends with convert-te-to-runtime.
+// NOLLVM: Execution time report
+// NOLLVM: TESetTarget
+// NOLLVM: ConvertTEToRuntime
+// NOLLVM-NOT: ConvertToLLVMPass
+// NOLLVM: Total
+
+func.func @nvfp4(%w: tensor<64x128xbf16>, %x: tensor<32x128xbf16>) -> tensor<32x64xbf16> {
+  %wq = te.quantize %w : tensor<64x128xbf16> -> !te.qtensor<64x128xbf16, #te.nvfp4<f4E2M1FN>, rowwise>
+  %xq = te.quantize %x : tensor<32x128xbf16> -> !te.qtensor<32x128xbf16, #te.nvfp4<f4E2M1FN>, rowwise>
+  %y = te.gemm %wq, %xq layout TN
+      : !te.qtensor<64x128xbf16, #te.nvfp4<f4E2M1FN>, rowwise>,
+        !te.qtensor<32x128xbf16, #te.nvfp4<f4E2M1FN>, rowwise> -> tensor<32x64xbf16>
+  return %y : tensor<32x64xbf16>
+}
+
+func.func @mxfp8_linear(%x: tensor<32x128xbf16>, %w: tensor<64x128xbf16>) -> tensor<32x64xbf16> {
+  %y, %xs, %ws = te.linear %x, %w
+      {input_quantizer = #te.mxfp8<f8E4M3FN>, weight_quantizer = #te.mxfp8<f8E4M3FN>}
+      : tensor<32x128xbf16>, tensor<64x128xbf16>
+  return %y : tensor<32x64xbf16>
+}
+
+// Not emulated anywhere: no remark.
+func.func @current(%w: tensor<64x128xbf16>, %x: tensor<32x128xbf16>) -> tensor<32x64xbf16> {
+  %wq = te.quantize %w : tensor<64x128xbf16> -> !te.qtensor<64x128xbf16, #te.current<f8E4M3FN>, rowwise>
+  %xq = te.quantize %x : tensor<32x128xbf16> -> !te.qtensor<32x128xbf16, #te.current<f8E4M3FN>, rowwise>
+  %y = te.gemm %wq, %xq layout TN
+      : !te.qtensor<64x128xbf16, #te.current<f8E4M3FN>, rowwise>,
+        !te.qtensor<32x128xbf16, #te.current<f8E4M3FN>, rowwise> -> tensor<32x64xbf16>
+  return %y : tensor<32x64xbf16>
+}
