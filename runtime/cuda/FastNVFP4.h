@@ -140,9 +140,9 @@ template <typename F> __host__ __device__ __forceinline__ void fwht16(F x[16]) {
 /// exact in a format of P bits when Emax - Emin <= P - 4 - sigBits: then the
 /// sequential sum and a Walsh-Hadamard butterfly give the same exact value
 /// (its zero made +0, as the sequential sum from +0.0 gives), rounded once
-/// to bf16. Spans up to 19 - sigBits use float, up to 48 - sigBits double
-/// (one bit of margin each); wider spans, infinities and NaNs take
-/// rht16Sequential.
+/// to bf16. Spans up to 19 - sigBits use float (if every |v_i| < 2^126, so
+/// that no partial sum overflows), up to 48 - sigBits double (one bit of
+/// margin each); wider spans, infinities and NaNs take rht16Sequential.
 __host__ __device__ __forceinline__ void rht16(float v[16], uint32_t signMask,
                                                int sigBits) {
   uint32_t mx = 0u, mn = 0x7FFFFFFFu;
@@ -157,7 +157,7 @@ __host__ __device__ __forceinline__ void rht16(float v[16], uint32_t signMask,
     rht16Sequential(v, signMask);
     return;
   }
-  if (span <= 19 - sigBits) {
+  if (span <= 19 - sigBits && mx < 0x7E800000u) { // no float overflow either
     float u[16];
 #pragma unroll
     for (int i = 0; i < 16; ++i) {

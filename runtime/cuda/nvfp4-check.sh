@@ -29,6 +29,7 @@ echo "build: $(($(date +%s) - start)) s"
 
 # The Format library's NVFP4 global scale, built by the host compiler.
 GTEST_LIBS=$(find "$B" -name 'libgtest.a' -o -name 'libgtest_main.a' | sort -r)
+[ -n "$GTEST_LIBS" ] || GTEST_LIBS="-lgtest_main -lgtest" # the installed package
 GTEST_INC=()
 [ -d .gtest ] && GTEST_INC=(-I.gtest/googletest/include)
 formatTest() { # $1: label, $2...: extra include directories first
@@ -43,9 +44,10 @@ formatTest() { # $1: label, $2...: extra include directories first
   grep -E "^\[ +(OK|FAILED|PASSED) +\]|Expected|Which is|first at" \
     "$OUT/format-$label.log" | head -20
 }
-formatTest current
+# Built and run in the background while ctest runs (its own CPU threads).
+formatTest current >"$OUT/format-summary-current.txt" 2>&1 &
 if [ -n "${TE_NVFP4_OLD_INCLUDE:-}" ]; then
-  formatTest old -I"$TE_NVFP4_OLD_INCLUDE"
+  formatTest old -I"$TE_NVFP4_OLD_INCLUDE" >"$OUT/format-summary-old.txt" 2>&1 &
 fi
 
 start=$(date +%s)
@@ -54,6 +56,8 @@ start=$(date +%s)
 echo "ctest -L gpu: rc=$? in $(($(date +%s) - start)) s"
 grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|te-rt-cuda\]|tests passed|Failure|differ|first" \
   "$OUT/ctest.log" | grep -v "CudaPerf" | head -80
+wait
+cat "$OUT"/format-summary-*.txt
 
 for v in fused general; do
   env $([ $v = general ] && echo TE_RT_CUDA_NO_FAST_KERNELS=1) \
