@@ -239,6 +239,19 @@ bool makeArguments(const Signature &sig, const Options &opts,
              " --input files were given";
     return false;
   }
+  for (const auto &[index, v] : opts.fills) {
+    if (!opts.inputs.empty()) {
+      *error = "--fill and --input exclude each other (give every argument "
+               "with --input)";
+      return false;
+    }
+    if (index >= static_cast<int>(sig.args.size())) {
+      *error = "--fill " + std::to_string(index) +
+               "=...: the entry function takes " +
+               std::to_string(sig.args.size()) + " arguments";
+      return false;
+    }
+  }
   std::mt19937_64 rng(opts.seed);
   args.clear();
   for (size_t i = 0; i < sig.args.size(); ++i) {
@@ -255,6 +268,9 @@ bool makeArguments(const Signature &sig, const Options &opts,
         return false;
       }
       int64_t value = static_cast<int64_t>(opts.seed);
+      for (auto [index, v] : opts.fills)
+        if (index == static_cast<int>(i))
+          value = static_cast<int64_t>(v);
       if (!opts.inputs.empty()) {
         const std::string &text = opts.inputs[i];
         char *end = nullptr;
@@ -287,6 +303,17 @@ bool makeArguments(const Signature &sig, const Options &opts,
         return false;
       }
       b.bytes.resize(product(b.type.shape) * t.elementBytes());
+      const std::pair<int, double> *fill = nullptr;
+      for (const auto &f : opts.fills)
+        if (f.first == static_cast<int>(i))
+          fill = &f;
+      if (fill) {
+        for (int64_t e = 0; e < product(b.type.shape); ++e)
+          writeFloat(t, b.bytes.data() + e * t.elementBytes(),
+                     static_cast<float>(fill->second));
+        args.push_back(std::move(b));
+        continue;
+      }
       // Standard normal values (Box-Muller on the 64-bit Mersenne twister,
       // the same on every platform).
       for (int64_t e = 0; e < product(b.type.shape); ++e) {
@@ -571,6 +598,8 @@ const char *kHarnessFlagsHelp =
     "                       seed N (default 0); i64/i32 scalar arguments are "
     "N\n"
     "  --dynamic-dim N      without --input: the size of every `?` dimension\n"
+    "  --fill I=V           without --input: argument I (from 0) is the\n"
+    "                       constant V instead of random; repeatable\n"
     "  --output-dir DIR     write result<i>.npy (floats as <f4, 8-bit as |u1)\n"
     "  --compare FILE.npy   reference per result, in order; prints PASS/FAIL\n"
     "                       and exits 1 on FAIL\n"
@@ -614,6 +643,22 @@ bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,
   } else if (a == "--seed") {
     if (number(d))
       opts.seed = static_cast<uint64_t>(d);
+  } else if (a == "--fill") {
+    if (!value(v))
+      return true;
+    size_t eq = v.find('=');
+    char *end1 = nullptr, *end2 = nullptr;
+    long index = eq == std::string::npos
+                     ? -1
+                     : std::strtol(v.substr(0, eq).c_str(), &end1, 10);
+    double d2 =
+        eq == std::string::npos ? 0 : std::strtod(v.c_str() + eq + 1, &end2);
+    if (eq == std::string::npos || eq == 0 || *end1 || index < 0 ||
+        eq + 1 == v.size() || *end2) {
+      *error = "--fill '" + v + "': expected INDEX=VALUE, e.g. --fill 6=1";
+      return true;
+    }
+    opts.fills.push_back({static_cast<int>(index), d2});
   } else if (a == "--dynamic-dim") {
     if (number(d))
       opts.dynamicDim = static_cast<int64_t>(d);

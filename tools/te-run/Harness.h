@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace te::run {
@@ -58,6 +59,7 @@ struct Buffer {
 struct Options {
   std::vector<std::string> inputs;  ///< .npy per argument, in order
   uint64_t seed = 0;
+  std::vector<std::pair<int, double>> fills; ///< --fill I=V: argument I is V
   int64_t dynamicDim = -1;          ///< size of `?` dims of generated args
   std::string outputDir;            ///< write result<i>.npy here
   std::vector<std::string> compare; ///< reference .npy per result
@@ -70,8 +72,8 @@ struct Options {
 
 /// Makes the argument buffers: from the .npy files (checked against the
 /// signature; f32 data is rounded to nearest even for bf16/f16 arguments) or
-/// seeded standard-normal values. An i64/i32 scalar argument is the number
-/// its --input gives, or the seed.
+/// seeded standard-normal values, or the constant of --fill. An i64/i32
+/// scalar argument is the number its --input or --fill gives, or the seed.
 bool makeArguments(const Signature &sig, const Options &opts,
                    std::vector<Buffer> &args, std::string *error);
 
