@@ -7,7 +7,8 @@
 #
 # Environment: TE_OPT (default build-bench/full/bin/te-opt), OUT (default
 # build-bench/compile-out), TE_COMPILE_REPS (default 3; the minimum is kept),
-# TE_RECIPE (default current), TE_COMPILE_NICE (default -10 as root, else 0:
+# TE_RECIPE (default current), TE_PASS_PIPELINE (a --pass-pipeline string
+# timed instead of te-pipeline, e.g. a variant of it), TE_COMPILE_NICE (default -10 as root, else 0:
 # on a loaded machine the timed runs get the CPU first, so that wall times and
 # the --mlir-timing breakdown mean something; they run single-threaded,
 # --mlir-disable-threading).
@@ -41,7 +42,9 @@ if [ ! -x "$TE_OPT" ]; then
 fi
 
 HELP=$("$TE_OPT" --help 2>/dev/null)
-if grep -q -- "--te-pipeline" <<< "$HELP"; then
+if [ -n "${TE_PASS_PIPELINE:-}" ]; then
+  PIPELINE=("--pass-pipeline=$TE_PASS_PIPELINE")
+elif grep -q -- "--te-pipeline" <<< "$HELP"; then
   PIPELINE=("--te-pipeline=target=sm_90")
 else
   PIPELINE=()
