@@ -28,13 +28,13 @@ echo "ctest -L gpu: rc=$? in $(( $(date +%s) - start )) s"
 grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|te-rt-cuda\]|tests passed|Failure|differ|tolerance|Expected|Which is|error:" \
   "$OUT/ctest.log" | head -80
 cuda/test/te-rt-cuda-tests --gtest_also_run_disabled_tests \
-  --gtest_filter='CudaPerf.*' 2>&1 | grep "te-rt-cuda\]" | tee "$OUT/perf.log"
+  --gtest_filter='CudaPerf.DISABLED_Bandwidth16k:CudaNVFP4Perf.*' 2>&1 | grep "te-rt-cuda\]" | tee "$OUT/perf.log"
 export TE_RT_CUDA_TEST_SMALL=1
 for tool in "${TOOLS[@]}"; do
   start=$(date +%s)
   timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 9 \
     cuda/test/te-rt-cuda-tests \
-    --gtest_filter='CudaQuantize.*:CudaOps.*:CudaGemm.PerTensorFP8:CudaGemm.NVFP4Emulated' \
+    --gtest_filter='CudaQuantize.*:CudaOps.*:CudaDequantize.*:CudaGemm.PerTensorFP8:CudaGemm.NVFP4Emulated:CudaGemm.MXFP8Emulated:CudaGemm.FusedFP8OutputWithDScaleAndAmax:CudaGemm.RowScaledFP8:CudaNVFP4Codec.FastRHTMatchesFormat' \
     >"$OUT/sanitizer-$tool.log" 2>&1
   echo "compute-sanitizer --tool $tool: rc=$? in $(( $(date +%s) - start )) s"
   grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED)" "$OUT/sanitizer-$tool.log" | tail -3
