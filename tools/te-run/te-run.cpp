@@ -5,13 +5,16 @@
 //===----------------------------------------------------------------------===//
 //
 // te-run FILE.mlir [--entry NAME] [--backend cpu|cuda] [--target T]
-//        [harness flags: --input, --seed, --output-dir, --compare, ...]
+//        [--comm-group NAME=cpu:1|nccl:1]
+//        [harness flags: --input, --seed, --fill, --output-dir, --compare, ...]
 //
 // Parses a module, lowers it with te-pipeline{target} unless it is already
 // in the LLVM dialect, JIT-compiles it with MLIR's ExecutionEngine (libte_rt
 // linked into this tool: the entry points of te_rt_abi.def are registered
 // with the engine's symbol map) and calls the entry function through its C
-// interface on the chosen backend.
+// interface on the chosen backend. --comm-group registers a single-rank
+// communicator under a process group's name (te_rt_comm_register_group), for
+// the te.allreduce_max of the program.
 //
 //===----------------------------------------------------------------------===//
 

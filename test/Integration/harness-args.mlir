@@ -1,0 +1,51 @@
+// te-run's argument handling: integer scalar arguments (by value: --seed,
+// --input N or --fill I=N), constant tensors (--fill), and the messages of
+// bad uses.
+//
+// RUN: te-run %s --entry scalar --seed 7 | FileCheck %s --check-prefix=SEED
+// SEED: result 0: f32 min 7 max 7
+// SEED: result 1: f32 min 7 max 7
+// RUN: te-run %s --entry scalar --fill 0=-3 --fill 1=12 | FileCheck %s --check-prefix=FILL
+// FILL: result 0: f32 min -3 max -3
+// FILL: result 1: f32 min 12 max 12
+// RUN: te-run %s --entry scalar --input 42 --input 0x10 | FileCheck %s --check-prefix=INPUT
+// INPUT: result 0: f32 min 42 max 42
+// INPUT: result 1: f32 min 16 max 16
+// RUN: te-run %s --entry mixed --fill 0=0.5 --fill 1=3 | FileCheck %s --check-prefix=MIXED
+// MIXED: result 0: f32[4] min 1.5 max 1.5
+//
+// RUN: not te-run %s --entry scalar --input forty --input 1 2>&1 | FileCheck %s --check-prefix=NOTINT
+// NOTINT: te-run: argument 0 (i64): --input 'forty' is not an integer (a scalar argument's --input is its value)
+// RUN: not te-run %s --entry scalar --input 1 2>&1 | FileCheck %s --check-prefix=COUNT
+// COUNT: te-run: the entry function takes 2 arguments, 1 --input files were given
+// RUN: not te-run %s --entry scalar --fill 2=1 2>&1 | FileCheck %s --check-prefix=RANGE
+// RANGE: te-run: --fill 2=...: the entry function takes 2 arguments
+// RUN: not te-run %s --entry scalar --fill x 2>&1 | FileCheck %s --check-prefix=SYNTAX
+// SYNTAX: te-run: --fill 'x': expected INDEX=VALUE, e.g. --fill 6=1
+// RUN: not te-run %s --entry scalar --fill 0=1 --input 1 --input 2 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: te-run: --fill and --input exclude each other (give every argument with --input)
+// RUN: not te-run %s --entry float_scalar 2>&1 | FileCheck %s --check-prefix=FLOAT
+// FLOAT: te-run: argument 0 (f32): scalar arguments must be i64 or i32 (pass a f32 as a tensor of one element)
+
+func.func @scalar(%a: i64, %b: i32) -> (f32, f32) {
+  %fa = arith.sitofp %a : i64 to f32
+  %fb = arith.sitofp %b : i32 to f32
+  return %fa, %fb : f32, f32
+}
+
+func.func @mixed(%x: tensor<4xf32>, %n: i64) -> tensor<4xf32> {
+  %f = arith.sitofp %n : i64 to f32
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %f : f32
+    linalg.yield %m : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+func.func @float_scalar(%a: f32) -> (f32, f32) {
+  return %a, %a : f32, f32
+}
