@@ -325,10 +325,15 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
       // cast computes the scale from it, and its last kernel overwrites it
       // with 1 / scale.
       auto *scaleInv = bufferAs<float>(q, "_scale_inv");
-      if (!o.amaxIn)
-        TE_CUDA_CHECK(
-            cuda::launchAmax(x.data, x.dtype, x.numElements, scaleInv, stream),
-            "amax kernel");
+      if (!o.amaxIn) { // amax + cast in one launch (or its fallback)
+        TE_CUDA_CHECK(cuda::launchCurrentQuantizeFast(
+                          x.data, x.dtype, M, K, c.dtype, c.pow2Scales,
+                          c.amaxEpsilon, bufferAs<uint8_t>(q, "_data"),
+                          bufferAs<uint8_t>(q, "_transpose"), scaleInv,
+                          o.amaxOut, stream),
+                      "per-tensor FP8 current-scaling kernel");
+        break;
+      }
       TE_CUDA_CHECK(
           cuda::launchCurrentCastFast(
               x.data, x.dtype, M, K, o.amaxIn ? o.amaxIn : scaleInv, c.dtype,

@@ -41,11 +41,14 @@
 #include "te/Format/Codecs.h"
 #include "te/Format/ScaleRules.h"
 
+#include <cooperative_groups.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
 
 using namespace te::format;
+namespace cg = cooperative_groups;
 
 namespace te::rt::cuda {
 namespace {
@@ -147,6 +150,26 @@ __device__ __forceinline__ float shflMax(float v, int mask) {
   return maxNum(v, __shfl_xor_sync(0xFFFFFFFFu, v, mask));
 }
 
+/// Reduce-scatter of the maxima r[0..7] over the 8 lanes of an aligned lane
+/// group (lane bits 0..2): returns the maximum of r[lane & 7] over the group,
+/// in 7 shuffles instead of the 24 of 8 butterflies. Lanes exchange halves:
+/// after step xor 4 a lane holds rows 4 b2 + 0..3, after xor 2 rows
+/// 4 b2 + 2 b1 + 0..1, after xor 1 row 4 b2 + 2 b1 + b0 (b = lane bits).
+__device__ __forceinline__ float reduceScatter8(const float r[8], int lane) {
+  const bool b2 = lane & 4, b1 = lane & 2, b0 = lane & 1;
+  float h[4], q[2];
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+    h[k] = maxNum(b2 ? r[k + 4] : r[k],
+                  __shfl_xor_sync(0xFFFFFFFFu, b2 ? r[k] : r[k + 4], 4));
+#pragma unroll
+  for (int k = 0; k < 2; ++k)
+    q[k] = maxNum(b1 ? h[k + 2] : h[k],
+                  __shfl_xor_sync(0xFFFFFFFFu, b1 ? h[k] : h[k + 2], 2));
+  return maxNum(b0 ? q[1] : q[0],
+                __shfl_xor_sync(0xFFFFFFFFu, b0 ? q[0] : q[1], 1));
+}
+
 __device__ __forceinline__ void atomicMaxNonNegativeF(float *addr, float v) {
   atomicMax(reinterpret_cast<unsigned int *>(addr), __float_as_uint(v));
 }
@@ -194,20 +217,21 @@ __device__ __forceinline__ float loadOne(const Storage<T> *x, int64_t i) {
     return f16ToFloat(x[i]);
 }
 
-template <InKind T>
-__global__ void __launch_bounds__(kFastThreads)
-    amaxFastKernel(const Storage<T> *x, int64_t n, float *amax) {
+/// The thread's part of the amax of x[0, n) in a grid-stride walk: 16-byte
+/// loads, U in flight.
+template <InKind T, int U = 4>
+__device__ __forceinline__ float amaxPartial(const Storage<T> *x, int64_t n) {
   const int64_t nv = n / 8;
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   float m = 0.0f;
-  for (; i + 3 * stride < nv; i += 4 * stride) {
-    float v[4][8];
+  for (; i + (U - 1) * stride < nv; i += U * stride) {
+    float v[U][8];
 #pragma unroll
-    for (int u = 0; u < 4; ++u)
+    for (int u = 0; u < U; ++u)
       load8<T>(x + (i + u * stride) * 8, v[u]);
 #pragma unroll
-    for (int u = 0; u < 4; ++u)
+    for (int u = 0; u < U; ++u)
 #pragma unroll
       for (int j = 0; j < 8; ++j)
         m = maxNum(m, absBits(v[u][j]));
@@ -222,6 +246,13 @@ __global__ void __launch_bounds__(kFastThreads)
   for (int64_t e = nv * 8 + blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
        e < n; e += stride)
     m = maxNum(m, absBits(loadOne<T>(x, e)));
+  return m;
+}
+
+template <InKind T>
+__global__ void __launch_bounds__(kFastThreads)
+    amaxFastKernel(const Storage<T> *x, int64_t n, float *amax) {
+  float m = amaxPartial<T>(x, n);
 #pragma unroll
   for (int off = 16; off > 0; off /= 2)
     m = shflMax(m, off);
@@ -426,23 +457,22 @@ __device__ __forceinline__ float perTensorScale(const PerTensorScale &s) {
   return *s.scalePtr;
 }
 
-/// `reverse`: tiles are walked from the last one (current scaling: the
-/// amax pass read x front to back, so its tail is still in L2).
-template <InKind T, int MinBlocks>
-__global__ void __launch_bounds__(kFastThreads, MinBlocks)
-    perTensorTileKernel(const Storage<T> *x, int64_t M, int64_t K,
-                        PerTensorScale sc, bool e5m2, uint8_t *data,
-                        uint8_t *tr, float *scaleInv, float *amaxOut, int group,
-                        bool reverse) {
-  // Two staging tiles: tile n stages into staged[n % 2], so one barrier per
-  // tile (between staging and the stores) suffices.
-  __shared__ __align__(16) uint8_t staged[2][kTile * kTile];
-  __shared__ float red[8];
+/// The tile walk of the per-tensor cast (one 128x128 tile per 256-thread
+/// block at a time): the codes of x * scale into `data` and the transposed
+/// `tr` (either may be null). Returns the thread's running amax of x if
+/// `wantAmax`. `reverse`: tiles are walked from the last one (current
+/// scaling: the amax pass read x front to back, so its tail is still in L2).
+/// `staged`: two staging tiles; tile n stages into staged[n % 2], so one
+/// barrier per tile (between staging and the stores) suffices.
+template <InKind T>
+__device__ __forceinline__ float
+perTensorTiles(const Storage<T> *x, int64_t M, int64_t K, float scale,
+               bool e5m2, uint8_t *data, uint8_t *tr, bool wantAmax, int group,
+               bool reverse, uint8_t (*staged)[kTile * kTile]) {
   const int lane = threadIdx.x & 31;
   const int c = lane & 15, g = ((threadIdx.x >> 5) << 1) | (lane >> 4);
   const int64_t tilesM = (M + kTile - 1) / kTile,
                 tilesK = (K + kTile - 1) / kTile, tiles = tilesM * tilesK;
-  const float scale = perTensorScale(sc);
   float amax = 0.0f;
   int64_t t = blockIdx.x;
   RawRows<T> cur;
@@ -468,7 +498,7 @@ __global__ void __launch_bounds__(kFastThreads, MinBlocks)
     for (int i = 0; i < 8; ++i) {
       float v[8];
       unpackRow<T>(cur, i, v);
-      if (amaxOut)
+      if (wantAmax)
 #pragma unroll
         for (int j = 0; j < 8; ++j)
           amax = maxNum(amax, absBits(v[j]));
@@ -485,6 +515,21 @@ __global__ void __launch_bounds__(kFastThreads, MinBlocks)
     }
     cur = next;
   }
+  return amax;
+}
+
+template <InKind T, int MinBlocks>
+__global__ void __launch_bounds__(kFastThreads, MinBlocks)
+    perTensorTileKernel(const Storage<T> *x, int64_t M, int64_t K,
+                        PerTensorScale sc, bool e5m2, uint8_t *data,
+                        uint8_t *tr, float *scaleInv, float *amaxOut, int group,
+                        bool reverse) {
+  __shared__ __align__(16) uint8_t staged[2][kTile * kTile];
+  __shared__ float red[8];
+  const float scale = perTensorScale(sc);
+  const float amax =
+      perTensorTiles<T>(x, M, K, scale, e5m2, data, tr, amaxOut != nullptr,
+                        group, reverse, staged);
   if (amaxOut) {
     const float r = blockMax256(amax, red);
     if (threadIdx.x == 0)
@@ -492,6 +537,39 @@ __global__ void __launch_bounds__(kFastThreads, MinBlocks)
   }
   if (scaleInv && blockIdx.x == 0 && threadIdx.x == 0)
     *scaleInv = reciprocalRN(scale);
+}
+
+/// Current scaling in one launch (cooperative: every block resident): pass
+/// 1 reads x front to back for its amax (amaxPartial, one atomicMax per
+/// block into `acc`, zeroed before the launch), a grid barrier, every block
+/// reads the amax, a second barrier (so that `acc` may be overwritten), then
+/// pass 2 is perTensorTiles walking backwards (the last tiles of pass 1 are
+/// still in L2). Block 0 writes *acc = 1 / scale (acc is the tensor's
+/// scale_inv) and *amaxOut = amax.
+template <InKind T>
+__global__ void __launch_bounds__(kFastThreads, 2)
+    currentFusedKernel(const Storage<T> *x, int64_t M, int64_t K,
+                       float fp8MaxValue, bool pow2, float eps, bool e5m2,
+                       uint8_t *data, uint8_t *tr, float *acc, float *amaxOut,
+                       int group) {
+  __shared__ __align__(16) uint8_t staged[2][kTile * kTile];
+  __shared__ float red[8];
+  cg::grid_group grid = cg::this_grid();
+  const float part = blockMax256(amaxPartial<T, 8>(x, M * K), red);
+  if (threadIdx.x == 0)
+    atomicMaxNonNegativeF(acc, part);
+  grid.sync();
+  const float amax = __ldcg(acc);
+  grid.sync();
+  const float scale =
+      computeScaleFromAmax(amax, fp8MaxValue, pow2, eps, kFloatMax);
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    *acc = reciprocalRN(scale);
+    if (amaxOut)
+      *amaxOut = amax;
+  }
+  perTensorTiles<T>(x, M, K, scale, e5m2, data, tr, false, group,
+                    /*reverse=*/true, staged);
 }
 
 /// Current scaling's last step: *scaleInv = 1 / computeScaleFromAmax(*amax),
@@ -550,24 +628,32 @@ __global__ void __launch_bounds__(kFastThreads, 2)
     }
     uint2 codes[8];
     if (a.blockDim == 1) {
-      float cm[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      float cm[8] = {0, 0, 0, 0, 0, 0, 0, 0}, rm[8];
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         float v[8];
         unpackRow<T>(cur, i, v);
-        float r = 0.0f;
+        rm[i] = 0.0f;
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
           const float av = absBits(v[j]);
-          r = maxNum(r, av);
+          rm[i] = maxNum(rm[i], av);
           cm[j] = maxNum(cm[j], av);
         }
-        if (a.rowData) {
-          r = shflMax(shflMax(shflMax(shflMax(r, 1), 2), 4), 8);
-          const float s = computeScaleFromAmax(r, fmax, a.pow2, a.eps, vInf);
-          store8(a.rowData + (row + i) * K + col, encodeScaled8(v, s, E5M2));
-          if (c == 0)
-            rowSInv[8 * g + i] = reciprocalRN(s);
+      }
+      if (a.rowData) {
+        // Row 8g + (c & 7)'s amax in lanes c and c ^ 8 of the half-warp, its
+        // scale computed there once, then broadcast.
+        const float s = computeScaleFromAmax(
+            shflMax(reduceScatter8(rm, lane), 8), fmax, a.pow2, a.eps, vInf);
+        if (c < 8)
+          rowSInv[8 * g + c] = reciprocalRN(s);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          float v[8];
+          unpackRow<T>(cur, i, v);
+          const float si = __shfl_sync(0xFFFFFFFFu, s, (lane & 16) | i);
+          store8(a.rowData + (row + i) * K + col, encodeScaled8(v, si, E5M2));
         }
       }
       if (a.colData) {
@@ -736,6 +822,41 @@ __global__ void __launch_bounds__(kFastThreads, 2)
   }
 }
 
+/// The E8M0 codes of 2 of the 8 blocks whose per-lane maxima are r[0..7],
+/// blocks spread over the 4 lanes that differ in lane bits `hi`, `lo`
+/// (masks): reduce-scatter (xor hi: 4 shuffles, xor lo: 2), after which the
+/// lane holds the full maxima of blocks 4 bHi + 2 bLo + 0..1, whose codes it
+/// computes (2 instead of 8 per lane).
+__device__ __forceinline__ void scaleCodes2(const float r[8], int lane, int hi,
+                                            int lo, DType fp8,
+                                            E8M0Rounding rounding,
+                                            uint8_t e[2]) {
+  const bool bh = lane & hi, bl = lane & lo;
+  float h[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+    h[k] = maxNum(bh ? r[k + 4] : r[k],
+                  __shfl_xor_sync(0xFFFFFFFFu, bh ? r[k] : r[k + 4], hi));
+#pragma unroll
+  for (int k = 0; k < 2; ++k)
+    e[k] = mxfp8ScaleFromAmax(
+        maxNum(bl ? h[k + 2] : h[k],
+               __shfl_xor_sync(0xFFFFFFFFu, bl ? h[k] : h[k + 2], lo)),
+        fp8, rounding);
+}
+
+/// All-gather of scaleCodes2's codes over the same 4 lanes: codes[0] =
+/// blocks 0..3, codes[1] = blocks 4..7, block b in byte b % 4.
+__device__ __forceinline__ void
+gatherCodes8(const uint8_t e[2], int lane, int hi, int lo, uint32_t codes[2]) {
+  const bool bh = lane & hi, bl = lane & lo;
+  uint32_t w = (uint32_t(e[0]) | (uint32_t(e[1]) << 8)) << (bl ? 16 : 0);
+  w |= __shfl_xor_sync(0xFFFFFFFFu, w, lo);               // blocks 4 bh + 0..3
+  const uint32_t o = __shfl_xor_sync(0xFFFFFFFFu, w, hi); // the other half
+  codes[0] = bh ? o : w;
+  codes[1] = bh ? w : o;
+}
+
 /// MXFP8 on warp tiles of 32 rows x 64 columns (lane = 8 * rowGroup +
 /// colChunk, as mxfp8FastKernel), grid-stride over warp tiles with the next
 /// tile's x prefetched into registers. x is kept packed (bf16/f16: 32
@@ -778,9 +899,6 @@ __global__ void __launch_bounds__(kFastThreads, 2)
         cm[j] = maxNum(cm[j], av);
       }
     }
-#pragma unroll
-    for (int j = 0; j < 8; ++j)
-      cm[j] = shflMax(shflMax(cm[j], 8), 16);
     uint8_t *colScaleRow =
         a.colScale ? a.colScale + (mBlock / 32) * a.colScaleStride + k
                    : nullptr;
@@ -789,7 +907,7 @@ __global__ void __launch_bounds__(kFastThreads, 2)
 #pragma unroll
       for (int j = 1; j < 8; ++j)
         b = maxNum(b, cm[j]);
-      b = shflMax(shflMax(b, 1), 2);
+      b = shflMax(shflMax(shflMax(shflMax(b, 8), 16), 1), 2);
       const uint8_t e = mxfp8ScaleFromAmax(b, fp8, a.rounding);
       const float f = e8m0Reciprocal(e);
 #pragma unroll
@@ -816,27 +934,41 @@ __global__ void __launch_bounds__(kFastThreads, 2)
       }
     } else {
       if (a.rowData) {
+        // Each of the 4 lanes of a 1x32 block computes the E8M0 codes of 2
+        // of its 8 rows (rows 2 (lane & 3) + 0..1) and stores them; the 8
+        // codes are then gathered as bytes.
+        uint8_t e2[2];
+        scaleCodes2(rm, lane, 2, 1, fp8, a.rounding, e2);
+#pragma unroll
+        for (int q = 0; q < 2; ++q)
+          a.rowScale[(m + 2 * (lane & 3) + q) * a.rowScaleStride + k / 32] =
+              e2[q];
+        uint32_t codes[2];
+        gatherCodes8(e2, lane, 2, 1, codes);
 #pragma unroll
         for (int i = 0; i < 8; ++i) {
-          const float r = shflMax(shflMax(rm[i], 1), 2);
-          const uint8_t e = mxfp8ScaleFromAmax(r, fp8, a.rounding);
           float v[8];
           unpackRow<T>(cur, i, v);
           store8(a.rowData + (m + i) * K + k,
-                 encodeScaled8(v, e8m0Reciprocal(e), E5M2));
-          if ((cc & 3) == 0)
-            a.rowScale[(m + i) * a.rowScaleStride + k / 32] = e;
+                 encodeScaled8(v,
+                               e8m0Reciprocal(static_cast<uint8_t>(
+                                   codes[i / 4] >> (8 * (i % 4)))),
+                               E5M2));
         }
       }
       if (a.colData) {
+        // The 32x1 blocks: cm[] holds the lane's 8 column maxima over its
+        // 8 rows; the 4 lanes of a column chunk (lane bits 3, 4) each
+        // finish 2 columns (4 b4 + 2 b3 + 0..1), then gather the codes.
+        uint8_t e2[2];
+        scaleCodes2(cm, lane, 16, 8, fp8, a.rounding, e2);
         float f[8];
-        uint32_t packed[2] = {0, 0};
+        uint32_t packed[2];
+        gatherCodes8(e2, lane, 16, 8, packed);
 #pragma unroll
-        for (int j = 0; j < 8; ++j) {
-          const uint8_t e = mxfp8ScaleFromAmax(cm[j], fp8, a.rounding);
-          f[j] = e8m0Reciprocal(e);
-          packed[j / 4] |= uint32_t(e) << (8 * (j % 4));
-        }
+        for (int j = 0; j < 8; ++j)
+          f[j] = e8m0Reciprocal(
+              static_cast<uint8_t>(packed[j / 4] >> (8 * (j % 4))));
         if (rg == 0) {
           if (packColScales) {
             store8(colScaleRow, make_uint2(packed[0], packed[1]));
@@ -1028,6 +1160,55 @@ template <InKind T> struct PerTensorLaunch {
   }
 };
 
+/// TE_RT_CUDA_CURRENT_UNFUSED=1: current scaling as amax kernel + cast
+/// kernel + scale_inv kernel (for timings) instead of the fused kernel.
+bool currentUnfused() {
+  static const bool off = std::getenv("TE_RT_CUDA_CURRENT_UNFUSED") != nullptr;
+  return off;
+}
+
+bool cooperativeLaunch() {
+  static const bool ok = [] {
+    int dev = 0, v = 0;
+    return cudaGetDevice(&dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&v, cudaDevAttrCooperativeLaunch, dev) ==
+               cudaSuccess &&
+           v != 0;
+  }();
+  return ok;
+}
+
+template <InKind T> struct CurrentFusedLaunch {
+  /// cudaErrorNotSupported if the fused kernel cannot be launched (no
+  /// cooperative launch, or the grid does not fit; nothing was enqueued).
+  static cudaError_t run(const void *x, int64_t M, int64_t K, DType fp8,
+                         bool pow2, float eps, uint8_t *data, uint8_t *tr,
+                         float *acc, float *amaxOut, cudaStream_t stream) {
+    if (currentUnfused() || !cooperativeLaunch())
+      return cudaErrorNotSupported;
+    static int perSM = 0;
+    const int64_t tiles = ((M + kTile - 1) / kTile) * ((K + kTile - 1) / kTile);
+    const unsigned grid = blockGrid(currentFusedKernel<T>, &perSM, tiles);
+    cudaError_t e = cudaMemsetAsync(acc, 0, sizeof(float), stream);
+    if (e != cudaSuccess)
+      return e;
+    const Storage<T> *xs = static_cast<const Storage<T> *>(x);
+    float fmax = fp8Max(fp8);
+    bool e5m2 = fp8 == DType::E5M2;
+    int group = tileGroup();
+    void *args[] = {&xs,   &M,    &K,  &fmax, &pow2,    &eps,
+                    &e5m2, &data, &tr, &acc,  &amaxOut, &group};
+    e = cudaLaunchCooperativeKernel(
+        reinterpret_cast<const void *>(&currentFusedKernel<T>), dim3(grid),
+        dim3(kFastThreads), args, 0, stream);
+    if (e == cudaErrorCooperativeLaunchTooLarge) {
+      (void)cudaGetLastError();
+      return cudaErrorNotSupported; // acc is zeroed again by the fallback
+    }
+    return e;
+  }
+};
+
 template <InKind T> struct MXFP8Launch {
   static cudaError_t run(const void *x, int64_t M, int64_t K,
                          const MXFP8Args &a, cudaStream_t stream) {
@@ -1142,6 +1323,27 @@ cudaError_t launchCurrentCastFast(const void *x, DType inType, int64_t M,
   currentScaleInvKernel<<<1, 1, 0, stream>>>(amax, sc.fp8Max, pow2, eps,
                                              scaleInv, amaxOut);
   return cudaGetLastError();
+}
+
+cudaError_t launchCurrentQuantizeFast(const void *x, DType inType, int64_t M,
+                                      int64_t K, DType fp8, bool pow2,
+                                      float eps, uint8_t *data,
+                                      uint8_t *transposed, float *scaleInv,
+                                      float *amaxOut, cudaStream_t stream) {
+  cudaError_t e =
+      dispatchIn<CurrentFusedLaunch>(inType, x, M, K, fp8, pow2, eps, data,
+                                     transposed, scaleInv, amaxOut, stream);
+  if (e != cudaErrorNotSupported)
+    return e;
+  // Unfused: the amax pass accumulates into scale_inv, the cast computes
+  // the scale from it, the last kernel overwrites it with 1 / scale.
+  e = cudaMemsetAsync(scaleInv, 0, sizeof(float), stream);
+  if (e == cudaSuccess)
+    e = launchAmaxFast(x, inType, M * K, scaleInv, stream);
+  if (e == cudaSuccess)
+    e = launchCurrentCastFast(x, inType, M, K, scaleInv, fp8, pow2, eps, data,
+                              transposed, scaleInv, amaxOut, stream);
+  return e;
 }
 
 cudaError_t launchMXFP8QuantizeFast(const void *x, int64_t M, int64_t K,

@@ -200,6 +200,18 @@ cudaError_t launchCurrentCastFast(const void *x, DType inType, int64_t M,
                                   bool pow2, float eps, uint8_t *data,
                                   uint8_t *transposed, float *scaleInv,
                                   float *amaxOut, cudaStream_t stream);
+/// Current scaling without amax_in, whole: the amax of x, then the cast
+/// with scale = computeScaleFromAmax(amax), *scaleInv = 1 / scale,
+/// *amaxOut = amax (if set). One cooperative launch (amax pass, grid
+/// barrier, cast pass walking backwards; scaleInv is zeroed first and used as
+/// the accumulator); where a cooperative launch is not possible, or with
+/// TE_RT_CUDA_CURRENT_UNFUSED set, the amax kernel + launchCurrentCastFast.
+/// Same conditions as launchCurrentCastFast (perTensorFastPath).
+cudaError_t launchCurrentQuantizeFast(const void *x, DType inType, int64_t M,
+                                      int64_t K, DType fp8, bool pow2,
+                                      float eps, uint8_t *data,
+                                      uint8_t *transposed, float *scaleInv,
+                                      float *amaxOut, cudaStream_t stream);
 cudaError_t launchMXFP8QuantizeFast(const void *x, int64_t M, int64_t K,
                                     const MXFP8Args &args, cudaStream_t stream);
 cudaError_t launchBlockQuantizeFast(const void *x, int64_t M, int64_t K,

@@ -12,8 +12,13 @@
 # TE_PERF_NCU=1 adds an Nsight Compute summary (--clock-control none) of every
 # bandwidth kernel, one quantize per FP8 recipe (CudaPerf.DISABLED_ProfileOnce),
 # for the variants in TE_PERF_NCU_VARIANTS (default "tile v1").
+# "unfused": current scaling as amax + cast + scale_inv kernels instead of the
+# one cooperative kernel (TE_RT_CUDA_CURRENT_UNFUSED=1).
 # TE_PERF_SKIP_CTEST=1 skips the ctest. If the hardware encoders disagree with
 # Format, everything is rebuilt with -DTE_CUDA_SOFT_ENCODE=ON and repeated.
+# TE_GPU_PREBUILT=<dir>: use <dir>/te-rt-cuda-tests and <dir>/libte_rt.so
+# built elsewhere (sm_90a) instead of building; if that binary does not start
+# there, the runtime is built as usual. TE_PERF_NCU_TIMEOUT: seconds (120).
 # Logs go to $OUT (default /tmp/te-gpu): ctest-*.log, perf.log, ncu-*.txt.
 # GoogleTest: the installed package, or sources in .gtest/ at the repo root.
 set -uo pipefail
@@ -33,13 +38,14 @@ variantEnv() { # $1: variant -> environment assignments
   group1) echo TE_RT_CUDA_TILE_GROUP=1 ;;
   minblocks3) echo TE_RT_CUDA_TILE_MINBLOCKS=3 ;;
   general) echo TE_RT_CUDA_NO_FAST_KERNELS=1 ;;
+  unfused) echo TE_RT_CUDA_CURRENT_UNFUSED=1 ;;
   *) echo TE_PERF_VARIANT=tile ;;
   esac
 }
 
 bandwidth() { # $1: variant
   echo "--- variant $1" | tee -a "$OUT/perf.log"
-  env $(variantEnv "$1") "$B/cuda/test/te-rt-cuda-tests" \
+  env $(variantEnv "$1") "$TESTS" \
     --gtest_also_run_disabled_tests \
     --gtest_filter='CudaPerf.DISABLED_Bandwidth16k' 2>&1 |
     grep -E "te-rt-cuda\]|FAILED|Failure" | tee -a "$OUT/perf.log"
@@ -48,12 +54,12 @@ bandwidth() { # $1: variant
 profile() { # $1: variant
   local start
   start=$(date +%s)
-  env $(variantEnv "$1") timeout 120 ncu --clock-control none \
+  env $(variantEnv "$1") timeout "${TE_PERF_NCU_TIMEOUT:-120}" ncu --clock-control none \
     --section SpeedOfLight --section MemoryWorkloadAnalysis \
     --section Occupancy --section LaunchStats \
     --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_write.sum,lts__t_requests_op_write.sum,smsp__inst_executed.sum \
-    -k 'regex:Fast|Tile|amax|Scale' -c 12 \
-    "$B/cuda/test/te-rt-cuda-tests" --gtest_also_run_disabled_tests \
+    -k 'regex:Fast|Tile|Fused|amax|Scale' -c 12 \
+    "$TESTS" --gtest_also_run_disabled_tests \
     --gtest_filter='CudaPerf.DISABLED_ProfileOnce' >"$OUT/ncu-$1.txt" 2>&1
   echo "ncu ($1): rc=$? in $(($(date +%s) - start)) s"
   grep -E "^  [a-zA-Z].*Kernel|^  [a-z].*\(|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|dram__bytes|lts__t_(sectors|requests)_op_write|inst_executed" \
@@ -81,14 +87,24 @@ check() { # $1: OFF (hardware encoders) or ON (software)
   return $rc
 }
 
-check OFF
-if [ -f "$OUT/ctest-OFF.log" ] && grep -q "FAILED.*CudaCodec" "$OUT/ctest-OFF.log"; then
-  echo "hardware encoders differ from Format: rebuilding with software ones"
-  check ON
+TESTS=$B/cuda/test/te-rt-cuda-tests
+P=${TE_GPU_PREBUILT:-}
+if [ -n "$P" ] && LD_LIBRARY_PATH="$P:/usr/local/cuda/lib64:/usr/local/cuda/lib" \
+  "$P/te-rt-cuda-tests" --gtest_list_tests >/dev/null 2>"$OUT/prebuilt.log"; then
+  echo "using the prebuilt $P/te-rt-cuda-tests"
+  export LD_LIBRARY_PATH="$P:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  TESTS=$P/te-rt-cuda-tests
+else
+  [ -n "$P" ] && { echo "prebuilt binary does not start:"; head -5 "$OUT/prebuilt.log"; }
+  check OFF
+  if [ -f "$OUT/ctest-OFF.log" ] && grep -q "FAILED.*CudaCodec" "$OUT/ctest-OFF.log"; then
+    echo "hardware encoders differ from Format: rebuilding with software ones"
+    check ON
+  fi
 fi
 for v in ${TE_PERF_VARIANT_TESTS:-}; do
   start=$(date +%s)
-  env $(variantEnv "$v") "$B/cuda/test/te-rt-cuda-tests" \
+  env $(variantEnv "$v") "$TESTS" \
     --gtest_filter='CudaQuantize.PerTensor*:CudaQuantize.Float8Block:CudaQuantize.MXFP8' \
     >"$OUT/tests-$v.log" 2>&1
   echo "quantize tests ($v): rc=$? in $(($(date +%s) - start)) s"
