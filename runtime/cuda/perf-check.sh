@@ -18,7 +18,8 @@
 # Format, everything is rebuilt with -DTE_CUDA_SOFT_ENCODE=ON and repeated.
 # TE_GPU_PREBUILT=<dir>: use <dir>/te-rt-cuda-tests and <dir>/libte_rt.so
 # built elsewhere (sm_90a) instead of building; if that binary does not start
-# there, the runtime is built as usual. TE_PERF_NCU_TIMEOUT: seconds (120).
+# there, the runtime is built as usual. TE_PERF_NCU_TIMEOUT: seconds (120),
+# TE_PERF_TEST_TIMEOUT: seconds per TE_PERF_VARIANT_TESTS run (600).
 # Logs go to $OUT (default /tmp/te-gpu): ctest-*.log, perf.log, ncu-*.txt.
 # GoogleTest: the installed package, or sources in .gtest/ at the repo root.
 set -uo pipefail
@@ -104,7 +105,7 @@ else
 fi
 for v in ${TE_PERF_VARIANT_TESTS:-}; do
   start=$(date +%s)
-  env $(variantEnv "$v") "$TESTS" \
+  env $(variantEnv "$v") timeout "${TE_PERF_TEST_TIMEOUT:-600}" "$TESTS" \
     --gtest_filter='CudaQuantize.PerTensor*:CudaQuantize.Float8Block:CudaQuantize.MXFP8' \
     >"$OUT/tests-$v.log" 2>&1
   echo "quantize tests ($v): rc=$? in $(($(date +%s) - start)) s"
