@@ -112,15 +112,24 @@ __device__ __forceinline__ float groupAmax(const float *v) {
   return m;
 }
 
-/// One 1x16 group: scale code and 16 codes packed into 8 bytes (element i in
-/// nibble i), as quantizeNVFP4Block / the cpu backend's nvfp4SRGroup.
-__device__ __forceinline__ uint2 quantizeGroup(const float *v, float sEnc,
-                                               float sDec, bool sr,
-                                               uint64_t seed, uint64_t offset,
-                                               uint64_t index0, uint8_t *code) {
-  const uint8_t c = nvfp4BlockScaleCode(groupAmax(v), sEnc);
-  const float factor = nvfp4ElementFactor(c, sDec);
-  *code = c;
+/// Codes 0 .. kFactorCodes - 1: every E4M3 code of a non-negative, non-NaN
+/// block scale value (0x7E is the largest finite one).
+constexpr uint32_t kFactorCodes = 0x7F;
+
+/// Format's nvfp4ElementFactor(c, sDec): from `table` (the same function of
+/// the same sDec, evaluated once per code and thread block) for the codes it
+/// holds, else (negative or NaN block scales) computed here.
+__device__ __forceinline__ float elementFactor(const float *table, uint32_t c,
+                                               float sDec) {
+  return c < kFactorCodes ? table[c]
+                          : nvfp4ElementFactor(static_cast<uint8_t>(c), sDec);
+}
+
+/// The 16 E2M1 codes of v[i] * factor packed into 8 bytes (element i in
+/// nibble i), as nvfp4EncodeBlock / the cpu backend's nvfp4SRGroup.
+__device__ __forceinline__ uint2 encodeGroup(const float *v, float factor,
+                                             bool sr, uint64_t seed,
+                                             uint64_t offset, uint64_t index0) {
   uint32_t w[2] = {0u, 0u};
   if (sr) {
     // philoxRandomByte(seed, offset, index0 + i) for the 16 elements of a
@@ -148,6 +157,28 @@ __device__ __forceinline__ uint2 quantizeGroup(const float *v, float sEnc,
   return make_uint2(w[0], w[1]);
 }
 
+/// Two 1x16 groups v0, v1 (first elements index0, index1 of their
+/// representation): their scale codes, Format's nvfp4BlockScaleCode with the
+/// E4M3 encode through encodeFP8x4 (FastCodecs.cuh, Format's encodeE4M3 on
+/// all 2^32 floats), and their codes with the element factors from `table`.
+__device__ __forceinline__ void
+quantizeGroupPair(const float *v0, const float *v1, float sEnc, float sDec,
+                  const float *table, bool sr, uint64_t seed, uint64_t offset,
+                  uint64_t index0, uint64_t index1, uint8_t code[2],
+                  uint2 q[2]) {
+  const uint32_t codes =
+      encodeFP8x4(nvfp4BlockScaleValue(groupAmax(v0), sEnc),
+                  nvfp4BlockScaleValue(groupAmax(v1), sEnc), 0.0f, 0.0f,
+                  /*e5m2=*/false);
+  const uint32_t c0 = codes & 0xFFu, c1 = (codes >> 8) & 0xFFu;
+  code[0] = static_cast<uint8_t>(c0);
+  code[1] = static_cast<uint8_t>(c1);
+  q[0] =
+      encodeGroup(v0, elementFactor(table, c0, sDec), sr, seed, offset, index0);
+  q[1] =
+      encodeGroup(v1, elementFactor(table, c1, sDec), sr, seed, offset, index1);
+}
+
 template <InKind T>
 __global__ void __launch_bounds__(kThreads)
     nvfp4FusedKernel(const FastNVFP4Args a) {
@@ -157,6 +188,7 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kVecPerRow = kTK / kPerVec;           // 16 (bf16) or 32 (f32)
   constexpr int kLoads = kTM * kVecPerRow / kThreads; // 4 or 8
   __shared__ __align__(16) S tile[kTM * kLd];
+  __shared__ float factors[2][kFactorCodes]; // rowwise, columnwise
 
   const int64_t M = a.M, K = a.K;
   const int64_t tilesK = K / kTK;
@@ -177,11 +209,24 @@ __global__ void __launch_bounds__(kThreads)
     int v = t + i * kThreads, r = v / kVecPerRow, c = v % kVecPerRow;
     *reinterpret_cast<uint4 *>(tile + r * kLd + c * kPerVec) = buf[i];
   }
+  float sEncRow = 0.0f, sDecRow = 0.0f, sEncCol = 0.0f, sDecCol = 0.0f;
+  if (a.rowData) {
+    sEncRow = nvfp4GlobalEncodeScale(*a.amax, kE4M3Max);
+    sDecRow = nvfp4GlobalDecodeScale(sEncRow);
+  }
+  if (a.colData) {
+    sEncCol = nvfp4GlobalEncodeScale(*a.amaxCol, kE4M3Max);
+    sDecCol = nvfp4GlobalDecodeScale(sEncCol);
+  }
+  static_assert(kThreads >= 128 + kFactorCodes, "one table entry per thread");
+  if (t < static_cast<int>(kFactorCodes) && a.rowData)
+    factors[0][t] = nvfp4ElementFactor(static_cast<uint8_t>(t), sDecRow);
+  if (t >= 128 && t < 128 + static_cast<int>(kFactorCodes) && a.colData)
+    factors[1][t - 128] =
+        nvfp4ElementFactor(static_cast<uint8_t>(t - 128), sDecCol);
   __syncthreads();
 
   if (a.rowData) {
-    const float sEnc = nvfp4GlobalEncodeScale(*a.amax, kE4M3Max);
-    const float sDec = nvfp4GlobalDecodeScale(sEnc);
     const int r = t % kTM, c0 = (t / kTM) * 2 * kG;
     float v[2 * kG];
 #pragma unroll
@@ -192,20 +237,18 @@ __global__ void __launch_bounds__(kThreads)
     }
     const int64_t m = m0 + r, k = k0 + c0;
     uint8_t code[2];
-    uint2 q0 = quantizeGroup(v, sEnc, sDec, a.stochasticRounding, a.seed,
-                             a.rowOffset, uint64_t(m * K + k), &code[0]);
-    uint2 q1 = quantizeGroup(v + kG, sEnc, sDec, a.stochasticRounding, a.seed,
-                             a.rowOffset, uint64_t(m * K + k + kG), &code[1]);
+    uint2 q[2];
+    quantizeGroupPair(v, v + kG, sEncRow, sDecRow, factors[0],
+                      a.stochasticRounding, a.seed, a.rowOffset,
+                      uint64_t(m * K + k), uint64_t(m * K + k + kG), code, q);
     *reinterpret_cast<uint4 *>(a.rowData + m * (K / 2) + k / 2) =
-        make_uint4(q0.x, q0.y, q1.x, q1.y);
+        make_uint4(q[0].x, q[0].y, q[1].x, q[1].y);
     uint8_t *sc = a.rowScale + m * a.rowScaleStride + k / kG;
     sc[0] = code[0];
     sc[1] = code[1];
   }
 
   if (a.colData) {
-    const float sEnc = nvfp4GlobalEncodeScale(*a.amaxCol, kE4M3Max);
-    const float sDec = nvfp4GlobalDecodeScale(sEnc);
     if constexpr (T == InKind::F32) {
       // Thread t: rows r0 .. r0+31 of column t % 128 (two groups).
       const int c = t % kTK, r0 = (t / kTK) * 2 * kG;
@@ -219,12 +262,12 @@ __global__ void __launch_bounds__(kThreads)
       }
       const int64_t k = k0 + c, m = m0 + r0;
       uint8_t code[2];
-      uint2 q0 = quantizeGroup(v, sEnc, sDec, a.stochasticRounding, a.seed,
-                               a.colOffset, uint64_t(k * M + m), &code[0]);
-      uint2 q1 = quantizeGroup(v + kG, sEnc, sDec, a.stochasticRounding, a.seed,
-                               a.colOffset, uint64_t(k * M + m + kG), &code[1]);
+      uint2 q[2];
+      quantizeGroupPair(v, v + kG, sEncCol, sDecCol, factors[1],
+                        a.stochasticRounding, a.seed, a.colOffset,
+                        uint64_t(k * M + m), uint64_t(k * M + m + kG), code, q);
       *reinterpret_cast<uint4 *>(a.colData + k * (M / 2) + m / 2) =
-          make_uint4(q0.x, q0.y, q1.x, q1.y);
+          make_uint4(q[0].x, q[0].y, q[1].x, q[1].y);
       uint8_t *sc = a.colScale + k * a.colScaleStride + m / kG;
       sc[0] = code[0];
       sc[1] = code[1];
@@ -242,16 +285,22 @@ __global__ void __launch_bounds__(kThreads)
         v[0][i] = pair[0];
         v[1][i] = pair[1];
       }
+      if (a.rht) {
+        rht16(v[0], a.signMask, sigBits<T>());
+        rht16(v[1], a.signMask, sigBits<T>());
+      }
+      const int64_t k = k0 + c, m = m0 + r0;
+      uint8_t code[2];
+      uint2 q[2];
+      quantizeGroupPair(v[0], v[1], sEncCol, sDecCol, factors[1],
+                        a.stochasticRounding, a.seed, a.colOffset,
+                        uint64_t(k * M + m), uint64_t((k + 1) * M + m), code,
+                        q);
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        if (a.rht)
-          rht16(v[h], a.signMask, sigBits<T>());
-        const int64_t k = k0 + c + h, m = m0 + r0;
-        uint8_t code;
-        uint2 q = quantizeGroup(v[h], sEnc, sDec, a.stochasticRounding, a.seed,
-                                a.colOffset, uint64_t(k * M + m), &code);
-        *reinterpret_cast<uint2 *>(a.colData + k * (M / 2) + m / 2) = q;
-        a.colScale[k * a.colScaleStride + m / kG] = code;
+        *reinterpret_cast<uint2 *>(a.colData + (k + h) * (M / 2) + m / 2) =
+            q[h];
+        a.colScale[(k + h) * a.colScaleStride + m / kG] = code[h];
       }
     }
   }

@@ -199,11 +199,17 @@ TE_HD inline float nvfp4GlobalDecodeScale(float sEnc) {
   return reciprocalRN(sEnc);
 }
 
+/// The float that nvfp4BlockScaleCode encodes:
+/// fminf(blockAmax * (sEnc * fl(1/6)), FLT_MAX).
+TE_HD inline float nvfp4BlockScaleValue(float blockAmax, float sEnc) {
+  const float rcp6 = 1.0f / 6.0f;
+  return fminNum(blockAmax * (sEnc * rcp6), kFloatMax);
+}
+
 /// The stored E4M3 block scale code S_dec_b =
 /// e4m3(fminf(blockAmax * (sEnc * fl(1/6)), FLT_MAX)).
 TE_HD inline uint8_t nvfp4BlockScaleCode(float blockAmax, float sEnc) {
-  const float rcp6 = 1.0f / 6.0f;
-  return encodeE4M3(fminNum(blockAmax * (sEnc * rcp6), kFloatMax));
+  return encodeE4M3(nvfp4BlockScaleValue(blockAmax, sEnc));
 }
 
 /// The factor that multiplies every element of an NVFP4 block before the
