@@ -24,9 +24,16 @@
 //     transposes in registers (__byte_perm), staged in a swizzled 16 KB
 //     shared tile, stored as 16-byte chunks (8 lanes = one 128-byte row of
 //     the transpose). Tiles are walked in groups of 16 tile rows.
+//     Float8Block 1x128: a row's amax is reduce-scattered over its 16 lanes
+//     (each lane ends with one of the 8 rows), its scale computed there
+//     once and broadcast (reduceScatter8).
 //   mxfp8TileKernel: warp tiles of 32 rows x 64 columns; lane = 8 * rowGroup
 //     + colChunk; a 1x32 block is 4 neighbouring lanes, a 32x1 block the 4
-//     lanes of one colChunk (the columnwise copy is not transposed).
+//     lanes of one colChunk (the columnwise copy is not transposed). Each of
+//     the 4 lanes of a block group computes 2 of the 8 E8M0 codes, which are
+//     then gathered as bytes (scaleCodes2, gatherCodes8).
+//   currentFusedKernel: current scaling in one cooperative launch: amax
+//     pass, grid barrier, perTensorTileKernel's walk backwards.
 //   amaxFastKernel: 16-byte loads, 4 in flight per thread.
 // The first bandwidth kernels (perTensorFastKernel, mxfp8FastKernel,
 // blockFastKernel: warp tiles, transposed codes stored as 8-byte columns)
