@@ -19,6 +19,8 @@
 #include "te/Dialect/TE/IR/TEAttrs.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace mlir::te;
 
@@ -211,12 +213,17 @@ MlirAttribute mlirTENVFP4AttrGet(MlirContext ctx, MlirType dtype,
                                  const MlirTENVFP4Options *options) {
   MLIRContext *context = loadTE(ctx);
   MlirTENVFP4Options o = options ? *options : mlirTENVFP4OptionsGetDefault();
-  if (!isEnumValue(context, o.errMode, 2, "MlirTEErrMode"))
+  // The field may hold any int (C); loading it as the C++ enum is UB unless
+  // it is one of the cases (UBSan, -fsanitize=enum): read the int.
+  int errMode;
+  static_assert(sizeof(errMode) == sizeof(o.errMode), "C enums are ints");
+  std::memcpy(&errMode, &o.errMode, sizeof(errMode));
+  if (!isEnumValue(context, errMode, 2, "MlirTEErrMode"))
     return wrap(Attribute());
   return wrap(NVFP4Attr::getChecked(
       emitterFor(context), context, unwrap(dtype), o.rht, o.rhtSignMask,
       o.block2D, o.stochasticRounding, o.rowScaled, o.fourOverSix,
-      APFloat(o.e4m3Max), static_cast<ErrMode>(o.errMode)));
+      APFloat(o.e4m3Max), static_cast<ErrMode>(errMode)));
 }
 
 MlirTENVFP4Options mlirTENVFP4AttrGetOptions(MlirAttribute attr) {

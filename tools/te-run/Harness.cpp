@@ -648,9 +648,12 @@ bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,
       return true;
     size_t eq = v.find('=');
     char *end1 = nullptr, *end2 = nullptr;
+    // strtol's end pointer points into this string: it must outlive the
+    // `*end1` check below (ASan: stack-use-after-scope on a temporary).
+    std::string indexText = eq == std::string::npos ? "" : v.substr(0, eq);
     long index = eq == std::string::npos
                      ? -1
-                     : std::strtol(v.substr(0, eq).c_str(), &end1, 10);
+                     : std::strtol(indexText.c_str(), &end1, 10);
     double d2 =
         eq == std::string::npos ? 0 : std::strtod(v.c_str() + eq + 1, &end2);
     if (eq == std::string::npos || eq == 0 || *end1 || index < 0 ||
