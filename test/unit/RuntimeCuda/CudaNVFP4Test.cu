@@ -263,6 +263,64 @@ TEST(CudaNVFP4Codec, FastE2M1MatchesFormatOnAllFloatsOnHost) {
     EXPECT_EQ(bad[w], 0u) << "first mismatch at 0x" << std::hex << first[w];
 }
 
+TEST(CudaNVFP4Codec, DoubleToBF16FiniteMatchesFormatOnHost) {
+  // rht16's double tier rounds its sums with doubleToBF16Finite (round to
+  // odd to float, then RNE): against Format's doubleToBF16 at every bf16
+  // value and every midpoint between neighbours (both signs), +-3 double
+  // ulps and +-1 float ulp (+ a tail below the float's last bit) around
+  // them, beyond FLT_MAX, below float's subnormals, and on random doubles.
+  uint64_t checked = 0, bad = 0;
+  double firstBad = 0.0;
+  auto check = [&](double d) {
+    ++checked;
+    uint32_t got = bitsOf(te::rt::cuda::doubleToBF16Finite(d));
+    if (got != uint32_t(doubleToBF16(d)) << 16 && bad++ == 0)
+      firstBad = d;
+  };
+  auto bitsD = [](double d) {
+    uint64_t b;
+    std::memcpy(&b, &d, 8);
+    return b;
+  };
+  auto fromBits = [](uint64_t b) {
+    double d;
+    std::memcpy(&d, &b, 8);
+    return d;
+  };
+  for (uint32_t h = 0; h < 0x7F80u; ++h) {
+    const double lo = floatOf(h << 16);
+    const double hi = h + 1 == 0x7F80u ? 0x1p128 : floatOf((h + 1) << 16);
+    for (double c : {lo, (lo + hi) / 2})
+      for (double s : {1.0, -1.0}) {
+        const uint64_t cb = bitsD(c);
+        for (int k = -3; k <= 3; ++k)
+          if (k >= 0 || cb >= uint64_t(-k))
+            check(s * fromBits(cb + k));
+        const float cf = static_cast<float>(c);
+        for (float g : {std::nextafter(cf, 0.0f), std::nextafter(cf, 1e38f)}) {
+          check(s * g);
+          check(s * (double(g) + 0x1p-170));
+        }
+      }
+  }
+  for (double d : {0x1p128, 0x1.fffffep127, 0x1.fffffe1p127, 1e300, 0x1p-149,
+                   0x1p-150, 0x1.8p-150, 0x1p-1074, 0x1p-134, 0x1.8p-134,
+                   0x1.0000001p-134, 0x1p-133, 0.0}) {
+    check(d);
+    check(-d);
+  }
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 5000000; ++i) {
+    const uint64_t e = 1023 - 170 + rng() % 350; // float's range +- 40
+    check(fromBits((rng() & 0x800FFFFFFFFFFFFFull) | (e << 52)));
+  }
+  EXPECT_EQ(bad, 0u) << "of " << checked << "; first at " << firstBad;
+  EXPECT_EQ(bitsOf(te::rt::cuda::doubleToBF16Finite(-0.0)), 0x80000000u);
+  // Just above the midpoint of 1 and 1 + 2^-7, below float's last bit.
+  EXPECT_EQ(bitsOf(te::rt::cuda::doubleToBF16Finite(1.0 + 0x1p-8 + 0x1p-40)),
+            0x3F810000u);
+}
+
 //===----------------------------------------------------------------------===//
 // Bandwidth (not a test: --gtest_also_run_disabled_tests)
 //===----------------------------------------------------------------------===//
