@@ -145,10 +145,9 @@ __device__ __forceinline__ uint2 encodeGroup(const float *v, float factor,
     philox4x32(counter, key, rnd);
 #pragma unroll
     for (int i = 0; i < kG; ++i)
-      w[i / 8] |=
-          static_cast<uint32_t>(stochasticRoundE2M1(
-              v[i] * factor, static_cast<uint8_t>(rnd[i / 4] >> (8 * (i % 4)))))
-          << (4 * (i % 8));
+      w[i / 8] |= stochasticRoundE2M1Fast(v[i] * factor,
+                                          (rnd[i / 4] >> (8 * (i % 4))) & 0xFFu)
+                  << (4 * (i % 8));
   } else {
 #pragma unroll
     for (int i = 0; i < kG; ++i)

@@ -102,6 +102,33 @@ __host__ __device__ __forceinline__ uint32_t encodeE2M1Fast(float v) {
   return (tb - bias) | sign;
 }
 
+/// Format's stochasticRoundE2M1(v, r) without its search and division: for
+/// 0 <= |v| < 6 on the grid spacing q (0.5, 1, 2 as in encodeE2M1Fast),
+/// n = floor(|v| * 256 / q) is exact (|v| scaled by a power of two, then
+/// truncated); n >> 8 counts the steps to lo (the grid point at or below
+/// |v|), and n & 255 is Format's floor(256 t), t = (|v| - lo) / q. The code
+/// is lo's, plus one if (n & 255) + r >= 256. |v| >= 6 saturates, NaN is 0x7,
+/// the sign is kept. Checked against stochasticRoundE2M1 on the host
+/// (CudaNVFP4Test.cu: every float below 6 at both sides of its threshold) and
+/// on the GPU by the SR cases of CudaQuantize.
+__host__ __device__ __forceinline__ uint32_t
+stochasticRoundE2M1Fast(float v, uint32_t randomByte) {
+  const uint32_t b = format::bitsOf(v), a = b & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) // NaN: Format's RNE path, +6
+    return 0x7u;
+  const uint32_t sign = (b >> 28) & 0x8u;
+  if (a >= 0x40C00000u) // >= 6, +-inf
+    return sign | 0x7u;
+  const float x = format::floatOf(a);
+  const bool lo = x < 2.0f, mid = x < 4.0f;
+  const uint32_t n = static_cast<uint32_t>(x * (lo    ? 512.0f
+                                                : mid ? 256.0f
+                                                      : 128.0f));
+  const uint32_t first = lo ? 0u : mid ? 2u : 4u; // code of the binade's 0
+  return sign |
+         ((n >> 8) + first + ((n & 255u) + randomByte >= 256u ? 1u : 0u));
+}
+
 /// Format's doubleToBF16 for a finite x: x rounded toward zero to float,
 /// its last bit set if that was inexact (round to odd), then rounded to
 /// nearest even to bf16. Round to odd to a format with at least two more

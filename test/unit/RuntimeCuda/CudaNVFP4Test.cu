@@ -26,6 +26,7 @@
 
 #include "te/Format/Codecs.h"
 #include "te/Format/Hadamard.h"
+#include "te/Format/Philox.h"
 
 #include <gtest/gtest.h>
 
@@ -319,6 +320,58 @@ TEST(CudaNVFP4Codec, DoubleToBF16FiniteMatchesFormatOnHost) {
   // Just above the midpoint of 1 and 1 + 2^-7, below float's last bit.
   EXPECT_EQ(bitsOf(te::rt::cuda::doubleToBF16Finite(1.0 + 0x1p-8 + 0x1p-40)),
             0x3F810000u);
+}
+
+TEST(CudaNVFP4Codec, FastSRMatchesFormatOnHost) {
+  // Both stochasticRoundE2M1 and the fast one give lo for r < 256 - f and
+  // lo + 1 from there on (f = floor(256 t), t = (|v| - lo) / (hi - lo)).
+  // For every float below 6 of either sign (every 61st above), f is
+  // computed here in double from the grid, and the two functions must agree
+  // at r = 255 - f and r = 256 - f, where Format must step (so f was its f):
+  // then they agree for every r.
+  const double grid[8] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
+  const unsigned n =
+      std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::vector<uint64_t> bad(n, 0);
+  std::vector<uint32_t> first(n, 0);
+  std::vector<std::thread> workers;
+  for (unsigned w = 0; w < n; ++w)
+    workers.emplace_back([&, w] {
+      const uint64_t lo = (uint64_t(1) << 32) * w / n,
+                     hi = (uint64_t(1) << 32) * (w + 1) / n;
+      for (uint64_t u = lo; u < hi;) {
+        const uint32_t b = static_cast<uint32_t>(u);
+        const float v = floatOf(b);
+        const double a = std::fabs(static_cast<double>(v));
+        bool ok = true;
+        if (a < 6.0) {
+          int g = 0;
+          while (grid[g + 1] <= a)
+            ++g;
+          const unsigned f = static_cast<unsigned>(
+              std::floor(256.0 * (a - grid[g]) / (grid[g + 1] - grid[g])));
+          const unsigned r0 = 255 - f, r1 = 256 - f;
+          const uint8_t fmt0 = stochasticRoundE2M1(v, uint8_t(r0));
+          ok = te::rt::cuda::stochasticRoundE2M1Fast(v, r0) == fmt0;
+          if (f > 0) {
+            const uint8_t fmt1 = stochasticRoundE2M1(v, uint8_t(r1));
+            ok = ok && fmt1 == fmt0 + 1 &&
+                 te::rt::cuda::stochasticRoundE2M1Fast(v, r1) == fmt1;
+          }
+        } else {
+          for (unsigned r : {0u, 255u})
+            ok = ok && te::rt::cuda::stochasticRoundE2M1Fast(v, r) ==
+                           stochasticRoundE2M1(v, uint8_t(r));
+        }
+        if (!ok && bad[w]++ == 0)
+          first[w] = b;
+        u += (b & 0x7FFFFFFFu) < 0x40C00000u ? 1 : 61;
+      }
+    });
+  for (std::thread &t : workers)
+    t.join();
+  for (unsigned w = 0; w < n; ++w)
+    EXPECT_EQ(bad[w], 0u) << "first mismatch at 0x" << std::hex << first[w];
 }
 
 //===----------------------------------------------------------------------===//
