@@ -233,11 +233,36 @@ bool makeQTensor(Stager &st, const char *where, const void *desc, int32_t usage,
 #include "te_rt_abi.def"
 #undef TE_RT_ABI_ARG
 
-void te_rt_mlir_quantize_impl(const te_rt_mlir_quantize_args &a) {
-  const char *where = "te.quantize";
-  te_rt_context *ctx = activeContext(where);
-  if (!ctx)
-    return;
+/// The communicator registered for `group` on this thread, matching the
+/// context's backend; null (after recording why) otherwise.
+te_rt_comm *groupComm(te_rt_context *ctx, const char *where,
+                      const char *group) {
+  te_rt_comm *comm = nullptr;
+  if (te_rt_comm_lookup_group(group, &comm) != TE_RT_OK) {
+    record(TE_RT_INVALID_ARGUMENT, where, te_rt_last_error());
+    return nullptr;
+  }
+  te_rt_comm_kind kind = TE_RT_COMM_CPU;
+  te_rt_backend backend = TE_RT_BACKEND_CPU;
+  te_rt_comm_info(comm, &kind, nullptr, nullptr);
+  te_rt_context_get_backend(ctx, &backend);
+  if ((kind == TE_RT_COMM_CPU) != (backend == TE_RT_BACKEND_CPU)) {
+    record(TE_RT_INVALID_ARGUMENT, where,
+           (std::string("process group '") + group + "' has " +
+            (kind == TE_RT_COMM_CPU ? "a CPU-group" : "an NCCL") +
+            " communicator, which needs a " +
+            (kind == TE_RT_COMM_CPU ? "cpu" : "cuda") + " context")
+               .c_str());
+    return nullptr;
+  }
+  return comm;
+}
+
+/// te_rt_mlir_quantize and te_rt_mlir_quantize_group (comm non-null: with
+/// amax reduction).
+template <typename Args>
+void quantize(const Args &a, te_rt_context *ctx, te_rt_comm *comm,
+              const char *where) {
   Stager st(ctx, where);
   void *bufs[] = {a.buf0, a.buf1, a.buf2, a.buf3, a.buf4, a.buf5};
   te_rt_qtensor q;
@@ -253,9 +278,26 @@ void te_rt_mlir_quantize_impl(const te_rt_mlir_quantize_args &a) {
   qa.amax = static_cast<float *>(st.stage(a.amax, 4, false, true));
   qa.seed = static_cast<uint64_t>(a.seed);
   qa.offset = static_cast<uint64_t>(a.offset);
-  if (!st.ok() || !st.check(te_rt_quantize(ctx, &x, &q, &qa)))
+  if (!st.ok() || !st.check(comm ? te_rt_comm_quantize(ctx, comm, &x, &q, &qa)
+                                 : te_rt_quantize(ctx, &x, &q, &qa)))
     return;
   st.finish();
+}
+
+void te_rt_mlir_quantize_impl(const te_rt_mlir_quantize_args &a) {
+  const char *where = "te.quantize";
+  if (te_rt_context *ctx = activeContext(where))
+    quantize(a, ctx, nullptr, where);
+}
+
+void te_rt_mlir_quantize_group_impl(const te_rt_mlir_quantize_group_args &a) {
+  const char *where = "te.quantize";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx)
+    return;
+  if (te_rt_comm *comm =
+          groupComm(ctx, where, static_cast<const char *>(a.group)))
+    quantize(a, ctx, comm, where);
 }
 
 void te_rt_mlir_dequantize_impl(const te_rt_mlir_dequantize_args &a) {
@@ -378,25 +420,9 @@ void te_rt_mlir_allreduce_max_impl(const te_rt_mlir_allreduce_max_args &a) {
   te_rt_context *ctx = activeContext(where);
   if (!ctx)
     return;
-  const char *group = static_cast<const char *>(a.group);
-  te_rt_comm *comm = nullptr;
-  if (te_rt_comm_lookup_group(group, &comm) != TE_RT_OK) {
-    record(TE_RT_INVALID_ARGUMENT, where, te_rt_last_error());
+  te_rt_comm *comm = groupComm(ctx, where, static_cast<const char *>(a.group));
+  if (!comm)
     return;
-  }
-  te_rt_comm_kind kind = TE_RT_COMM_CPU;
-  te_rt_backend backend = TE_RT_BACKEND_CPU;
-  te_rt_comm_info(comm, &kind, nullptr, nullptr);
-  te_rt_context_get_backend(ctx, &backend);
-  if ((kind == TE_RT_COMM_CPU) != (backend == TE_RT_BACKEND_CPU)) {
-    record(TE_RT_INVALID_ARGUMENT, where,
-           (std::string("process group '") + group + "' has " +
-            (kind == TE_RT_COMM_CPU ? "a CPU-group" : "an NCCL") +
-            " communicator, which needs a " +
-            (kind == TE_RT_COMM_CPU ? "cpu" : "cuda") + " context")
-               .c_str());
-    return;
-  }
   Stager st(ctx, where);
   float *buf = static_cast<float *>(st.stage(a.buf, a.n * 4, true, true));
   if (!st.ok() || !st.check(te_rt_allreduce_max(comm, buf, a.n, nullptr)))

@@ -125,3 +125,30 @@ func.func @dynamic_history(%a: tensor<1xf32>, %h: tensor<?xf32>, %s: tensor<1xf3
   %h2, %s2 = te.update_scale %a, %h, %s {quantizer = #te.delayed<f8E4M3FN, history = 16>} : tensor<?xf32>
   return %h2, %s2 : tensor<?xf32>, tensor<1xf32>
 }
+
+// -----
+
+func.func @group_delayed(%x: memref<32x64xf32>, %s: memref<1xf32>, %d: memref<32x64xf8E4M3FN>, %si: memref<1xf32>, %a: memref<1xf32>) {
+  // expected-error @+1 {{reduces its amax across a group only with current scaling or NVFP4 (not row-scaled); delayed scaling reduces with te.allreduce_max before te.update_scale, block and MX scales are local}}
+  te.quantize_buffers %x scale(%s : memref<1xf32>) quantizer #te.delayed<f8E4M3FN> usage rowwise group "tp"
+      outs(%d, %si, %a : memref<32x64xf8E4M3FN>, memref<1xf32>, memref<1xf32>) : memref<32x64xf32>
+  return
+}
+
+// -----
+
+func.func @group_mxfp8(%x: memref<32x64xbf16>, %d: memref<32x64xf8E4M3FN>, %s: memref<128x4xf8E8M0FNU>) {
+  // expected-error @+1 {{reduces its amax across a group only with current scaling or NVFP4 (not row-scaled)}}
+  te.quantize_buffers %x quantizer #te.mxfp8<f8E4M3FN> usage rowwise group "tp"
+      outs(%d, %s : memref<32x64xf8E4M3FN>, memref<128x4xf8E8M0FNU>) : memref<32x64xbf16>
+  return
+}
+
+// -----
+
+func.func @group_empty(%x: memref<32x64xbf16>, %d: memref<32x64xf8E4M3FN>, %s: memref<1xf32>) {
+  // expected-error @+1 {{needs a non-empty process group name}}
+  te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise group ""
+      outs(%d, %s : memref<32x64xf8E4M3FN>, memref<1xf32>) : memref<32x64xbf16>
+  return
+}

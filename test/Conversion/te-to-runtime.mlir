@@ -127,3 +127,19 @@ func.func @allreduce(%in: memref<2xf32>, %out: memref<2xf32>) {
   te.allreduce_max_buffers %out group "tp" outs(%out : memref<2xf32>) : memref<2xf32>
   return
 }
+
+// -----
+
+// te.quantize_buffers with a group: te_rt_mlir_quantize_group, the group's
+// name first, then te_rt_mlir_quantize's arguments.
+// CHECK-DAG: func.func private @te_rt_mlir_quantize_group(!llvm.ptr, !llvm.ptr, i32, i32, i64, i64, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64)
+// CHECK-DAG: memref.global "private" constant @__te_string_0 : memref<3xi8> = dense<[116, 112, 0]>
+// CHECK-LABEL: func.func @quantize_group
+// CHECK: %[[G:.*]] = memref.get_global @__te_string_0
+// CHECK: call @te_rt_mlir_quantize_group(
+// CHECK-NOT: call @te_rt_mlir_quantize(
+func.func @quantize_group(%x: memref<32x64xbf16>, %d: memref<32x64xf8E4M3FN>, %s: memref<1xf32>) {
+  te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise group "tp"
+      outs(%d, %s : memref<32x64xf8E4M3FN>, memref<1xf32>) : memref<32x64xbf16>
+  return
+}

@@ -348,13 +348,13 @@ LogicalResult Lowering::lower(QuantizeBuffersOp op) {
     outs = outs.drop_back();
   }
   auto [rows, cols] = flatten(b, loc, op.getInput());
-  SmallVector<Value> args{descriptor(b, loc, q),
-                          i32c(b, loc, static_cast<int64_t>(op.getUsage())),
-                          i32c(b, loc, targetCode(op)),
-                          rows,
-                          cols,
-                          i32c(b, loc, *xDtype),
-                          operandPointer(b, loc, op.getInput(), true, false)};
+  SmallVector<Value> args;
+  if (std::optional<StringRef> group = op.getGroup())
+    args.push_back(cString(b, loc, *group));
+  args.append({descriptor(b, loc, q),
+               i32c(b, loc, static_cast<int64_t>(op.getUsage())),
+               i32c(b, loc, targetCode(op)), rows, cols, i32c(b, loc, *xDtype),
+               operandPointer(b, loc, op.getInput(), true, false)});
   if (failed(appendBuffers(op, b, loc, outs, false, true, args)))
     return failure();
   args.push_back(op.getScale()
@@ -364,7 +364,9 @@ LogicalResult Lowering::lower(QuantizeBuffersOp op) {
                       : null(b, loc));
   args.push_back(op.getSeed() ? op.getSeed() : i64c(b, loc, 0));
   args.push_back(op.getOffset() ? op.getOffset() : i64c(b, loc, 0));
-  call(b, loc, "te_rt_mlir_quantize", args);
+  call(b, loc,
+       op.getGroup() ? "te_rt_mlir_quantize_group" : "te_rt_mlir_quantize",
+       args);
   op.erase();
   return success();
 }

@@ -4,8 +4,9 @@
 // and te_rt_mlir_allreduce_max, the entry point compiled te.allreduce_max
 // calls: it finds the communicator by the group's name, reduces in place and
 // reports failures through the sticky status (te_rt_current_status /
-// te_rt_current_error). The oracle of the reduction is the elementwise
-// maximum computed here from the ranks' inputs.
+// te_rt_current_error); te_rt_mlir_quantize_group, the quantization with
+// amax reduction. The oracles are the elementwise maximum computed here from
+// the ranks' inputs and the spec's scale computed by hand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,8 +16,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -168,6 +171,85 @@ TEST(CommEntryPoint, ThreeRanksReduceByName) {
       EXPECT_EQ(out[r][i], want[i]) << "rank " << r << " element " << i;
   }
   te_rt_comm_cpu_group_destroy(group);
+}
+
+/// The descriptor of #te.current<f8E4M3FN> as compiled code passes it:
+/// TE_RT_ABI_QUANTIZER_MAGIC, then the fields of te_rt_abi.def.
+std::vector<int64_t> currentE4M3Descriptor() {
+  te_rt_quantizer q;
+  te_rt_quantizer_init_default(&q);
+  q.recipe = TE_RT_RECIPE_CURRENT;
+  q.dtype = TE_RT_E4M3;
+  std::vector<int64_t> d{TE_RT_ABI_QUANTIZER_MAGIC};
+  auto field = [&](auto v) {
+    if constexpr (std::is_same_v<decltype(v), float>) {
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      d.push_back(bits);
+    } else {
+      d.push_back(static_cast<int64_t>(v));
+    }
+  };
+#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg) field(q.c);
+#include "te_rt_abi.def"
+  return d;
+}
+
+TEST(CommEntryPoint, QuantizeGroupReducesTheAmax) {
+  // Two ranks, each a 2x4 f32 shard; rank 1 holds the global amax 7. With
+  // the reduction both use scale = 448 / 7 = 64 (te-formats.md §3.2), so
+  // scale_inv = 1/64 on both (rank 0 alone would have 448 / 3.5 = 128) and
+  // rank 0's 1.0 becomes E4M3 64 = 0x68 (sign 0, exponent field 6 + bias 7
+  // = 13 = 0b1101, mantissa 0: 0b0'1101'000).
+  float x[2][8] = {{1.0f, -3.5f, 0.5f, 0.0f, 2.0f, 0.25f, -1.0f, 3.0f},
+                   {7.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -2.0f}};
+  std::vector<int64_t> desc = currentE4M3Descriptor();
+  te_rt_comm_cpu_group *group = nullptr;
+  ASSERT_EQ(te_rt_comm_cpu_group_create(2, &group), TE_RT_OK);
+  uint8_t data[2][8];
+  float scaleInv[2] = {0, 0};
+  te_rt_status status[2];
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      Current current;
+      te_rt_comm *comm = nullptr;
+      te_rt_comm_create_cpu(group, r, &comm);
+      te_rt_comm_register_group("tp", comm);
+      te_rt_mlir_quantize_group(const_cast<char *>("tp"), desc.data(),
+                                TE_RT_ROWWISE, TE_RT_SM90, 2, 4, TE_RT_F32,
+                                x[r], data[r], &scaleInv[r], nullptr, nullptr,
+                                nullptr, nullptr, nullptr, nullptr, 0, 0);
+      status[r] = static_cast<te_rt_status>(te_rt_current_status());
+      te_rt_comm_unregister_group("tp");
+      te_rt_comm_destroy(comm);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  te_rt_comm_cpu_group_destroy(group);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(status[r], TE_RT_OK) << "rank " << r;
+    EXPECT_EQ(scaleInv[r], 1.0f / 64.0f) << "rank " << r;
+  }
+  EXPECT_EQ(data[0][0], 0x68);
+}
+
+TEST(CommEntryPoint, QuantizeGroupUnknownGroup) {
+  Current current;
+  std::vector<int64_t> desc = currentE4M3Descriptor();
+  float x[4] = {1, 2, 3, 4};
+  uint8_t data[4];
+  float scaleInv = 0;
+  te_rt_mlir_quantize_group(const_cast<char *>("dp"), desc.data(),
+                            TE_RT_ROWWISE, TE_RT_SM90, 1, 4, TE_RT_F32, x, data,
+                            &scaleInv, nullptr, nullptr, nullptr, nullptr,
+                            nullptr, nullptr, 0, 0);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_STREQ(static_cast<const char *>(te_rt_current_error()),
+               "te.quantize: no communicator is registered for process group "
+               "'dp' on this thread (te_rt_comm_register_group; te-run "
+               "--comm-group dp=cpu:1)");
+  EXPECT_EQ(scaleInv, 0.0f); // nothing written
 }
 
 } // namespace

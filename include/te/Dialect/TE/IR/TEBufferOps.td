@@ -68,6 +68,14 @@ def TE_QuantizeBuffersOp : TE_BufferOp<"quantize_buffers",
     `scale` (delayed scaling) and `seed` / `offset` (stochastic rounding) are
     as on `te.quantize`.
 
+    With `group`, the amax is reduced across the ranks of that process group
+    before the cast (TransformerEngine's `with_amax_reduction`, the runtime's
+    `te_rt_comm_quantize`): for current scaling the per-tensor amax, for
+    NVFP4 (not row-scaled) the rowwise and columnwise global amaxes. Other
+    recipes take no `group`: delayed scaling reduces its amax with
+    `te.allreduce_max` before `te.update_scale`, block and MX scales are
+    local.
+
     On tensors it returns the written buffers (one result per `outs`
     operand); on memrefs it writes them and has no results.
 
@@ -88,13 +96,14 @@ def TE_QuantizeBuffersOp : TE_BufferOp<"quantize_buffers",
     Optional<I64>:$offset,
     Variadic<TE_TensorOrMemRef>:$outs,
     TE_QuantizerAttrInterface:$quantizer,
-    TE_UsageProp:$usage
+    TE_UsageProp:$usage,
+    OptionalAttr<StrAttr>:$group
   );
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $input (`scale` `(` $scale^ `:` type($scale) `)`)?
     (`seed` $seed^)? (`offset` $offset^)?
-    `quantizer` qualified($quantizer) `usage` $usage
+    `quantizer` qualified($quantizer) `usage` $usage (`group` $group^)?
     `outs` `(` $outs `:` type($outs) `)` attr-dict
     `:` type($input) (`->` type($results)^)?
   }];
