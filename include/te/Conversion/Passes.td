@@ -19,7 +19,7 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
 
     | op | entry point |
     |---|---|
-    | `te.quantize_buffers` | `te_rt_mlir_quantize` |
+    | `te.quantize_buffers` | `te_rt_mlir_quantize` (`te_rt_mlir_quantize_group`, the group's name first, with `group`) |
     | `te.dequantize_buffers` | `te_rt_mlir_dequantize` |
     | `te.gemm_buffers` | `te_rt_mlir_gemm` |
     | `te.amax_buffers` | `te_rt_mlir_amax` |
