@@ -337,8 +337,7 @@ __global__ void __launch_bounds__(kThreads)
         v[i] = cols[i][c];
         m = fmaxf(m, absBits(v[i]));
       }
-      rht16(v, signMask, sigBits<T>());
-      mt = fmaxf(mt, groupAmax(v));
+      mt = fmaxf(mt, rht16Amax(v, signMask, sigBits<T>()));
     }
   }
 #pragma unroll

@@ -240,6 +240,62 @@ __host__ __device__ __forceinline__ void rht16(float v[16], uint32_t signMask,
   for (int j = 0; j < 16; ++j)
     v[j] = doubleToBF16Finite(u[j] + 0.0);
 }
+
+/// max_j |rht16(v)_j| (v unchanged): in rht16's float and double tiers the
+/// max of the exact |sums|, rounded once (RNE to bf16 is monotone and odd,
+/// so rounding the largest magnitude gives the largest rounded one);
+/// otherwise rht16 and the max of its results (fmaxf: NaNs ignored).
+__host__ __device__ __forceinline__ float
+rht16Amax(const float v[16], uint32_t signMask, int sigBits) {
+  uint32_t mx = 0u, mn = 0x7FFFFFFFu;
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    uint32_t b = format::bitsOf(v[i]) & 0x7FFFFFFFu;
+    mx = b > mx ? b : mx;
+    mn = b != 0u && b < mn ? b : mn;
+  }
+  const int span = static_cast<int>(mx >> 23) - static_cast<int>(mn >> 23);
+  if (mx >= 0x7F800000u || span > 48 - sigBits) {
+    float w[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+      w[i] = v[i];
+    rht16Sequential(w, signMask);
+    float m = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+      m = fmaxf(m, format::floatOf(format::bitsOf(w[j]) & 0x7FFFFFFFu));
+    return m;
+  }
+  if (span <= 19 - sigBits && mx < 0x7E800000u) {
+    float u[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      float t = 0.25f * v[i];
+      u[i] = ((signMask >> i) & 1u) ? -t : t;
+    }
+    fwht16(u);
+    uint32_t m = 0u; // non-negative floats order as their bits
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      uint32_t b = format::bitsOf(u[j]) & 0x7FFFFFFFu;
+      m = b > m ? b : m;
+    }
+    return format::bf16ToFloat(format::floatToBF16(format::floatOf(m)));
+  }
+  double u[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    double t = 0.25 * static_cast<double>(v[i]);
+    u[i] = ((signMask >> i) & 1u) ? -t : t;
+  }
+  fwht16(u);
+  double m = 0.0;
+#pragma unroll
+  for (int j = 0; j < 16; ++j)
+    m = fmax(m, fabs(u[j]));
+  return doubleToBF16Finite(m);
+}
 #endif
 
 } // namespace te::rt::cuda

@@ -218,6 +218,30 @@ TEST(CudaNVFP4Codec, FastRHTMatchesFormatOnHost) {
     }
 }
 
+TEST(CudaNVFP4Codec, FastRHTAmaxMatchesFormatOnHost) {
+  // The amax pass's rht16Amax against the largest |Format rht16 result| of
+  // each chunk (NaNs ignored, as the pass's fmaxf does), same chunks as above.
+  const int n = 61 * 13 * 40;
+  for (int sigBits : {8, 11, 24})
+    for (uint32_t mask : {0xD7E8u, 0x0u, 0xFFFFu}) {
+      std::vector<float> h = rhtChunks(sigBits, n, 7u * sigBits + mask);
+      int bad = 0, first = -1;
+      for (int c = 0; c < n; ++c) {
+        uint16_t want[16];
+        rht16(h.data() + 16 * c, mask, want);
+        float m = 0.0f;
+        for (int j = 0; j < 16; ++j)
+          m = std::fmax(m, std::fabs(bf16ToFloat(want[j])));
+        float got = te::rt::cuda::rht16Amax(h.data() + 16 * c, mask, sigBits);
+        if (bitsOf(got) != bitsOf(m) && bad++ == 0)
+          first = c;
+      }
+      EXPECT_EQ(bad, 0) << "sigBits " << sigBits << " mask 0x" << std::hex
+                        << mask << std::dec << ": first differing chunk "
+                        << first << " (span " << first % 61 << ")";
+    }
+}
+
 TEST(CudaNVFP4Codec, FastE2M1MatchesFormatOnHost) {
   // Every grid point, tie and neighbour by hand, then every 257th pattern.
   const float edges[] = {0.0f, 0.25f, 0.75f, 1.25f,  1.75f,    2.5f, 3.5f,
