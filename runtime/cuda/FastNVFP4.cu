@@ -11,10 +11,11 @@
 //    of x's own type (bf16/f16/f32; rows padded by 16 bytes so that the
 //    16-byte row reads below are conflict-free); no fp32 staging copy.
 //  * rowwise: thread t owns 32 elements of row t % 64 (two 1x16 groups):
-//    block amax, Format's E4M3 block scale and element factor, E2M1 codes
-//    (encodeE2M1Fast, or Format's stochasticRoundE2M1 with the bytes of one
-//    philox4x32 per group at philoxRandomByte's counter), one 16-byte store
-//    of 32 codes.
+//    block amax, Format's block scale value encoded by the hardware E4M3
+//    cvt (encodeFP8x4), the element factor from a per-block table of
+//    Format's nvfp4ElementFactor, E2M1 codes (encodeE2M1Fast, or
+//    stochasticRoundE2M1Fast with the bytes of one philox4x32 per group at
+//    philoxRandomByte's counter), one 16-byte store of 32 codes.
 //  * columnwise (bf16/f16): thread t owns 16 rows of the columns
 //    2 (t % 64), +1 (one 32-bit shared-memory word per row; one 16x1 group,
 //    an RHT chunk when the RHT is on, per column), each stored transposed
@@ -25,8 +26,10 @@
 //    exact, else Format's sequential double sum; the same bf16 results.
 // The global amaxes come from a first pass (the amax fast path, or
 // nvfp4AmaxRHTKernel with the RHT). Every value is computed by Format's
-// functions or provably equal to them (encodeE2M1Fast, rht16: tested
-// against Format in CudaNVFP4Test.cu), so the bits are the cpu backend's.
+// functions or provably equal to them (encodeE2M1Fast,
+// stochasticRoundE2M1Fast, rht16, rht16Amax: tested against Format in
+// CudaNVFP4Test.cu; encodeFP8x4 in CudaFastPathTest.cu), so the bits are the
+// cpu backend's.
 //
 //===----------------------------------------------------------------------===//
 

@@ -12,8 +12,9 @@
 //   pass 2: launchNVFP4QuantizeFast (x read once into a shared-memory tile,
 //           both representations written from it).
 // The bits are the cpu backend's: the scale math is Format's (ScaleRules.h),
-// the RHT sums in Format's order (Hadamard.h), the E2M1 encoder
-// (encodeE2M1Fast) is checked against Format's encodeE2M1 on all 2^32 floats
+// the RHT gives Format's sums (Hadamard.h), and the element routines here
+// (encodeE2M1Fast, stochasticRoundE2M1Fast, doubleToBF16Finite, rht16,
+// rht16Amax) are checked against Format's
 // (test/unit/RuntimeCuda/CudaNVFP4Test.cu).
 //
 //===----------------------------------------------------------------------===//
