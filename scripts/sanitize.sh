@@ -5,6 +5,7 @@
 #   scripts/sanitize.sh            configure, build, ctest -LE 'gpu|fuzz$'
 #                                  (then lit's Plugin/ tests, see below)
 #   scripts/sanitize.sh build      configure and build only
+#   scripts/sanitize.sh check      the tests only, on what build-asan has
 #
 # gcc is fine. libMLIR.so (Debian's) is not instrumented; te's code linked
 # into te-opt is. The CUDA backend is off (nvcc would not take the flags; run
@@ -31,7 +32,7 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit" \
     -DMLIR_LINK_MLIR_DYLIB=ON -DTE_ENABLE_CUDA=OFF
 fi
-ninja -C "$BUILD_DIR" -j "${TE_ASAN_JOBS:-2}"
+[ "${1:-test}" = check ] || ninja -C "$BUILD_DIR" -j "${TE_ASAN_JOBS:-2}"
 [ "${1:-test}" = build ] && exit 0
 
 # halt_on_error: the first report ends the process (and fails its test).
