@@ -11,7 +11,6 @@
 
 #include "te/Conversion/Passes.h"
 
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -127,11 +126,19 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   add("canonicalize");
   add("one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map}");
-  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
-    llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
-  bufferization::BufferDeallocationPipelineOptions dealloc;
-  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
-  pipeline.clear();
+  // bufferization::buildBufferDeallocationPipeline's passes, with
+  // te-split-deallocs before buffer-deallocation-simplification, which is
+  // quadratic in the size of the one bufferization.dealloc that ends a
+  // straight-line function (docs/performance.md "Compile time").
+  add("expand-realloc{emit-deallocs=false}");
+  add("canonicalize");
+  add("ownership-based-buffer-deallocation");
+  add("canonicalize");
+  addIfRegistered("te-split-deallocs", "te-split-deallocs");
+  add("buffer-deallocation-simplification");
+  add("bufferization-lower-deallocations");
+  add("cse");
+  add("canonicalize");
   add("convert-te-to-runtime");
   if (options.lowerToLLVM) {
     // bufferization.clone (a returned buffer the deallocation pipeline

@@ -358,7 +358,7 @@ void ShapeInference::inferOp(Operation *op) {
     return;
   }
   // Other te ops infer their result types (te.linear, te.linear_grad).
-  if (isa<TEDialect>(op->getDialect()))
+  if (isa_and_nonnull<TEDialect>(op->getDialect()))
     if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
       // Silently here (the inference runs to a fixpoint); finish() reports.
       SmallVector<Type> types;
