@@ -39,6 +39,8 @@ fi
 # detect_leaks: te leaks nothing; MLIR's own process-lifetime singletons are
 # reachable and not reported.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0:allocator_may_return_null=1:allow_user_poisoning=0}
+# The AOT test links its driver: with the sanitizer runtimes, like the rest.
+export TE_AOT_CXXFLAGS="-fsanitize=address,undefined"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$BUILD_DIR"
 # Two tests cannot run as they are here:

@@ -7,7 +7,7 @@
 #       -filetype=obj. Writes OUT.o and OUT.sig (the entry's signature for
 #       te-aot-run). Needs the MLIR build (TE_BUILD_DIR, default build) and
 #       LLVM 22 (LLVM_PREFIX, default /usr/lib/llvm-22).
-#   scripts/te-aot.sh link OBJ.o EXE RUNTIME_BUILD_DIR
+#   scripts/te-aot.sh link OBJ.o EXE RUNTIME_BUILD_DIR   (extra compiler flags: TE_AOT_CXXFLAGS)
 #       Links OBJ.o with the driver tools/te-run/aot_main.cpp and
 #       RUNTIME_BUILD_DIR/lib*/libte_rt.so into EXE. Needs only a C++17
 #       compiler and a runtime build (cmake -S runtime): no MLIR, so it runs
@@ -51,7 +51,7 @@ else
   obj=$1; exe=$2; rt=$3
   lib=$(dirname "$(find "$rt" -name 'libte_rt.so' | head -1)")
   [ -n "$lib" ] && [ -f "$lib/libte_rt.so" ] || { echo "te-aot.sh: no libte_rt.so under $rt" >&2; exit 1; }
-  ${CXX:-c++} -std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib" \
+  ${CXX:-c++} ${TE_AOT_CXXFLAGS:-} -std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib" \
     "$ROOT/tools/te-run/aot_main.cpp" "$ROOT/tools/te-run/Harness.cpp" "$ROOT/runtime/lib/Npy.cpp" \
     "$obj" -L"$lib" -lte_rt -Wl,-rpath,"$lib" -Wl,--export-dynamic -ldl -lm -o "$exe"
   echo "te-aot.sh: linked $exe"

@@ -19,6 +19,8 @@ config.substitutions.append(("%te_lib_dir", config.te_lib_dir))
 config.substitutions.append(("%python", config.host_python))
 
 llvm_config.use_default_substitutions()
+# scripts/sanitize.sh links the AOT driver with the sanitizer runtimes.
+llvm_config.with_system_environment(["TE_AOT_CXXFLAGS"])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.te_tools_dir, config.llvm_tools_dir]

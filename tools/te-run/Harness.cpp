@@ -9,6 +9,7 @@
 #include "Npy.h"
 #include "te/Format/Codecs.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -414,6 +415,29 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
   }
   if (repeat < 1)
     repeat = 1;
+  // The memrefs the compiled function returns are owned by the caller (the
+  // deallocation pipeline hands them over). Free each distinct allocation once,
+  // except those that are an argument's (a result may alias an argument) or a
+  // global's (memref.get_global gives the allocated pointer 0xdeadbeef).
+  auto freeReturnedBuffers = [&]() {
+    // Addresses as integers: they are compared, never dereferenced.
+    std::vector<int64_t> keep = {0, 0xdeadbeef}, freed;
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!args[i].type.scalar)
+        keep.push_back(descs[i][0]);
+    for (size_t r = 0; r < sig.results.size(); ++r) {
+      if (sig.results[r].scalar)
+        continue;
+      const int64_t *d = reinterpret_cast<const int64_t *>(
+          reinterpret_cast<const uint8_t *>(resultStruct.data()) + offsets[r]);
+      int64_t allocated = d[0];
+      if (std::find(keep.begin(), keep.end(), allocated) != keep.end() ||
+          std::find(freed.begin(), freed.end(), allocated) != freed.end())
+        continue;
+      freed.push_back(allocated);
+      std::free(reinterpret_cast<void *>(static_cast<intptr_t>(allocated)));
+    }
+  };
   auto start = std::chrono::steady_clock::now();
   for (int r = 0; r < repeat; ++r) {
     if (!dispatch(ptrs.size(), fn, ptrs.data(),
@@ -423,8 +447,7 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     }
     if (r + 1 == repeat)
       break;
-    // Results of earlier calls are not freed: memrefs the function returns
-    // may alias each other or its arguments.
+    freeReturnedBuffers();
   }
   auto end = std::chrono::steady_clock::now();
   seconds = std::chrono::duration<double>(end - start).count() / repeat;
@@ -466,6 +489,7 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     }
     results.push_back(std::move(b));
   }
+  freeReturnedBuffers();
   return true;
 }
 
