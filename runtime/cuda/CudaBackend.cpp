@@ -424,7 +424,12 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
     TE_CUDA_CHECK(amaxes.allocate(2 * sizeof(float)), "cudaMallocAsync");
     float *amax = amaxes.as<float>();
     const float *amaxCol = amax;
-    if (c.rht && iCd >= 0) { // (amax_in is the cpu backend's only, te_rt.h)
+    if (o.amaxIn) { // external amaxes (te_rt.h, e.g. all-reduced): no pass 1
+      TE_CUDA_CHECK(cudaMemcpyAsync(amax, o.amaxIn, 2 * sizeof(float),
+                                    cudaMemcpyDeviceToDevice, stream),
+                    "copying args->amax_in");
+      amaxCol = amax + 1;
+    } else if (c.rht && iCd >= 0) {
       TE_CUDA_CHECK(cuda::launchNVFP4AmaxRHT(x.data, x.dtype, M, K,
                                              c.rhtSignMask, amax, stream),
                     "NVFP4 amax/RHT amax kernel");
@@ -486,6 +491,10 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
     rowAmax = rowAmaxTemp.as<float>();
     TE_CUDA_CHECK(cuda::launchRowAmax(xf, M, K, rowAmax, stream),
                   "row amax kernel");
+  } else if (o.amaxIn) { // external amaxes: [0] rowwise, [1] columnwise
+    TE_CUDA_CHECK(cudaMemcpyAsync(amax, o.amaxIn, 2 * sizeof(float),
+                                  cudaMemcpyDeviceToDevice, stream),
+                  "copying args->amax_in");
   } else {
     TE_CUDA_CHECK(cuda::launchAmax(xf, DType::F32, M * K, amax, stream),
                   "amax kernel");
@@ -539,6 +548,8 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
     colAmax = colAmaxTemp.as<float>();
     TE_CUDA_CHECK(cuda::launchRowAmax(xt, K, M, colAmax, stream),
                   "column amax kernel");
+  } else if (o.amaxIn) {
+    amaxCol = amaxT; // args->amax_in[1]
   } else if (c.rht) {
     TE_CUDA_CHECK(cuda::launchAmax(xt, DType::F32, M * K, amaxT, stream),
                   "post-RHT amax kernel");

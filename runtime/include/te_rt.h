@@ -310,7 +310,7 @@ typedef struct te_rt_quantize_args {
    *  memory). Overwritten, not max-accumulated. */
   float *amax;
   /** Optional (current scaling): use this amax (e.g. after an all-reduce)
-   *  instead of computing it. NVFP4 (not row-scaled, cpu backend only):
+   *  instead of computing it. NVFP4 (not row-scaled):
    *  two floats, [0] the rowwise and [1] the columnwise global amax (the
    *  post-RHT amax when rht), used instead of the tensor's own. See
    *  te_rt_comm.h. */

@@ -673,11 +673,6 @@ te_rt_status te_rt_quantize(te_rt_context *ctx, const te_rt_tensor *x,
       return s;
     if (te_rt_status s = decodeQuantizeArgs(args, qt.config, o))
       return s;
-    if (o.amaxIn && qt.config.recipe == te::format::Recipe::NVFP4 &&
-        ctx->kind != TE_RT_BACKEND_CPU)
-      return fail(TE_RT_UNSUPPORTED,
-                  "args->amax_in for nvfp4 is only implemented on the cpu "
-                  "backend");
     return ctx->backend->quantize(xt, qt, o);
   });
 }
