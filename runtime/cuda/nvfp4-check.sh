@@ -44,6 +44,43 @@ formatTest() { # $1: label, $2...: extra include directories first
   grep -E "^\[ +(OK|FAILED|PASSED) +\]|Expected|Which is|first at" \
     "$OUT/format-$label.log" | head -20
 }
+if [ -n "${TE_NVFP4_QUICK:-}" ]; then
+  # Quick mode: only the NVFP4 tests (quantize cases against the cpu backend,
+  # the device sweeps), the timing, and with TE_NVFP4_NCU=1 an ncu report of
+  # the first pass-2 launch (1x16, both representations) and the SASS.
+  T="$B/cuda/test/te-rt-cuda-tests"
+  start=$(date +%s)
+  timeout 240 "$T" --gtest_filter='CudaQuantize.NVFP4*:CudaNVFP4Codec.*' \
+    >"$OUT/tests.log" 2>&1
+  echo "NVFP4 tests: rc=$? in $(($(date +%s) - start)) s"
+  grep -E "^\[ +(OK|FAILED|PASSED) +\]|te-rt-cuda\]|Failure|differ" \
+    "$OUT/tests.log" | head -40
+  for v in fused fused-again; do
+    "$T" --gtest_also_run_disabled_tests \
+      --gtest_filter='CudaNVFP4Perf.DISABLED_Bandwidth16k' 2>&1 |
+      grep -E "te-rt-cuda\]|FAILED|Failure" | sed "s/^/$v: /" |
+      tee -a "$OUT/perf.log"
+  done
+  if [ -n "${TE_NVFP4_NCU:-}" ]; then
+    NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
+    timeout 120 "$NCU" --clock-control none -k regex:nvfp4FusedKernel -c 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis \
+      --section InstructionStats --section WarpStateStats \
+      --section SourceCounters --section MemoryWorkloadAnalysis_Tables \
+      --section Occupancy --section LaunchStats \
+      "$T" --gtest_also_run_disabled_tests \
+      --gtest_filter='CudaNVFP4Perf.DISABLED_Bandwidth16k' \
+      >"$OUT/ncu.txt" 2>&1
+    echo "ncu: rc=$?"
+    grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occ|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|No Eligible|Bank|Excessive|Uncoalesced|Block Limit" \
+      "$OUT/ncu.txt" | head -60
+    cuobjdump -sass "$B/cuda/CMakeFiles/te_rt_cuda.dir/FastNVFP4.cu.o" \
+      >"$OUT/sass.txt" 2>&1
+    echo "sass lines: $(wc -l <"$OUT/sass.txt")"
+  fi
+  exit 0
+fi
+
 # Built and run in the background while ctest runs (its own CPU threads).
 formatTest current >"$OUT/format-summary-current.txt" 2>&1 &
 if [ -n "${TE_NVFP4_OLD_INCLUDE:-}" ]; then
