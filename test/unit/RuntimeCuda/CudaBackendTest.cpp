@@ -76,6 +76,15 @@ struct DeviceBuffer {
                 TE_RT_OK);
   }
   ~DeviceBuffer() { te_rt_free(ctx, ptr); }
+  /// Fills every byte with 0xFF, a NaN in every float format the GEMMs
+  /// write (fp32, bf16, f16, E4M3, E5M2): an output element the kernel under
+  /// test leaves unwritten fails the value checks. (It also marks the memory
+  /// initialized for compute-sanitizer's initcheck, which does not see the
+  /// stores of some cuBLASLt kernels; runtime/cuda/README.md "Tests".)
+  void poison(size_t bytes) {
+    ASSERT_EQ(cudaMemset(ptr, 0xFF, bytes), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
   template <typename T> std::vector<T> download(size_t count) const {
     std::vector<T> v(count);
     if (count)
@@ -1518,6 +1527,7 @@ void checkRowScaled(Contexts &c, te_rt_gemm_layout layout, int64_t M, int64_t N,
   DeviceBuffer biasG(c.gpu, N * 2, biasBF.data());
   size_t dElem = dType == TE_RT_F32 ? 4 : 2;
   DeviceBuffer dG(c.gpu, M * N * dElem);
+  dG.poison(M * N * dElem);
   te_rt_tensor dT, biasT;
   std::memset(&dT, 0, sizeof(dT));
   dT.data = dG.ptr;
@@ -1651,6 +1661,7 @@ TEST(CudaGemm, FusedFP8OutputWithDScaleAndAmax) {
     const float scale = static_cast<float>(0.8 * fmax / refAmax);
     te_rt_quantizer oq = quantizer(TE_RT_RECIPE_DELAYED, outType);
     DeviceBuffer scaleG(c.gpu, 4, &scale), amaxG(c.gpu, 4);
+    amaxG.poison(4);
     te_rt_qtensor og;
     ASSERT_EQ(te_rt_qtensor_alloc(c.gpu, &og, &oq, 2, dShape.data(),
                                   TE_RT_ROWWISE, TE_RT_SM90),
@@ -1748,6 +1759,7 @@ TEST(CudaGemm, FusedFP8OutputWithDScaleAndAmax) {
     // With a D as well (or a columnwise output) the result is quantized by
     // the separate step, not fused.
     DeviceBuffer dG(c.gpu, M * N * 4);
+    dG.poison(M * N * 4);
     te_rt_tensor dT;
     std::memset(&dT, 0, sizeof(dT));
     dT.data = dG.ptr;
@@ -1759,6 +1771,20 @@ TEST(CudaGemm, FusedFP8OutputWithDScaleAndAmax) {
         << te_rt_last_error();
     ASSERT_EQ(te_rt_context_last_gemm_info(c.gpu, &info), TE_RT_OK);
     EXPECT_EQ(info.fused_fp8_output, 0);
+    // D (poisoned with NaN before) against float64, and the separate step's
+    // codes: delayed scaling, code = encode(fp32(D * scale)) (te-formats.md).
+    auto dGot = dG.download<float>(M * N);
+    te_rt_memcpy(c.gpu, got.data(), og.buffers[0].data, M * N,
+                 TE_RT_DEVICE_TO_HOST);
+    int64_t badD = 0, badCodes = 0;
+    for (int64_t i = 0; i < M * N; ++i) {
+      if (!(std::fabs(double(dGot[i]) - ref[i]) <= accRtol * absRef[i]))
+        ++badD;
+      if (got[i] != encode(double(dGot[i] * scale)))
+        ++badCodes;
+    }
+    EXPECT_EQ(badD, 0) << "fp32 D out of tolerance (or unwritten)";
+    EXPECT_EQ(badCodes, 0) << "FP8 output != encode(D * scale)";
     te_rt_qtensor_free(c.cpu, &ac);
     te_rt_qtensor_free(c.cpu, &bc);
     te_rt_qtensor_free(c.cpu, &oc);
