@@ -106,7 +106,7 @@ TE_RT_EXPORT te_rt_status te_rt_comm_lookup_group(const char *name,
  *  rank's shard:
  *   - current scaling: amax(x), all-reduced, then cast with it (amax_in);
  *     args->amax (optional) receives the reduced amax;
- *   - NVFP4 (not row-scaled; cpu backend): the rowwise and columnwise
+ *   - NVFP4 (not row-scaled): the rowwise and columnwise
  *     (post-RHT) global amaxes are all-reduced and the cast uses them; the
  *     tensor's amax buffers hold the reduced values;
  *   - delayed scaling, block scaling, MXFP8: te_rt_quantize (delayed

@@ -8,7 +8,9 @@
 // (te_rt_comm_update_scale); rank 0 also quantizes the gathered tensor on
 // the cpu backend. Each rank checks, bit for bit: the reduced amax, the
 // scale_inv and its rows of the rowwise data against the gathered cast, and
-// the updated delayed scale. Exit status 0 when every rank passes, 77 when
+// the updated delayed scale; then NVFP4 with the RHT (both usages, bf16):
+// the amax buffers and its part of every data and scale buffer of the
+// gathered cast (checkNVFP4). Exit status 0 when every rank passes, 77 when
 // the machine cannot run it (fewer GPUs than ranks, no NCCL), 1 otherwise.
 //
 //===----------------------------------------------------------------------===//
@@ -51,6 +53,100 @@ float element(int64_t row, int64_t col) {
       return 1;                                                                \
     }                                                                          \
   } while (0)
+
+/// The host bytes of a buffer of `q` (context memory of `ctx`).
+std::vector<uint8_t> download(te_rt_context *ctx, const te_rt_qtensor &q,
+                              int i) {
+  std::vector<uint8_t> b(static_cast<size_t>(q.buffers[i].size_bytes));
+  te_rt_memcpy(ctx, b.data(), q.buffers[i].data, b.size(),
+               TE_RT_DEVICE_TO_HOST);
+  return b;
+}
+
+/// `rows` rows of `width` bytes of `a` (row stride `sa`, from byte `oa`)
+/// equal those of `b` (stride `sb`, from `ob`).
+bool sameRows(const std::vector<uint8_t> &a, int64_t sa, int64_t oa,
+              const std::vector<uint8_t> &b, int64_t sb, int64_t ob,
+              int64_t rows, int64_t width) {
+  for (int64_t r = 0; r < rows; ++r)
+    if (std::memcmp(a.data() + oa + r * sa, b.data() + ob + r * sb, width))
+      return false;
+  return true;
+}
+
+/// NVFP4 with the RHT, both usages, bf16 input: every rank's shard cast
+/// with amax reduction must be its part of the gathered cast (cpu backend):
+/// the amax buffers, the rowwise data and scales (its rows), the columnwise
+/// data and scales (its columns of x^T; 256-row shards keep the RHT's
+/// 16-element chunks and the 16-element groups inside a shard).
+int checkNVFP4(int rank, int n, te_rt_context *cpu, te_rt_context *gpu,
+               te_rt_comm *comm, const std::vector<float> &x) {
+  const int64_t M = n * kRows, K = kCols;
+  // bf16 = the upper half of the float (the oracle reads the same bytes).
+  std::vector<uint16_t> xb(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    uint32_t u;
+    std::memcpy(&u, &x[i], 4);
+    xb[i] = static_cast<uint16_t>(u >> 16);
+  }
+  te_rt_quantizer qz;
+  te_rt_quantizer_init_default(&qz);
+  qz.recipe = TE_RT_RECIPE_NVFP4;
+  qz.dtype = TE_RT_E2M1X2;
+  qz.rht = 1;
+  qz.rht_sign_mask = 0xD7E8;
+  int64_t wshape[2] = {M, K}, sshape[2] = {kRows, K};
+  te_rt_qtensor whole, shard;
+  CHECK(te_rt_qtensor_alloc(cpu, &whole, &qz, 2, wshape,
+                            TE_RT_ROWWISE_AND_COLUMNWISE,
+                            TE_RT_SM90) == TE_RT_OK,
+        "nvfp4 alloc");
+  te_rt_tensor wt{xb.data(), TE_RT_BF16, 2, {M, K}};
+  CHECK(te_rt_quantize(cpu, &wt, &whole, nullptr) == TE_RT_OK,
+        "nvfp4 cpu cast");
+  CHECK(te_rt_qtensor_alloc(gpu, &shard, &qz, 2, sshape,
+                            TE_RT_ROWWISE_AND_COLUMNWISE,
+                            TE_RT_SM90) == TE_RT_OK,
+        "nvfp4 alloc");
+  void *dx = nullptr;
+  size_t bytes = static_cast<size_t>(kRows * K) * 2;
+  CHECK(te_rt_malloc(gpu, bytes, &dx) == TE_RT_OK, "malloc");
+  te_rt_memcpy(gpu, dx, xb.data() + rank * kRows * K, bytes,
+               TE_RT_HOST_TO_DEVICE);
+  te_rt_tensor st{dx, TE_RT_BF16, 2, {kRows, K}};
+  CHECK(te_rt_comm_quantize(gpu, comm, &st, &shard, nullptr) == TE_RT_OK,
+        "te_rt_comm_quantize nvfp4");
+  CHECK(te_rt_synchronize(gpu, nullptr) == TE_RT_OK, "sync");
+  te_rt_buffer_desc wd[TE_RT_MAX_BUFFERS], sd[TE_RT_MAX_BUFFERS];
+  int32_t nw = 0, ns = 0;
+  te_rt_qtensor_layout(&qz, 2, wshape, TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM90,
+                       wd, TE_RT_MAX_BUFFERS, &nw);
+  te_rt_qtensor_layout(&qz, 2, sshape, TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM90,
+                       sd, TE_RT_MAX_BUFFERS, &ns);
+  CHECK(nw == ns, "buffer counts");
+  for (int i = 0; i < nw; ++i) {
+    std::vector<uint8_t> w = download(cpu, whole, i),
+                         s = download(gpu, shard, i);
+    const te_rt_buffer_desc &W = wd[i], &S = sd[i];
+    bool ok;
+    if (W.rank == 1) { // the amaxes: the gathered tensor's
+      ok = w == s;
+    } else {
+      // Bytes per element: 2 E2M1 codes per byte, or 1-byte E4M3 scales.
+      int64_t sw = static_cast<int64_t>(w.size()) / W.shape[0];
+      int64_t ss = static_cast<int64_t>(s.size()) / S.shape[0];
+      if (!W.columnwise) // rows [rank * kRows, +kRows)
+        ok = sameRows(w, sw, rank * kRows * sw, s, ss, 0, kRows, ss);
+      else // x^T: for every k, columns [rank * kRows, +kRows) of M
+        ok = sameRows(w, sw, rank * ss, s, ss, 0, S.shape[0], ss);
+    }
+    CHECK(ok, "nvfp4 %s differs from the gathered cast's part", W.name);
+  }
+  te_rt_free(gpu, dx);
+  te_rt_qtensor_free(gpu, &shard);
+  te_rt_qtensor_free(cpu, &whole);
+  return 0;
+}
 
 int runRank(int rank, int n, const te_rt_comm_unique_id &id) {
   CHECK(cudaSetDevice(rank) == cudaSuccess, "cudaSetDevice failed");
@@ -136,6 +232,9 @@ int runRank(int rank, int n, const te_rt_comm_unique_id &id) {
   te_rt_memcpy(gpu, &scale, ds, 4, TE_RT_DEVICE_TO_HOST);
   CHECK(scale == 448.0f / handAmax, "delayed scale %a, expected %a", scale,
         448.0f / handAmax);
+
+  if (int r = checkNVFP4(rank, n, cpu, gpu, comm, x))
+    return r;
 
   te_rt_comm_destroy(comm);
   std::printf("rank %d: ok (amax %a)\n", rank, reduced);
