@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaBackend.h"
+#include "DeviceTemp.h"
 
 #include "Error.h"
 #include "FastDequantize.h"
@@ -70,23 +71,7 @@ te_rt_status cudaFail(cudaError_t e, const std::string &what) {
       return cudaFail(teErr_, what);                                           \
   } while (0)
 
-/// A stream-ordered device temporary, freed (stream-ordered) on scope exit.
-class DeviceTemp {
-public:
-  DeviceTemp(cudaStream_t s) : stream(s) {}
-  ~DeviceTemp() {
-    if (ptr)
-      cudaFreeAsync(ptr, stream);
-  }
-  cudaError_t allocate(size_t bytes) {
-    return cudaMallocAsync(&ptr, bytes ? bytes : 1, stream);
-  }
-  template <typename T> T *as() const { return static_cast<T *>(ptr); }
-
-private:
-  cudaStream_t stream;
-  void *ptr = nullptr;
-};
+using cuda::DeviceTemp;
 
 } // namespace
 
@@ -167,6 +152,15 @@ te_rt_status CudaBackend::allocate(size_t bytes, void **out) {
                                                : TE_RT_CUDA_ERROR,
                 "cannot allocate " + std::to_string(bytes) +
                     " bytes of device memory: " + cudaErrorText(e));
+  }
+  if (cuda::poisonAllocations()) { // TE_RT_CUDA_POISON (DeviceTemp.h)
+    e = cudaMemset(p, 0xFF, rounded);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      cudaFree(p);
+      return fail(TE_RT_CUDA_ERROR, std::string("TE_RT_CUDA_POISON: ") +
+                                        cudaErrorText(e));
+    }
   }
   *out = p;
   return TE_RT_OK;

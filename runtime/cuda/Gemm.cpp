@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaBackend.h"
+#include "DeviceTemp.h"
 
 #include "Error.h"
 #include "FastDequantize.h"
@@ -55,22 +56,7 @@ te_rt_status cublasFail(cublasStatus_t s, const std::string &what) {
       return cublasFail(teSt_, what);                                          \
   } while (0)
 
-class DeviceTemp {
-public:
-  DeviceTemp(cudaStream_t s) : stream(s) {}
-  ~DeviceTemp() {
-    if (ptr)
-      cudaFreeAsync(ptr, stream);
-  }
-  cudaError_t allocate(size_t bytes) {
-    return cudaMallocAsync(&ptr, bytes ? bytes : 1, stream);
-  }
-  template <typename T> T *as() const { return static_cast<T *>(ptr); }
-
-private:
-  cudaStream_t stream;
-  void *ptr = nullptr;
-};
+using cuda::DeviceTemp;
 
 cudaDataType_t cudaTypeOf(DType t) {
   switch (t) {
@@ -214,6 +200,11 @@ te_rt_status CudaBackend::acquireEmuScratch(size_t bytes, cudaStream_t stream) {
       return failUnlocked(e, "allocating the GEMM emulation's scratch");
     }
     emuScratchBytes = grown;
+    if (cuda::poisonAllocations()) { // TE_RT_CUDA_POISON (DeviceTemp.h)
+      e = cudaMemset(emuScratch, 0xFF, grown);
+      if (e != cudaSuccess)
+        return failUnlocked(e, "TE_RT_CUDA_POISON of the emulation's scratch");
+    }
   } else if (emuDoneRecorded) {
     cudaError_t e = cudaStreamWaitEvent(stream, emuDone, 0);
     if (e != cudaSuccess)

@@ -5,6 +5,7 @@
 #   The sanitizers run the whole GPU suite with TE_RT_CUDA_TEST_SMALL=1 except
 #   the 2^32-input codec sweeps and the host-only proofs (TE_SANITIZE_FILTER
 #   overrides the gtest filter; TE_SANITIZE_TIMEOUT, default 200 s, per tool).
+#   A tool named "initcheck-poison" is initcheck with TE_RT_CUDA_POISON=1.
 #   GoogleTest: the installed package, or sources in .gtest/ (a copy of
 #   /usr/src/googletest) at the repository root.
 set -uo pipefail
@@ -33,12 +34,20 @@ grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|te-rt-cuda\]|tests passed|Failure|d
 cuda/test/te-rt-cuda-tests --gtest_also_run_disabled_tests \
   --gtest_filter='CudaPerf.DISABLED_Bandwidth16k:CudaNVFP4Perf.*' 2>&1 | grep "te-rt-cuda\]" | tee "$OUT/perf.log"
 export TE_RT_CUDA_TEST_SMALL=1
-for tool in "${TOOLS[@]}"; do
+for spec in "${TOOLS[@]}"; do
+  # "initcheck-poison": initcheck with TE_RT_CUDA_POISON=1 (every device
+  # allocation of the backend NaN-filled first; runtime/cuda/DeviceTemp.h).
+  tool=${spec%-poison}
+  poison=0
+  [ "$tool" != "$spec" ] && poison=1
   start=$(date +%s)
-  timeout "${TE_SANITIZE_TIMEOUT:-200}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+  TE_RT_CUDA_POISON=$poison \
+  timeout "${TE_SANITIZE_TIMEOUT:-200}" compute-sanitizer --tool "$tool" --print-limit 2000 --error-exitcode 9 \
     cuda/test/te-rt-cuda-tests \
     --gtest_filter="${TE_SANITIZE_FILTER:-*-*OnAllFloats*:*OnHost*}" \
-    >"$OUT/sanitizer-$tool.log" 2>&1
-  echo "compute-sanitizer --tool $tool: rc=$? in $(( $(date +%s) - start )) s"
-  grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED)" "$OUT/sanitizer-$tool.log" | tail -3
+    >"$OUT/sanitizer-$spec.log" 2>&1
+  echo "compute-sanitizer --tool $tool (TE_RT_CUDA_POISON=$poison): rc=$? in $(( $(date +%s) - start )) s"
+  grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED)" "$OUT/sanitizer-$spec.log" | tail -3
+  # Which kernels and tests the reports come from (the first 100 are printed).
+  grep -E "^=========     at |^\[ RUN" "$OUT/sanitizer-$spec.log" | awk '/RUN/{t=$NF; next} {sub(/\+0x.*/, ""); c[t " <- " $3]++} END {for (k in c) print "  " c[k] "x " k}' | head -20
 done
