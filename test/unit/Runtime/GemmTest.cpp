@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TestUtil.h"
+#include "../Support/Fp8Oracle.h"
 
 #include <gtest/gtest.h>
 
@@ -26,22 +27,8 @@ using te::test::QTensor;
 using te::test::quantizer;
 using te::test::tensorF32;
 
-/// E4M3 / E5M2 code -> value, from the formats' definitions.
-double fp8Value(uint8_t c, bool e5m2) {
-  const int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
-  const int e = (c & 0x7F) >> mbits, m = c & ((1 << mbits) - 1);
-  double v = e == 0 ? std::ldexp(static_cast<double>(m), 1 - bias - mbits)
-                    : std::ldexp(1.0 + std::ldexp(double(m), -mbits), e - bias);
-  return (c & 0x80) ? -v : v;
-}
-
-uint8_t randomCode(std::mt19937 &rng, bool e5m2) {
-  for (;;) {
-    uint8_t c = static_cast<uint8_t>(rng() & 0xFF);
-    if (e5m2 ? (c & 0x7C) != 0x7C : (c & 0x7F) != 0x7F)
-      return c;
-  }
-}
+using te::test::fp8Value;
+using te::test::randomCode;
 
 te_rt_tensor tensor2D(void *data, te_rt_dtype t, int64_t r, int64_t c) {
   te_rt_tensor x;

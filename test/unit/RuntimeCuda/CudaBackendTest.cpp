@@ -21,6 +21,8 @@
 
 #include "te_rt.h"
 
+#include "../Support/Fp8Oracle.h"
+
 #include <cuda_runtime.h>
 
 #include "te/Format/Codecs.h"
@@ -1283,24 +1285,8 @@ TEST(CudaGemm, UnsupportedTypesAreAnErrorNotACrash) {
 // GEMM paths, per-row scaling, fused FP8 output, vectorized dequantization
 //===----------------------------------------------------------------------===//
 
-/// E4M3 / E5M2 code -> value by the formats' definitions (the test's own
-/// decoder; NaN codes are never generated).
-double fp8Value(uint8_t c, bool e5m2) {
-  const int mbits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
-  const int e = (c & 0x7F) >> mbits, m = c & ((1 << mbits) - 1);
-  double v = e == 0 ? std::ldexp(static_cast<double>(m), 1 - bias - mbits)
-                    : std::ldexp(1.0 + std::ldexp(double(m), -mbits), e - bias);
-  return (c & 0x80) ? -v : v;
-}
-
-/// A random finite FP8 code (no NaN / inf codes).
-uint8_t randomCode(std::mt19937 &rng, bool e5m2) {
-  for (;;) {
-    uint8_t c = static_cast<uint8_t>(rng() & 0xFF);
-    if (e5m2 ? (c & 0x7C) != 0x7C : (c & 0x7F) != 0x7F)
-      return c;
-  }
-}
+using te::test::fp8Value;
+using te::test::randomCode;
 
 /// A tiny GEMM of `q` operands (TN, [M, K] x [N, K]) on `ctx`, returning the
 /// context's last GEMM info.
