@@ -17,21 +17,28 @@
 // element cast is encodeFP8x4 (FastCodecs.cuh).
 //
 // Kernels (persistent grids, one resident wave):
-//   perTensorTileKernel, blockTileKernel: one 128x128 tile per 256-thread
-//     block at a time; thread (g, c) = rows 8g..8g+7, columns 8c..8c+7, g =
-//     2 * warp + lane / 16, c = lane % 16. Rowwise codes: 8-byte stores, a
-//     half-warp writes one 128-byte row segment. Transposed codes: 8x8 byte
-//     transposes in registers (__byte_perm), staged in a swizzled 16 KB
-//     shared tile, stored as 16-byte chunks (8 lanes = one 128-byte row of
-//     the transpose). Tiles are walked in groups of 16 tile rows.
-//     Float8Block 1x128: a row's amax is reduce-scattered over its 16 lanes
-//     (each lane ends with one of the 8 rows), its scale computed there
-//     once and broadcast (reduceScatter8).
-//   mxfp8TileKernel: warp tiles of 32 rows x 64 columns; lane = 8 * rowGroup
-//     + colChunk; a 1x32 block is 4 neighbouring lanes, a 32x1 block the 4
-//     lanes of one colChunk (the columnwise copy is not transposed). Each of
-//     the 4 lanes of a block group computes 2 of the 8 E8M0 codes, which are
-//     then gathered as bytes (scaleCodes2, gatherCodes8).
+//   perTensorTileKernel, blockTileKernel, mxfp8BlockTileKernel: one 128x128
+//     tile per 256-thread block at a time; thread (g, c) = rows 8g..8g+7,
+//     columns 8c..8c+7, g = 2 * warp + lane / 16, c = lane % 16. Rowwise
+//     codes: 8-byte stores, a half-warp writes one 128-byte row segment.
+//     Transposed codes: 8x8 byte transposes in registers (__byte_perm),
+//     staged in a swizzled 16 KB shared tile, stored as 16-byte chunks (8
+//     lanes = one 128-byte row of the transpose). Tiles are walked in groups
+//     of 16 tile rows. The next tiles come through a TilePipe: cp.async into
+//     3 shared-memory stages of 32 KB (2 tiles in flight, bf16/f16), or the
+//     next tile's sub-tile prefetched into registers (f32,
+//     TE_RT_CUDA_TILE_PIPE=regs). Float8Block 1x128: a row's amax is
+//     reduce-scattered over its 16 lanes (each lane ends with one of the 8
+//     rows), its scale computed there once and broadcast (reduceScatter8).
+//     MXFP8 (1x32 + 32x1, bf16/f16): 1x32 blocks are 4 neighbouring lanes,
+//     32x1 blocks 2 warps (column maxima exchanged in shared memory, 4
+//     column codes per thread of 128).
+//   mxfp8TileKernel (f32, 32x32 blocks, TE_RT_CUDA_MXFP8_TILE=warp): warp
+//     tiles of 32 rows x 64 columns; lane = 8 * rowGroup + colChunk; a 1x32
+//     block is 4 neighbouring lanes, a 32x1 block the 4 lanes of one
+//     colChunk (the columnwise copy is not transposed). Each of the 4 lanes
+//     of a block group computes 2 of the 8 E8M0 codes, which are then
+//     gathered as bytes (scaleCodes2, gatherCodes8).
 //   currentFusedKernel: current scaling in one cooperative launch: amax
 //     pass, grid barrier, perTensorTileKernel's walk backwards.
 //   amaxFastKernel: 16-byte loads, 4 in flight per thread.
@@ -108,17 +115,29 @@ unsigned warpGrid(Kernel kernel, int *perSM, int64_t warps) {
 /// Blocks of a persistent grid-stride kernel over `tasks` block tasks: at
 /// most one resident wave.
 template <typename Kernel>
-unsigned blockGrid(Kernel kernel, int *perSM, int64_t tasks) {
+unsigned blockGrid(Kernel kernel, int *perSM, int64_t tasks,
+                   size_t dynamicSmem = 0) {
   if (*perSM == 0) {
     int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kFastThreads,
-                                                      0) != cudaSuccess ||
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &n, kernel, kFastThreads, dynamicSmem) != cudaSuccess ||
         n < 1)
       n = 1;
     *perSM = n;
   }
   return static_cast<unsigned>(std::max<int64_t>(
       1, std::min<int64_t>(tasks, int64_t(multiprocessors()) * *perSM)));
+}
+
+/// blockGrid for a kernel with `smem` bytes of dynamic shared memory (its
+/// limit raised above 48 KB on first use).
+template <typename Kernel>
+unsigned tileGrid(Kernel kernel, int *perSM, int64_t tasks, size_t smem) {
+  if (*perSM == 0 && smem > 48 * 1024)
+    (void)cudaFuncSetAttribute(kernel,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(smem));
+  return blockGrid(kernel, perSM, tasks, smem);
 }
 
 /// TE_RT_CUDA_FAST_KERNELS=v1 selects the first bandwidth kernels (warp
@@ -140,6 +159,29 @@ int tileMinBlocks() {
     return e && std::string(e) == "3" ? 3 : 2;
   }();
   return n;
+}
+
+/// TE_RT_CUDA_TILE_PIPE: how the tile kernels (bf16/f16 input) bring the
+/// next tiles in: "regs" (the next tile's sub-tile prefetched into registers,
+/// the kernels of round 2), "async2" / "async3" (cp.async into 2 / 3
+/// shared-memory stages, 1 / 2 tiles in flight while one is processed).
+/// Default async3. TE_RT_CUDA_MXFP8_TILE=warp: MXFP8 on the 32x64 warp
+/// tiles of round 2 instead of the 128x128 tiles.
+int tileStages() {
+  static const int n = [] {
+    const char *e = std::getenv("TE_RT_CUDA_TILE_PIPE");
+    std::string v = e ? e : "";
+    return v == "regs" ? 0 : v == "async2" ? 2 : 3;
+  }();
+  return n;
+}
+
+bool mxfp8WarpTiles() {
+  static const bool w = [] {
+    const char *e = std::getenv("TE_RT_CUDA_MXFP8_TILE");
+    return e && std::string(e) == "warp";
+  }();
+  return w;
 }
 
 int tileGroup() {
@@ -386,16 +428,153 @@ __device__ __forceinline__ void unpackRow(const RawRows<T> &r, int i,
 
 /// Tile coordinates of tile `t`: groups of `group` tile rows, walked column
 /// by column, so that the tiles in flight at once cover a squarish region.
-__device__ __forceinline__ void tileCoords(int64_t t, int64_t tilesM,
-                                           int64_t tilesK, int group,
-                                           int64_t &mb, int64_t &kb) {
-  const int64_t span = int64_t(group) * tilesK;
-  const int64_t first = (t / span) * group;
-  const int64_t rows = min(int64_t(group), tilesM - first);
-  const int64_t r = t % span;
+/// 32-bit arithmetic (tile counts are checked to fit in int at launch).
+__device__ __forceinline__ void tileCoords32(int t, int tilesM, int tilesK,
+                                             int group, int &mb, int &kb) {
+  const int span = group * tilesK;
+  const int first = (t / span) * group;
+  const int rows = min(group, tilesM - first);
+  const int r = t - (t / span) * span;
   mb = first + r % rows;
   kb = r / rows;
 }
+
+/// The 8 row maxima rm[i] and 8 column maxima cm[j] of |x| over a thread's
+/// 8x8 sub-tile (Float8Block 1x128 / 128x1, MXFP8 1x32 / 32x1).
+template <InKind T>
+__device__ __forceinline__ void subTileMaxima(const RawRows<T> &r, float rm[8],
+                                              float cm[8]) {
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+    cm[j] = 0.0f;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    float v[8];
+    unpackRow<T>(r, i, v);
+    rm[i] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const float av = absBits(v[j]);
+      rm[i] = maxNum(rm[i], av);
+      cm[j] = maxNum(cm[j], av);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Tile pipeline: how the next tiles' x reaches the block
+//===----------------------------------------------------------------------===//
+//
+// TilePipe<T, 0>: the next tile's sub-tile is prefetched into registers
+// (RawRows next), one tile in flight. TilePipe<T, S> (S = 2, 3; 2-byte
+// inputs): cp.async (16 bytes, L1 bypassed) into S shared-memory slots of
+// 32 KB, S - 1 tiles in flight. Slot layout: uint4 (i * 256 + tid) holds row
+// i of thread tid's sub-tile, so that every thread reads back only what it
+// copied itself (cp.async.wait_group, no barrier) and a warp's accesses are
+// consecutive 16-byte words (no bank conflicts). Use:
+//   pipe.start(where, first, step, tiles);     // tiles first + s step, s <
+//   kDepth loop over t: pipe.take(cur);               // tile t's sub-tile
+//                [a barrier if the slot just freed was shared]
+//                pipe.advance(where, t + kDepth step, tiles);
+// where(t, row, col) -> valid: the thread's sub-tile of tile t. advance()
+// writes the slot taken one iteration earlier; a kernel that used that slot
+// as block-wide scratch (current()) must pass a barrier first.
+
+constexpr int kSlotWords = 8 * kFastThreads; // uint4 per 32 KB slot
+
+__device__ __forceinline__ void cpAsync16(void *smem, const void *gmem,
+                                          bool valid) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+               "l"(gmem), "r"(valid ? 16 : 0)
+               : "memory");
+}
+
+template <InKind T, int Stages> struct TilePipe {
+  static_assert(Stages == 2 || Stages == 3, "2 or 3 shared-memory stages");
+  static_assert(T != InKind::F32, "32 KB slots hold 2-byte inputs");
+  static constexpr int kDepth = Stages - 1;
+  static constexpr size_t kSmemBytes = size_t(Stages) * kSlotWords * 16;
+  uint4 *slots;
+  int takeSlot = 0, issueSlot = 0;
+  uint4 *cur = nullptr;
+
+  __device__ explicit TilePipe(uint4 *s) : slots(s) {}
+
+  template <typename Where>
+  __device__ __forceinline__ void issue(const Storage<T> *x, int64_t K,
+                                        Where where, int t, int tiles) {
+    uint4 *slot = slots + issueSlot * kSlotWords + threadIdx.x;
+    if (t < tiles) {
+      int64_t row = 0, col = 0;
+      const bool valid = where(t, row, col);
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        cpAsync16(slot + i * kFastThreads, valid ? x + (row + i) * K + col : x,
+                  valid);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    issueSlot = issueSlot == Stages - 1 ? 0 : issueSlot + 1;
+  }
+
+  template <typename Where>
+  __device__ __forceinline__ void start(const Storage<T> *x, int64_t K,
+                                        Where where, int first, int step,
+                                        int tiles) {
+#pragma unroll
+    for (int s = 0; s < kDepth; ++s)
+      issue(x, K, where, first + s * step, tiles);
+  }
+
+  __device__ __forceinline__ void take(RawRows<T> &r) {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(Stages - 2) : "memory");
+    cur = slots + takeSlot * kSlotWords;
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+      r.w[i][0] = cur[i * kFastThreads + threadIdx.x];
+    takeSlot = takeSlot == Stages - 1 ? 0 : takeSlot + 1;
+  }
+
+  template <typename Where>
+  __device__ __forceinline__ void advance(const Storage<T> *x, int64_t K,
+                                          Where where, int t, int tiles) {
+    issue(x, K, where, t, tiles);
+  }
+
+  /// The slot taken last (free for block-wide use once every thread has
+  /// taken it, until the next advance after a barrier).
+  __device__ __forceinline__ uint8_t *current() const {
+    return reinterpret_cast<uint8_t *>(cur);
+  }
+};
+
+template <InKind T> struct TilePipe<T, 0> {
+  static constexpr int kDepth = 1;
+  RawRows<T> next;
+
+  __device__ explicit TilePipe(uint4 *) {}
+
+  template <typename Where>
+  __device__ __forceinline__ void start(const Storage<T> *x, int64_t K,
+                                        Where where, int first, int,
+                                        int tiles) {
+    advance(x, K, where, first, tiles);
+  }
+
+  __device__ __forceinline__ void take(RawRows<T> &r) { r = next; }
+
+  template <typename Where>
+  __device__ __forceinline__ void advance(const Storage<T> *x, int64_t K,
+                                          Where where, int t, int tiles) {
+    if (t < tiles) {
+      int64_t row = 0, col = 0;
+      const bool valid = where(t, row, col);
+      loadRaw<T>(x, row, col, K, valid, next);
+    }
+  }
+
+  __device__ __forceinline__ uint8_t *current() const { return nullptr; }
+};
 
 /// Byte offset in the transposed code tile of the 8 bytes of transposed row
 /// `k` (0..127) holding tile rows 8u..8u+7 (u = 0..15). 8-byte units are
@@ -469,37 +648,41 @@ __device__ __forceinline__ float perTensorScale(const PerTensorScale &s) {
 /// `tr` (either may be null). Returns the thread's running amax of x if
 /// `wantAmax`. `reverse`: tiles are walked from the last one (current
 /// scaling: the amax pass read x front to back, so its tail is still in L2).
-/// `staged`: two staging tiles; tile n stages into staged[n % 2], so one
-/// barrier per tile (between staging and the stores) suffices.
-template <InKind T>
+/// Stages == 0 (register pipe): two staging tiles `staged`, tile n stages
+/// into staged[n % 2], so one barrier per tile (between staging and the
+/// stores) suffices. Stages > 0 (cp.async into `slots`): the transposed
+/// codes are staged in the slot just taken, after a barrier that also frees
+/// the previous slot for the pipe (two barriers per tile).
+template <InKind T, int Stages>
 __device__ __forceinline__ float
 perTensorTiles(const Storage<T> *x, int64_t M, int64_t K, float scale,
                bool e5m2, uint8_t *data, uint8_t *tr, bool wantAmax, int group,
-               bool reverse, uint8_t (*staged)[kTile * kTile]) {
+               bool reverse, uint8_t (*staged)[kTile * kTile], uint4 *slots) {
   const int lane = threadIdx.x & 31;
   const int c = lane & 15, g = ((threadIdx.x >> 5) << 1) | (lane >> 4);
-  const int64_t tilesM = (M + kTile - 1) / kTile,
-                tilesK = (K + kTile - 1) / kTile, tiles = tilesM * tilesK;
+  const int tilesM = static_cast<int>((M + kTile - 1) / kTile),
+            tilesK = static_cast<int>((K + kTile - 1) / kTile),
+            tiles = tilesM * tilesK;
+  auto where = [&](int t, int64_t &row, int64_t &col) {
+    int mb = 0, kb = 0;
+    tileCoords32(reverse ? tiles - 1 - t : t, tilesM, tilesK, group, mb, kb);
+    row = int64_t(mb) * kTile + 8 * g;
+    col = int64_t(kb) * kTile + 8 * c;
+    return row < M && col < K;
+  };
   float amax = 0.0f;
-  int64_t t = blockIdx.x;
-  RawRows<T> cur;
-  int64_t mb = 0, kb = 0;
-  if (t < tiles) {
-    tileCoords(reverse ? tiles - 1 - t : t, tilesM, tilesK, group, mb, kb);
-    const int64_t row = mb * kTile + 8 * g, col = kb * kTile + 8 * c;
-    loadRaw<T>(x, row, col, K, row < M && col < K, cur);
-  }
-  for (int parity = 0; t < tiles; t += gridDim.x, parity ^= 1) {
-    const int64_t m0 = mb * kTile, k0 = kb * kTile;
-    const int64_t row = m0 + 8 * g, col = k0 + 8 * c;
-    const bool valid = row < M && col < K;
-    RawRows<T> next;
-    const int64_t tn = t + gridDim.x;
-    if (tn < tiles) {
-      tileCoords(reverse ? tiles - 1 - tn : tn, tilesM, tilesK, group, mb, kb);
-      const int64_t rn = mb * kTile + 8 * g, cn = kb * kTile + 8 * c;
-      loadRaw<T>(x, rn, cn, K, rn < M && cn < K, next);
-    }
+  TilePipe<T, Stages> pipe(slots);
+  pipe.start(x, K, where, blockIdx.x, gridDim.x, tiles);
+  int parity = 0;
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x, parity ^= 1) {
+    int64_t row = 0, col = 0;
+    const bool valid = where(t, row, col);
+    const int64_t m0 = row - 8 * g, k0 = col - 8 * c;
+    RawRows<T> cur;
+    pipe.take(cur);
+    if (Stages > 0 && tr)
+      __syncthreads(); // every slot taken; the last tile's staging read
+    pipe.advance(x, K, where, t + pipe.kDepth * gridDim.x, tiles);
     uint2 codes[8];
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
@@ -514,29 +697,38 @@ perTensorTiles(const Storage<T> *x, int64_t M, int64_t K, float scale,
         store8(data + (row + i) * K + col, codes[i]);
     }
     if (tr) {
-      stageTransposed(staged[parity], g, c, codes);
+      uint8_t *st = Stages > 0 ? pipe.current() : staged[parity];
+      stageTransposed(st, g, c, codes);
       __syncthreads();
-      storeStagedTransposed(staged[parity], tr, k0, m0, M,
+      storeStagedTransposed(st, tr, k0, m0, M,
                             static_cast<int>(K - k0 < kTile ? K - k0 : kTile),
                             static_cast<int>(M - m0 < kTile ? M - m0 : kTile));
     }
-    cur = next;
   }
   return amax;
 }
 
-template <InKind T, int MinBlocks>
+/// Dynamic shared memory of the tile kernels: the pipe's slots, or (register
+/// pipe) `regsBytes` of staging.
+template <InKind T, int Stages> constexpr size_t pipeSmem(size_t regsBytes) {
+  if constexpr (Stages == 0)
+    return regsBytes;
+  else
+    return TilePipe<T, Stages>::kSmemBytes;
+}
+
+template <InKind T, int MinBlocks, int Stages>
 __global__ void __launch_bounds__(kFastThreads, MinBlocks)
     perTensorTileKernel(const Storage<T> *x, int64_t M, int64_t K,
                         PerTensorScale sc, bool e5m2, uint8_t *data,
                         uint8_t *tr, float *scaleInv, float *amaxOut, int group,
                         bool reverse) {
-  __shared__ __align__(16) uint8_t staged[2][kTile * kTile];
+  extern __shared__ uint4 tileSmem[];
   __shared__ float red[8];
   const float scale = perTensorScale(sc);
-  const float amax =
-      perTensorTiles<T>(x, M, K, scale, e5m2, data, tr, amaxOut != nullptr,
-                        group, reverse, staged);
+  const float amax = perTensorTiles<T, Stages>(
+      x, M, K, scale, e5m2, data, tr, amaxOut != nullptr, group, reverse,
+      reinterpret_cast<uint8_t(*)[kTile * kTile]>(tileSmem), tileSmem);
   if (amaxOut) {
     const float r = blockMax256(amax, red);
     if (threadIdx.x == 0)
@@ -575,8 +767,8 @@ __global__ void __launch_bounds__(kFastThreads, 2)
     if (amaxOut)
       *amaxOut = amax;
   }
-  perTensorTiles<T>(x, M, K, scale, e5m2, data, tr, false, group,
-                    /*reverse=*/true, staged);
+  perTensorTiles<T, 0>(x, M, K, scale, e5m2, data, tr, false, group,
+                       /*reverse=*/true, staged, nullptr);
 }
 
 /// Current scaling's last step: *scaleInv = 1 / computeScaleFromAmax(*amax),
@@ -602,52 +794,47 @@ __global__ void currentScaleInvKernel(const float *amax, float fp8MaxValue,
 // block reduction. Scale buffers are written as 128 consecutive floats per
 // tile (staged in shared memory). Per tile: 3 barriers (1x128), 3 (128x128).
 
-template <InKind T, bool E5M2>
+template <InKind T, bool E5M2, int Stages>
 __global__ void __launch_bounds__(kFastThreads, 2)
     blockTileKernel(const Storage<T> *x, int64_t M, int64_t K, BlockArgs a,
                     int group) {
-  __shared__ __align__(16) uint8_t staged[kTile * kTile];
+  extern __shared__ uint4 tileSmem[];
   __shared__ float part[8][kTile];
   __shared__ float colS[kTile];
   __shared__ float rowSInv[kTile];
   __shared__ float red[8];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int c = lane & 15, g = (warp << 1) | (lane >> 4);
-  const int64_t tilesM = M / kTile, tilesK = K / kTile, tiles = tilesM * tilesK;
+  const int tilesM = static_cast<int>(M / kTile),
+            tilesK = static_cast<int>(K / kTile), tiles = tilesM * tilesK;
   constexpr float fmax = E5M2 ? kE5M2Max : kE4M3Max;
   const float vInf = valueForInfBlock(a.inType);
-  int64_t t = blockIdx.x;
-  RawRows<T> cur;
-  int64_t mb = 0, kb = 0;
-  if (t < tiles) {
-    tileCoords(t, tilesM, tilesK, group, mb, kb);
-    loadRaw<T>(x, mb * kTile + 8 * g, kb * kTile + 8 * c, K, true, cur);
-  }
-  for (; t < tiles; t += gridDim.x) {
-    const int64_t tmb = mb, tkb = kb;
-    const int64_t m0 = tmb * kTile, k0 = tkb * kTile;
-    const int64_t row = m0 + 8 * g, col = k0 + 8 * c;
-    RawRows<T> next;
-    const int64_t tn = t + gridDim.x;
-    if (tn < tiles) {
-      tileCoords(tn, tilesM, tilesK, group, mb, kb);
-      loadRaw<T>(x, mb * kTile + 8 * g, kb * kTile + 8 * c, K, true, next);
-    }
+  auto where = [&](int t, int64_t &row, int64_t &col) {
+    int mb = 0, kb = 0;
+    tileCoords32(t, tilesM, tilesK, group, mb, kb);
+    row = int64_t(mb) * kTile + 8 * g;
+    col = int64_t(kb) * kTile + 8 * c;
+    return true;
+  };
+  TilePipe<T, Stages> pipe(tileSmem);
+  pipe.start(x, K, where, blockIdx.x, gridDim.x, tiles);
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int64_t row = 0, col = 0;
+    where(t, row, col);
+    const int64_t m0 = row - 8 * g, k0 = col - 8 * c;
+    const int64_t tmb = m0 / kTile, tkb = k0 / kTile;
+    RawRows<T> cur;
+    pipe.take(cur);
+    // Stages > 0: the pipe's next copy goes into the slot of the last tile,
+    // whose transposed codes were staged there: after this tile's first
+    // barrier (every thread is past the last tile's stores).
+    const int tAhead = t + pipe.kDepth * gridDim.x;
+    if constexpr (Stages == 0)
+      pipe.advance(x, K, where, tAhead, tiles);
     uint2 codes[8];
     if (a.blockDim == 1) {
-      float cm[8] = {0, 0, 0, 0, 0, 0, 0, 0}, rm[8];
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        float v[8];
-        unpackRow<T>(cur, i, v);
-        rm[i] = 0.0f;
-#pragma unroll
-        for (int j = 0; j < 8; ++j) {
-          const float av = absBits(v[j]);
-          rm[i] = maxNum(rm[i], av);
-          cm[j] = maxNum(cm[j], av);
-        }
-      }
+      float cm[8], rm[8];
+      subTileMaxima<T>(cur, rm, cm);
       if (a.rowData) {
         // Row 8g + (c & 7)'s amax in lanes c and c ^ 8 of the half-warp, its
         // scale computed there once, then broadcast.
@@ -672,6 +859,8 @@ __global__ void __launch_bounds__(kFastThreads, 2)
         }
       }
       __syncthreads(); // rowSInv, part
+      if constexpr (Stages > 0)
+        pipe.advance(x, K, where, tAhead, tiles);
       if (tid < kTile) {
         if (a.rowData)
           a.rowScale[tkb * a.rowScaleStride + m0 + tid] = rowSInv[tid];
@@ -712,6 +901,8 @@ __global__ void __launch_bounds__(kFastThreads, 2)
           r = maxNum(r, absBits(v[j]));
       }
       const float amax = blockMax256(r, red);
+      if constexpr (Stages > 0)
+        pipe.advance(x, K, where, tAhead, tiles);
       const float s = computeScaleFromAmax(amax, fmax, a.pow2, a.eps, vInf);
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
@@ -730,11 +921,12 @@ __global__ void __launch_bounds__(kFastThreads, 2)
       }
     }
     if (a.colData) {
-      stageTransposed(staged, g, c, codes);
+      uint8_t *st =
+          Stages > 0 ? pipe.current() : reinterpret_cast<uint8_t *>(tileSmem);
+      stageTransposed(st, g, c, codes);
       __syncthreads(); // staged
-      storeStagedTransposed(staged, a.colData, k0, m0, M, kTile, kTile);
+      storeStagedTransposed(st, a.colData, k0, m0, M, kTile, kTile);
     }
-    cur = next;
   }
 }
 
@@ -893,19 +1085,8 @@ __global__ void __launch_bounds__(kFastThreads, 2)
     if (wn < tiles)
       loadRaw<T>(x, (wn / tilesK) * 32 + rg * 8, (wn % tilesK) * 64 + cc * 8, K,
                  true, next);
-    float cm[8] = {0, 0, 0, 0, 0, 0, 0, 0}, rm[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      float v[8];
-      unpackRow<T>(cur, i, v);
-      rm[i] = 0.0f;
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const float av = absBits(v[j]);
-        rm[i] = maxNum(rm[i], av);
-        cm[j] = maxNum(cm[j], av);
-      }
-    }
+    float cm[8], rm[8];
+    subTileMaxima<T>(cur, rm, cm);
     uint8_t *colScaleRow =
         a.colScale ? a.colScale + (mBlock / 32) * a.colScaleStride + k
                    : nullptr;
@@ -1000,6 +1181,138 @@ __global__ void __launch_bounds__(kFastThreads, 2)
       }
     }
     cur = next;
+  }
+}
+
+/// MXFP8 1x32 + 32x1 on 128x128 tiles (one per 256-thread block at a time,
+/// persistent grid), the thread layout of the per-tensor and Float8Block
+/// tile kernels: thread (g, c) = rows 8g..8g+7 x columns 8c..8c+7, so that
+/// a half-warp stores one 128-byte row segment of either copy (both [M, K]).
+/// 1x32 blocks: 4 neighbouring lanes (scaleCodes2 / gatherCodes8 as in
+/// mxfp8TileKernel). 32x1 blocks span 4 row groups = 2 warps: the column
+/// maxima over a warp's 16 rows go through shared memory, 128 threads make
+/// 4 column codes each (one 4-byte store of the compact column scales per
+/// thread, a warp = one 128-byte row of them) into `colCode`, and each
+/// thread reads its 8 codes back. Partial tiles: M % 32 == 0, K % 64 == 0
+/// keep 32-row and 32-column blocks whole; row groups and column chunks
+/// outside [M, K] are loaded as zeros and not stored. No 32x32 mode
+/// (mxfp8TileKernel does it).
+template <InKind T, bool E5M2, int Stages>
+__global__ void __launch_bounds__(kFastThreads, 2)
+    mxfp8BlockTileKernel(const Storage<T> *x, int64_t M, int64_t K, MXFP8Args a,
+                         bool packColScales, int group) {
+  constexpr DType fp8 = E5M2 ? DType::E5M2 : DType::E4M3;
+  extern __shared__ uint4 tileSmem[];
+  __shared__ __align__(16) float part[8][kTile];
+  __shared__ __align__(16) uint32_t colCode[4][kTile / 4];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int c = lane & 15, g = (warp << 1) | (lane >> 4);
+  const int tilesM = static_cast<int>((M + kTile - 1) / kTile),
+            tilesK = static_cast<int>((K + kTile - 1) / kTile),
+            tiles = tilesM * tilesK;
+  auto where = [&](int t, int64_t &row, int64_t &col) {
+    int mb = 0, kb = 0;
+    tileCoords32(t, tilesM, tilesK, group, mb, kb);
+    row = int64_t(mb) * kTile + 8 * g;
+    col = int64_t(kb) * kTile + 8 * c;
+    return row < M && col < K;
+  };
+  TilePipe<T, Stages> pipe(tileSmem);
+  pipe.start(x, K, where, blockIdx.x, gridDim.x, tiles);
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int64_t row = 0, col = 0;
+    const bool valid = where(t, row, col);
+    const int64_t m0 = row - 8 * g, k0 = col - 8 * c;
+    RawRows<T> cur;
+    pipe.take(cur);
+    pipe.advance(x, K, where, t + pipe.kDepth * gridDim.x, tiles);
+    float cm[8], rm[8];
+    subTileMaxima<T>(cur, rm, cm);
+    if (a.rowData) {
+      // Each of the 4 lanes of a 1x32 block computes the E8M0 codes of 2 of
+      // its 8 rows (rows 2 (lane & 3) + 0..1) and stores them; the 8 codes
+      // are then gathered as bytes.
+      uint8_t e2[2];
+      scaleCodes2(rm, lane, 2, 1, fp8, a.rounding, e2);
+      if (valid)
+#pragma unroll
+        for (int q = 0; q < 2; ++q)
+          a.rowScale[(row + 2 * (lane & 3) + q) * a.rowScaleStride + col / 32] =
+              e2[q];
+      uint32_t codes[2];
+      gatherCodes8(e2, lane, 2, 1, codes);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        float v[8];
+        unpackRow<T>(cur, i, v);
+        const uint2 q = encodeScaled8(
+            v,
+            e8m0Reciprocal(static_cast<uint8_t>(codes[i / 4] >> (8 * (i % 4)))),
+            E5M2);
+        if (valid)
+          store8(a.rowData + (row + i) * K + col, q);
+      }
+    }
+    if (a.colData) {
+      // Column maxima over the warp's 16 rows, then over the 2 warps of each
+      // 32-row block.
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        cm[j] = shflMax(cm[j], 16);
+      if (lane < 16) {
+        *reinterpret_cast<float4 *>(&part[warp][8 * c]) =
+            make_float4(cm[0], cm[1], cm[2], cm[3]);
+        *reinterpret_cast<float4 *>(&part[warp][8 * c + 4]) =
+            make_float4(cm[4], cm[5], cm[6], cm[7]);
+      }
+      __syncthreads(); // part
+      if (tid < kTile) {
+        const int rb = tid >> 5, q = 4 * (tid & 31);
+        const float4 p0 = *reinterpret_cast<const float4 *>(&part[2 * rb][q]);
+        const float4 p1 =
+            *reinterpret_cast<const float4 *>(&part[2 * rb + 1][q]);
+        const uint32_t w =
+            uint32_t(mxfp8ScaleFromAmax(maxNum(p0.x, p1.x), fp8, a.rounding)) |
+            (uint32_t(mxfp8ScaleFromAmax(maxNum(p0.y, p1.y), fp8, a.rounding))
+             << 8) |
+            (uint32_t(mxfp8ScaleFromAmax(maxNum(p0.z, p1.z), fp8, a.rounding))
+             << 16) |
+            (uint32_t(mxfp8ScaleFromAmax(maxNum(p0.w, p1.w), fp8, a.rounding))
+             << 24);
+        colCode[rb][tid & 31] = w;
+        if (m0 + 32 * rb < M && k0 + q < K) {
+          uint8_t *dst =
+              a.colScale + (m0 / 32 + rb) * a.colScaleStride + k0 + q;
+          if (packColScales) {
+            *reinterpret_cast<uint32_t *>(dst) = w;
+          } else {
+#pragma unroll
+            for (int b = 0; b < 4; ++b)
+              dst[b] = static_cast<uint8_t>(w >> (8 * b));
+          }
+        }
+      }
+      __syncthreads(); // colCode
+      const uint2 packed =
+          *reinterpret_cast<const uint2 *>(&colCode[g >> 2][2 * c]);
+      float f[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        f[j] = e8m0Reciprocal(static_cast<uint8_t>(
+            (j < 4 ? packed.x : packed.y) >> (8 * (j % 4))));
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        float v[8];
+        unpackRow<T>(cur, i, v);
+        uint2 q;
+        q.x = encodeFP8x4(v[0] * f[0], v[1] * f[1], v[2] * f[2], v[3] * f[3],
+                          E5M2);
+        q.y = encodeFP8x4(v[4] * f[4], v[5] * f[5], v[6] * f[6], v[7] * f[7],
+                          E5M2);
+        if (valid)
+          store8(a.colData + (row + i) * K + col, q);
+      }
+    }
   }
 }
 
@@ -1144,18 +1457,30 @@ template <InKind T> struct PerTensorLaunch {
     if (!firstKernels() || sc.amaxPtr) {
       const int64_t tiles =
           ((M + kTile - 1) / kTile) * ((K + kTile - 1) / kTile);
-      auto launch = [&](auto kernel, int *perSM) {
-        unsigned grid = blockGrid(kernel, perSM, tiles);
-        kernel<<<grid, kFastThreads, 0, stream>>>(
+      if (tiles > INT32_MAX)
+        return cudaErrorInvalidConfiguration;
+      auto launch = [&](auto kernel, int *perSM, size_t smem) {
+        unsigned grid = tileGrid(kernel, perSM, tiles, smem);
+        kernel<<<grid, kFastThreads, smem, stream>>>(
             static_cast<const Storage<T> *>(x), M, K, sc, fp8 == DType::E5M2,
             data, tr, scaleInv, amaxOut, tileGroup(),
             /*reverse=*/sc.amaxPtr != nullptr);
         return cudaGetLastError();
       };
+      if constexpr (T != InKind::F32) {
+        static int perSMa2 = 0, perSMa3 = 0;
+        if (tileStages() == 3)
+          return launch(perTensorTileKernel<T, 2, 3>, &perSMa3,
+                        pipeSmem<T, 3>(0));
+        if (tileStages() == 2)
+          return launch(perTensorTileKernel<T, 2, 2>, &perSMa2,
+                        pipeSmem<T, 2>(0));
+      }
+      constexpr size_t kStaged = 2 * kTile * kTile;
       static int perSM2 = 0, perSM3 = 0;
       if (tileMinBlocks() == 3)
-        return launch(perTensorTileKernel<T, 3>, &perSM3);
-      return launch(perTensorTileKernel<T, 2>, &perSM2);
+        return launch(perTensorTileKernel<T, 3, 0>, &perSM3, kStaged);
+      return launch(perTensorTileKernel<T, 2, 0>, &perSM2, kStaged);
     }
     static int perSM = 0;
     int64_t tiles = (M / 32) * (K / 64);
@@ -1219,27 +1544,59 @@ template <InKind T> struct CurrentFusedLaunch {
 template <InKind T> struct MXFP8Launch {
   static cudaError_t run(const void *x, int64_t M, int64_t K,
                          const MXFP8Args &a, cudaStream_t stream) {
-    if (!firstKernels()) {
-      const int64_t tiles = (M / 32) * (K / 64);
-      const bool pack =
-          a.colScale && aligned(a.colScale, 8) && a.colScaleStride % 8 == 0;
-      auto launch = [&](auto kernel, int *perSM) {
-        unsigned grid = warpGrid(kernel, perSM, tiles);
-        kernel<<<grid, kFastThreads, 0, stream>>>(
-            static_cast<const Storage<T> *>(x), M, K, a, pack);
-        return cudaGetLastError();
-      };
-      static int perSM4 = 0, perSM5 = 0;
-      if (a.fp8 == DType::E5M2)
-        return launch(mxfp8TileKernel<T, true>, &perSM5);
-      return launch(mxfp8TileKernel<T, false>, &perSM4);
+    if (firstKernels()) {
+      static int perSM = 0;
+      int64_t tiles = (M / 32) * (K / 64);
+      unsigned grid = warpGrid(mxfp8FastKernel<T>, &perSM, tiles);
+      mxfp8FastKernel<T><<<grid, kFastThreads, 0, stream>>>(
+          static_cast<const Storage<T> *>(x), M, K, a);
+      return cudaGetLastError();
     }
-    static int perSM = 0;
-    int64_t tiles = (M / 32) * (K / 64);
-    unsigned grid = warpGrid(mxfp8FastKernel<T>, &perSM, tiles);
-    mxfp8FastKernel<T><<<grid, kFastThreads, 0, stream>>>(
-        static_cast<const Storage<T> *>(x), M, K, a);
-    return cudaGetLastError();
+    const int64_t tiles128 =
+        ((M + kTile - 1) / kTile) * ((K + kTile - 1) / kTile);
+    if constexpr (T != InKind::F32) {
+      if (!a.twoD && !mxfp8WarpTiles() && tiles128 <= INT32_MAX) {
+        const bool pack =
+            a.colScale && aligned(a.colScale, 4) && a.colScaleStride % 4 == 0;
+        auto launch = [&](auto kernel, int *perSM, size_t smem) {
+          unsigned grid = tileGrid(kernel, perSM, tiles128, smem);
+          kernel<<<grid, kFastThreads, smem, stream>>>(
+              static_cast<const Storage<T> *>(x), M, K, a, pack, tileGroup());
+          return cudaGetLastError();
+        };
+        const bool e5 = a.fp8 == DType::E5M2;
+        static int perSM[2][3] = {};
+        switch (tileStages()) {
+        case 3:
+          return e5 ? launch(mxfp8BlockTileKernel<T, true, 3>, &perSM[1][2],
+                             pipeSmem<T, 3>(0))
+                    : launch(mxfp8BlockTileKernel<T, false, 3>, &perSM[0][2],
+                             pipeSmem<T, 3>(0));
+        case 2:
+          return e5 ? launch(mxfp8BlockTileKernel<T, true, 2>, &perSM[1][1],
+                             pipeSmem<T, 2>(0))
+                    : launch(mxfp8BlockTileKernel<T, false, 2>, &perSM[0][1],
+                             pipeSmem<T, 2>(0));
+        default:
+          return e5 ? launch(mxfp8BlockTileKernel<T, true, 0>, &perSM[1][0], 0)
+                    : launch(mxfp8BlockTileKernel<T, false, 0>, &perSM[0][0],
+                             0);
+        }
+      }
+    }
+    const int64_t tiles = (M / 32) * (K / 64);
+    const bool pack =
+        a.colScale && aligned(a.colScale, 8) && a.colScaleStride % 8 == 0;
+    auto launch = [&](auto kernel, int *perSM) {
+      unsigned grid = warpGrid(kernel, perSM, tiles);
+      kernel<<<grid, kFastThreads, 0, stream>>>(
+          static_cast<const Storage<T> *>(x), M, K, a, pack);
+      return cudaGetLastError();
+    };
+    static int perSM4 = 0, perSM5 = 0;
+    if (a.fp8 == DType::E5M2)
+      return launch(mxfp8TileKernel<T, true>, &perSM5);
+    return launch(mxfp8TileKernel<T, false>, &perSM4);
   }
 };
 
@@ -1248,16 +1605,33 @@ template <InKind T> struct BlockLaunch {
                          const BlockArgs &a, cudaStream_t stream) {
     if (!firstKernels()) {
       const int64_t tiles = (M / kTile) * (K / kTile);
-      auto launch = [&](auto kernel, int *perSM) {
-        unsigned grid = blockGrid(kernel, perSM, tiles);
-        kernel<<<grid, kFastThreads, 0, stream>>>(
+      if (tiles > INT32_MAX)
+        return cudaErrorInvalidConfiguration;
+      auto launch = [&](auto kernel, int *perSM, size_t smem) {
+        unsigned grid = tileGrid(kernel, perSM, tiles, smem);
+        kernel<<<grid, kFastThreads, smem, stream>>>(
             static_cast<const Storage<T> *>(x), M, K, a, tileGroup());
         return cudaGetLastError();
       };
+      const bool e5 = a.fp8 == DType::E5M2;
+      if constexpr (T != InKind::F32) {
+        static int perSM[2][2] = {};
+        if (tileStages() == 3)
+          return e5 ? launch(blockTileKernel<T, true, 3>, &perSM[1][1],
+                             pipeSmem<T, 3>(0))
+                    : launch(blockTileKernel<T, false, 3>, &perSM[0][1],
+                             pipeSmem<T, 3>(0));
+        if (tileStages() == 2)
+          return e5 ? launch(blockTileKernel<T, true, 2>, &perSM[1][0],
+                             pipeSmem<T, 2>(0))
+                    : launch(blockTileKernel<T, false, 2>, &perSM[0][0],
+                             pipeSmem<T, 2>(0));
+      }
+      constexpr size_t kStaged = kTile * kTile;
       static int perSM4 = 0, perSM5 = 0;
-      if (a.fp8 == DType::E5M2)
-        return launch(blockTileKernel<T, true>, &perSM5);
-      return launch(blockTileKernel<T, false>, &perSM4);
+      if (e5)
+        return launch(blockTileKernel<T, true, 0>, &perSM5, kStaged);
+      return launch(blockTileKernel<T, false, 0>, &perSM4, kStaged);
     }
     int64_t tilesK = K / 128, tiles = (M / 128) * tilesK;
     if (tiles > INT32_MAX)

@@ -13,7 +13,11 @@
 # bandwidth kernel, one quantize per FP8 recipe (CudaPerf.DISABLED_ProfileOnce),
 # for the variants in TE_PERF_NCU_VARIANTS (default "tile v1").
 # "unfused": current scaling as amax + cast + scale_inv kernels instead of the
-# one cooperative kernel (TE_RT_CUDA_CURRENT_UNFUSED=1).
+# one cooperative kernel (TE_RT_CUDA_CURRENT_UNFUSED=1). Round 3: "tile" = the
+# default (cp.async into 3 shared-memory stages, MXFP8 on 128x128 tiles);
+# "async2": 2 stages; "regs": the register prefetch of round 2 (MXFP8 on
+# 128x128 tiles); "base": round 2's kernels (register prefetch, MXFP8 on
+# 32x64 warp tiles).
 # TE_PERF_SKIP_CTEST=1 skips the ctest. If the hardware encoders disagree with
 # Format, everything is rebuilt with -DTE_CUDA_SOFT_ENCODE=ON and repeated.
 # TE_GPU_PREBUILT=<dir>: use <dir>/te-rt-cuda-tests and <dir>/libte_rt.so
@@ -40,6 +44,9 @@ variantEnv() { # $1: variant -> environment assignments
   minblocks3) echo TE_RT_CUDA_TILE_MINBLOCKS=3 ;;
   general) echo TE_RT_CUDA_NO_FAST_KERNELS=1 ;;
   unfused) echo TE_RT_CUDA_CURRENT_UNFUSED=1 ;;
+  base) echo TE_RT_CUDA_TILE_PIPE=regs TE_RT_CUDA_MXFP8_TILE=warp ;;
+  regs) echo TE_RT_CUDA_TILE_PIPE=regs ;;
+  async2) echo TE_RT_CUDA_TILE_PIPE=async2 ;;
   *) echo TE_PERF_VARIANT=tile ;;
   esac
 }
@@ -106,7 +113,7 @@ fi
 for v in ${TE_PERF_VARIANT_TESTS:-}; do
   start=$(date +%s)
   env $(variantEnv "$v") timeout "${TE_PERF_TEST_TIMEOUT:-600}" "$TESTS" \
-    --gtest_filter='CudaQuantize.PerTensor*:CudaQuantize.Float8Block:CudaQuantize.MXFP8' \
+    --gtest_filter="${TE_PERF_TEST_FILTER:-CudaQuantize.PerTensor*:CudaQuantize.Float8Block:CudaQuantize.MXFP8:CudaTileEdges.*}" \
     >"$OUT/tests-$v.log" 2>&1
   echo "quantize tests ($v): rc=$? in $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|PASSED) +\]|bit-exact" "$OUT/tests-$v.log" | head -12

@@ -9,6 +9,10 @@
 //   plus the NaN canonicalization) against the Format library's software
 //   encoders (the spec's oracle), on the GPU, over all 2^32 float bit
 //   patterns.
+// * CudaTileEdges.*: the 128x128 tile kernels (cp.async pipe, MXFP8 tiles) on
+//   bf16 and f16 inputs whose tiles are partial (M % 128, K % 128 = 32..96)
+//   or many, every usage, byte for byte against the cpu backend (Format's
+//   reference quantization), GPU buffers poisoned first.
 // * CudaPerf.DISABLED_Bandwidth16k (run with --gtest_also_run_disabled_tests):
 //   rowwise + columnwise quantize of a 16384x16384 bf16 tensor per recipe,
 //   CUDA events around each te_rt_quantize, median of 20 after warm-up,
@@ -117,6 +121,213 @@ TEST(CudaCodec, HardwareE4M3MatchesFormatOnAllFloats) {
 TEST(CudaCodec, HardwareE5M2MatchesFormatOnAllFloats) {
   REQUIRE_DEVICE();
   checkEncoder(true);
+}
+
+//===----------------------------------------------------------------------===//
+// Tile kernels on edge shapes and 2-byte inputs, against the cpu backend
+//===----------------------------------------------------------------------===//
+
+/// n bf16 or f16 values: random signs, exponents over a wide range, random
+/// mantissas; every 1531st element a special (inf, NaN, +-0, subnormal).
+std::vector<uint16_t> edgeInput(int64_t n, bool f16, uint32_t seed) {
+  std::vector<uint16_t> v(static_cast<size_t>(n));
+  const uint16_t bfSpecial[] = {0x7F80, 0xFF80, 0x7FC0, 0x0000, 0x8000, 0x0001};
+  const uint16_t hSpecial[] = {0x7C00, 0xFC00, 0x7E00, 0x0000, 0x8000, 0x0001};
+  uint32_t h = seed * 0x9E3779B9u + 1;
+  for (int64_t i = 0; i < n; ++i) {
+    h ^= h << 13;
+    h ^= h >> 17;
+    h ^= h << 5;
+    uint16_t sign = static_cast<uint16_t>((h & 1) << 15);
+    if (i % 1531 == 1530) {
+      v[i] = (f16 ? hSpecial : bfSpecial)[(h >> 8) % 6];
+    } else if (f16) { // exponents 1..30
+      v[i] = sign | static_cast<uint16_t>((1 + (h >> 1) % 30) << 10) |
+             static_cast<uint16_t>((h >> 7) & 0x3FF);
+    } else { // exponents 100..150
+      v[i] = sign | static_cast<uint16_t>((100 + (h >> 1) % 51) << 7) |
+             static_cast<uint16_t>((h >> 9) & 0x7F);
+    }
+  }
+  return v;
+}
+
+struct EdgeCase {
+  const char *name;
+  te_rt_quantizer q;
+};
+
+/// Quantizes `x` (shape) with the cuda and the cpu backends, every usage,
+/// and compares every buffer byte for byte (the GPU buffers are poisoned).
+void checkEdge(te_rt_context *cpu, te_rt_context *gpu, const EdgeCase &ec,
+               std::vector<int64_t> shape, bool f16, uint32_t seed) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<uint16_t> x = edgeInput(n, f16, seed);
+  void *xg = nullptr;
+  ASSERT_EQ(cudaMalloc(&xg, x.size() * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(xg, x.data(), x.size() * 2, cudaMemcpyHostToDevice),
+            cudaSuccess);
+  float *dev = nullptr; // [scale, amax]
+  ASSERT_EQ(cudaMalloc(&dev, 2 * sizeof(float)), cudaSuccess);
+  float scaleHost = 3.25f, amaxHost = -1.0f;
+  ASSERT_EQ(cudaMemcpy(dev, &scaleHost, 4, cudaMemcpyHostToDevice),
+            cudaSuccess);
+  te_rt_tensor tc, tg;
+  std::memset(&tc, 0, sizeof(tc));
+  tc.dtype = f16 ? TE_RT_F16 : TE_RT_BF16;
+  tc.rank = static_cast<int32_t>(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    tc.shape[i] = shape[i];
+  tg = tc;
+  tc.data = x.data();
+  tg.data = xg;
+  for (te_rt_usage u :
+       {TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_ROWWISE, TE_RT_COLUMNWISE}) {
+    std::string where = std::string(ec.name) + (f16 ? " f16" : " bf16") +
+                        " shape " + std::to_string(shape[0]) + "x" +
+                        std::to_string(shape.back()) + " usage " +
+                        std::to_string(u);
+    SCOPED_TRACE(where);
+    te_rt_qtensor qc, qg;
+    ASSERT_EQ(te_rt_qtensor_alloc(cpu, &qc, &ec.q, tc.rank, shape.data(), u,
+                                  TE_RT_SM90),
+              TE_RT_OK)
+        << te_rt_last_error();
+    ASSERT_EQ(te_rt_qtensor_alloc(gpu, &qg, &ec.q, tc.rank, shape.data(), u,
+                                  TE_RT_SM90),
+              TE_RT_OK)
+        << te_rt_last_error();
+    for (int i = 0; i < qg.num_buffers; ++i)
+      ASSERT_EQ(cudaMemset(qg.buffers[i].data, 0xA5, qg.buffers[i].size_bytes),
+                cudaSuccess);
+    te_rt_quantize_args ac, ag;
+    te_rt_quantize_args_init(&ac);
+    te_rt_quantize_args_init(&ag);
+    if (ec.q.recipe == TE_RT_RECIPE_DELAYED) {
+      ac.scale = &scaleHost;
+      ag.scale = dev;
+    }
+    if (ec.q.recipe == TE_RT_RECIPE_DELAYED ||
+        ec.q.recipe == TE_RT_RECIPE_CURRENT) {
+      ac.amax = &amaxHost;
+      ag.amax = dev + 1;
+    }
+    ASSERT_EQ(te_rt_quantize(cpu, &tc, &qc, &ac), TE_RT_OK)
+        << te_rt_last_error();
+    ASSERT_EQ(te_rt_quantize(gpu, &tg, &qg, &ag), TE_RT_OK)
+        << te_rt_last_error();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(qc.num_buffers, qg.num_buffers);
+    for (int i = 0; i < qg.num_buffers; ++i) {
+      std::vector<uint8_t> got(static_cast<size_t>(qg.buffers[i].size_bytes));
+      ASSERT_EQ(cudaMemcpy(got.data(), qg.buffers[i].data, got.size(),
+                           cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      const uint8_t *want = static_cast<const uint8_t *>(qc.buffers[i].data);
+      size_t bad = 0, first = 0;
+      for (size_t b = 0; b < got.size(); ++b)
+        if (got[b] != want[b] && bad++ == 0)
+          first = b;
+      EXPECT_EQ(bad, 0u) << "buffer " << i << ": " << bad
+                         << " bytes differ, first at " << first << ": got 0x"
+                         << std::hex << int(got[first]) << ", cpu 0x"
+                         << int(want[first]);
+    }
+    if (ec.q.recipe == TE_RT_RECIPE_DELAYED ||
+        ec.q.recipe == TE_RT_RECIPE_CURRENT) {
+      float amaxGot = 0;
+      ASSERT_EQ(cudaMemcpy(&amaxGot, dev + 1, 4, cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      EXPECT_EQ(std::memcmp(&amaxGot, &amaxHost, 4), 0)
+          << "amax " << amaxGot << " vs cpu " << amaxHost;
+    }
+    te_rt_qtensor_free(cpu, &qc);
+    te_rt_qtensor_free(gpu, &qg);
+  }
+  cudaFree(xg);
+  cudaFree(dev);
+}
+
+te_rt_quantizer edgeQuantizer(te_rt_recipe r, te_rt_dtype t) {
+  te_rt_quantizer q;
+  te_rt_quantizer_init_default(&q);
+  q.recipe = r;
+  q.dtype = t;
+  return q;
+}
+
+struct EdgeContexts {
+  te_rt_context *cpu = nullptr, *gpu = nullptr;
+  EdgeContexts() {
+    EXPECT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &cpu), TE_RT_OK);
+    EXPECT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &gpu), TE_RT_OK);
+  }
+  ~EdgeContexts() {
+    te_rt_context_destroy(cpu);
+    te_rt_context_destroy(gpu);
+  }
+};
+
+TEST(CudaTileEdges, PerTensor) {
+  REQUIRE_DEVICE();
+  EdgeContexts c;
+  uint32_t seed = 1;
+  for (te_rt_recipe r : {TE_RT_RECIPE_DELAYED, TE_RT_RECIPE_CURRENT})
+    for (te_rt_dtype t : {TE_RT_E4M3, TE_RT_E5M2}) {
+      EdgeCase ec{r == TE_RT_RECIPE_DELAYED ? "delayed" : "current",
+                  edgeQuantizer(r, t)};
+      for (auto shape : std::vector<std::vector<int64_t>>{
+               {96, 192}, {160, 320}, {384, 256}, {2, 224, 448}})
+        for (bool f16 : {false, true}) {
+          checkEdge(c.cpu, c.gpu, ec, shape, f16, seed++);
+          if (HasFatalFailure())
+            return;
+        }
+    }
+}
+
+TEST(CudaTileEdges, Float8Block) {
+  REQUIRE_DEVICE();
+  EdgeContexts c;
+  uint32_t seed = 100;
+  for (int dim : {1, 2})
+    for (te_rt_dtype t : {TE_RT_E4M3, TE_RT_E5M2})
+      for (int pow2 : {1, 0}) {
+        EdgeCase ec{dim == 1 ? "block 1x128" : "block 128x128",
+                    edgeQuantizer(TE_RT_RECIPE_BLOCK, t)};
+        ec.q.block_dim = dim;
+        ec.q.pow2_scales = pow2;
+        for (auto shape :
+             std::vector<std::vector<int64_t>>{{256, 384}, {640, 128}})
+          for (bool f16 : {false, true}) {
+            checkEdge(c.cpu, c.gpu, ec, shape, f16, seed++);
+            if (HasFatalFailure())
+              return;
+          }
+      }
+}
+
+TEST(CudaTileEdges, MXFP8) {
+  REQUIRE_DEVICE();
+  EdgeContexts c;
+  uint32_t seed = 200;
+  for (int twoD : {0, 1})
+    for (te_rt_dtype t : {TE_RT_E4M3, TE_RT_E5M2})
+      for (te_rt_e8m0_rounding r : {TE_RT_E8M0_UP, TE_RT_E8M0_FLOOR}) {
+        EdgeCase ec{twoD ? "mxfp8 32x32" : "mxfp8 1x32",
+                    edgeQuantizer(TE_RT_RECIPE_MXFP8, t)};
+        ec.q.mx_2d = twoD;
+        ec.q.e8m0_rounding = r;
+        for (auto shape : std::vector<std::vector<int64_t>>{
+                 {96, 192}, {160, 320}, {352, 256}, {128, 64}, {512, 1088}})
+          for (bool f16 : {false, true}) {
+            checkEdge(c.cpu, c.gpu, ec, shape, f16, seed++);
+            if (HasFatalFailure())
+              return;
+          }
+      }
 }
 
 //===----------------------------------------------------------------------===//
