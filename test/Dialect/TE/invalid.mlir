@@ -92,6 +92,51 @@ func.func @f(%x: tensor<32x64xbf16>, %seed: i64, %off: i64) {
 
 // -----
 
+// quantize: empty amax reduction group
+func.func @f(%x: tensor<32x64xbf16>) {
+  // expected-error @+1 {{'te.quantize' op needs a non-empty process group name}}
+  %0 = te.quantize %x group "" : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.current<f8E4M3FN>, rowwise>
+  return
+}
+
+// -----
+
+// quantize: amax reduction group with delayed scaling
+func.func @f(%x: tensor<32x64xbf16>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{'te.quantize' op reduces its amax across a group only with current scaling or NVFP4 (not row-scaled); delayed scaling reduces with te.allreduce_max before te.update_scale, block and MX scales are local}}
+  %0, %1 = te.quantize %x scale %s group "tp" : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.delayed<f8E4M3FN>, rowwise>, tensor<1xf32>
+  return
+}
+
+// -----
+
+// quantize: amax reduction group with block scaling
+func.func @f(%x: tensor<32x128xbf16>) {
+  // expected-error @+1 {{'te.quantize' op reduces its amax across a group only with current scaling or NVFP4 (not row-scaled)}}
+  %0 = te.quantize %x group "tp" : tensor<32x128xbf16> -> !te.qtensor<32x128xbf16, #te.block<f8E4M3FN>, rowwise>
+  return
+}
+
+// -----
+
+// quantize: amax reduction group with MXFP8
+func.func @f(%x: tensor<32x64xbf16>) {
+  // expected-error @+1 {{'te.quantize' op reduces its amax across a group only with current scaling or NVFP4 (not row-scaled)}}
+  %0 = te.quantize %x group "tp" : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
+  return
+}
+
+// -----
+
+// quantize: amax reduction group with row-scaled NVFP4
+func.func @f(%x: tensor<32x64xbf16>) {
+  // expected-error @+1 {{'te.quantize' op reduces its amax across a group only with current scaling or NVFP4 (not row-scaled)}}
+  %0 = te.quantize %x group "tp" : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.nvfp4<f4E2M1FN, row_scaled = true>, rowwise>
+  return
+}
+
+// -----
+
 // dequantize: shape
 func.func @f(%q: !te.qtensor<32x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>) {
   // expected-error @+1 {{'te.dequantize' op result shape [32, 32] does not match the input shape [32, 64]}}

@@ -15,6 +15,16 @@ func.func @quantize(%x: tensor<32x64xbf16>, %s: tensor<1xf32>, %seed: i64, %off:
   // CHECK: te.quantize %{{.*}} seed %{{.*}} offset %{{.*}} : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.nvfp4<f4E2M1FN, rht = true, stochastic_rounding = true>, columnwise>
   %2 = te.quantize %x seed %seed offset %off : tensor<32x64xbf16>
       -> !te.qtensor<32x64xbf16, #te.nvfp4<f4E2M1FN, rht = true, stochastic_rounding = true>, columnwise>
+  // Amax reduction across a process group (current scaling, NVFP4).
+  // CHECK: te.quantize %{{.*}} group "tp" : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>
+  %3 = te.quantize %x group "tp" : tensor<32x64xbf16>
+      -> !te.qtensor<32x64xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>
+  // CHECK: te.quantize %{{.*}} group "sp" : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.nvfp4<f4E2M1FN, rht = true>, rowwise|columnwise>
+  %4 = te.quantize %x group "sp" : tensor<32x64xbf16>
+      -> !te.qtensor<32x64xbf16, #te.nvfp4<f4E2M1FN, rht = true>, rowwise|columnwise>
+  // CHECK: te.quantize %{{.*}} seed %{{.*}} offset %{{.*}} group "tp" : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.nvfp4<f4E2M1FN, stochastic_rounding = true>, rowwise>
+  %5 = te.quantize %x seed %seed offset %off group "tp" : tensor<32x64xbf16>
+      -> !te.qtensor<32x64xbf16, #te.nvfp4<f4E2M1FN, stochastic_rounding = true>, rowwise>
   return
 }
 

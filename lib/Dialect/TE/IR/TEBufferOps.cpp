@@ -185,18 +185,8 @@ LogicalResult QuantizeBuffersOp::verify() {
       (static_cast<bool>(getSeed()) != static_cast<bool>(getOffset())))
     return emitOpError() << "takes 'seed' and 'offset' exactly when the "
                             "quantizer rounds stochastically";
-  if (std::optional<StringRef> group = getGroup()) {
-    if (group->empty())
-      return emitOpError() << "needs a non-empty process group name";
-    bool reducible = config.recipe == fmt::Recipe::Current ||
-                     (config.recipe == fmt::Recipe::NVFP4 && !config.rowScaled);
-    if (!reducible)
-      return emitOpError()
-             << "reduces its amax across a group only with current scaling "
-                "or NVFP4 (not row-scaled); delayed scaling reduces with "
-                "te.allreduce_max before te.update_scale, block and MX "
-                "scales are local";
-  }
+  if (failed(verifyAmaxGroup(*this, getGroup(), quantizer)))
+    return failure();
   SmallVector<BufferShape> extra;
   if (delayed)
     extra.push_back(amaxShape(getContext()));

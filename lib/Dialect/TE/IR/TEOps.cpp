@@ -198,10 +198,11 @@ static LogicalResult verifyRandomOperands(Operation *op, bool needed,
 
 void QuantizeOp::build(OpBuilder &builder, OperationState &state,
                        QTensorType resultType, Value input, Value scale,
-                       Value seed, Value offset) {
+                       Value seed, Value offset, StringAttr group) {
   Type amaxType =
       scale ? RankedTensorType::get({1}, builder.getF32Type()) : Type();
-  build(builder, state, resultType, amaxType, input, scale, seed, offset);
+  build(builder, state, resultType, amaxType, input, scale, seed, offset,
+        group);
 }
 
 LogicalResult QuantizeOp::verify() {
@@ -228,8 +229,33 @@ LogicalResult QuantizeOp::verify() {
            << "takes a 'scale' operand only with a #te.delayed quantizer";
   if (!delayed && getAmax())
     return emitOpError() << "yields an amax only with a #te.delayed quantizer";
+  if (failed(verifyAmaxGroup(*this, getGroup(), resultType.getQuantizer())))
+    return failure();
   return verifyRandomOperands(*this, config.stochasticRounding, getSeed(),
                               getOffset());
+}
+
+//===----------------------------------------------------------------------===//
+// Amax reduction groups (te.quantize, te.quantize_buffers)
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::te::verifyAmaxGroup(Operation *op,
+                                        std::optional<StringRef> group,
+                                        QuantizerAttrInterface quantizer) {
+  if (!group)
+    return success();
+  if (group->empty())
+    return op->emitOpError() << "needs a non-empty process group name";
+  fmt::QuantizerConfig config = configOf(quantizer);
+  bool reducible = config.recipe == fmt::Recipe::Current ||
+                   (config.recipe == fmt::Recipe::NVFP4 && !config.rowScaled);
+  if (!reducible)
+    return op->emitOpError()
+           << "reduces its amax across a group only with current scaling "
+              "or NVFP4 (not row-scaled); delayed scaling reduces with "
+              "te.allreduce_max before te.update_scale, block and MX "
+              "scales are local";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

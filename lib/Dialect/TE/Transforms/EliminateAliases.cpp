@@ -244,14 +244,17 @@ bool eliminateFunctionAliases(ModuleOp module, bool keepPublicSignatures) {
 
 /// What makes two te.quantize ops compute the same bits: input, quantized
 /// type up to usage (shape and nominal type, quantizer), live scale, random
-/// stream. (Not the type with both usages: that one may be invalid.)
-using QuantizeKey = std::tuple<Value, Type, Attribute, Value, Value, Value>;
+/// stream, amax reduction group. (Not the type with both usages: that one
+/// may be invalid.)
+using QuantizeKey =
+    std::tuple<Value, Type, Attribute, Value, Value, Value, Attribute>;
 
 QuantizeKey getKey(QuantizeOp op) {
   QTensorType type = op.getResult().getType();
   return {op.getInput(),       type.getNominalTensorType(),
           type.getQuantizer(), op.getScale(),
-          op.getSeed(),        op.getOffset()};
+          op.getSeed(),        op.getOffset(),
+          op.getGroupAttr()};
 }
 
 class QuantizationSharing {

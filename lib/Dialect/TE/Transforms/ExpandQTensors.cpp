@@ -119,7 +119,7 @@ struct QuantizeLowering : public OpConversionPattern<QuantizeOp> {
         rewriter, op.getLoc(), TypeRange(outTypes), single(adaptor.getInput()),
         single(adaptor.getScale()), single(adaptor.getSeed()),
         single(adaptor.getOffset()), *outs, type.getQuantizer(),
-        type.getUsage(), /*group=*/StringAttr());
+        type.getUsage(), op.getGroupAttr());
     ValueRange results = quantize.getResults();
     SmallVector<SmallVector<Value>> replacements;
     replacements.push_back(

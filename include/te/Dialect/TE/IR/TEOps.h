@@ -19,7 +19,17 @@
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/IR/TETypes.h"
 
+#include <optional>
+
 #define GET_OP_CLASSES
 #include "te/Dialect/TE/IR/TEOps.h.inc"
+
+namespace mlir::te {
+/// The amax reduction group of te.quantize / te.quantize_buffers: absent, or
+/// a non-empty name on a current-scaling or NVFP4 (not row-scaled)
+/// quantizer; emits the op's error otherwise.
+LogicalResult verifyAmaxGroup(Operation *op, std::optional<StringRef> group,
+                              QuantizerAttrInterface quantizer);
+} // namespace mlir::te
 
 #endif // TE_DIALECT_TE_IR_TEOPS_H

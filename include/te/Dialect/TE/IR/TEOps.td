@@ -56,9 +56,25 @@ def TE_QuantizeOp : TE_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
       required iff the quantizer rounds stochastically.
     * RHT (`#te.nvfp4<..., rht = true>` with columnwise usage) needs a
       `bf16` input.
+    * Amax reduction (`group "tp"`): the amax is reduced (maximum) across the
+      ranks of the named process group before the cast, as TransformerEngine
+      does with `with_amax_reduction` in tensor- and sequence-parallel
+      layers: for current scaling the per-tensor amax, for NVFP4 (not
+      row-scaled) the rowwise and the columnwise (post-RHT) global amaxes.
+      `input` is then this rank's shard and the scales are those of the
+      gathered tensor. Only those two recipes take a `group`: delayed scaling
+      reduces its amax with `te.allreduce_max` before `te.update_scale`,
+      block and MX scales are local. The group is named on the op, never in
+      the quantizer; te-expand-qtensors copies it onto
+      `te.quantize_buffers`, and the runtime finds the communicator
+      registered under that name (docs/distributed.md).
 
     The op is `Pure`: every input of the computation, including the scale and
-    the random seed, is an operand, and every output is a result.
+    the random seed, is an operand, and every output is a result. With a
+    `group` this still holds for SPMD programs, where every rank runs the
+    same program: the other ranks contribute the same SSA value, so two
+    quantizations of one value with one group compute the same bits, and
+    erasing or sharing one erases or shares it on every rank.
 
     ```mlir
     %q = te.quantize %x : tensor<32x64xbf16>
@@ -67,17 +83,23 @@ def TE_QuantizeOp : TE_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
         -> !te.qtensor<32x64xbf16, #te.delayed<f8E4M3FN>, rowwise>, tensor<1xf32>
     %g = te.quantize %dy seed %seed offset %off : tensor<32x64xbf16>
         -> !te.qtensor<32x64xbf16, #te.nvfp4<f4E2M1FN, stochastic_rounding = true>, columnwise>
+    // This rank's 64 rows of a tensor-parallel activation: the amax is the
+    // maximum over the ranks of the process group "tp".
+    %s = te.quantize %x group "tp" : tensor<64x128xbf16>
+        -> !te.qtensor<64x128xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>
     ```
   }];
   let arguments = (ins
     TE_FloatTensor:$input,
     Optional<TE_F32x1Tensor>:$scale,
     Optional<I64>:$seed,
-    Optional<I64>:$offset
+    Optional<I64>:$offset,
+    OptionalAttr<StrAttr>:$group
   );
   let results = (outs TE_QTensor:$result, Optional<TE_F32x1Tensor>:$amax);
   let assemblyFormat = [{
-    $input (`scale` $scale^)? (`seed` $seed^)? (`offset` $offset^)? attr-dict
+    $input (`scale` $scale^)? (`seed` $seed^)? (`offset` $offset^)?
+    (`group` $group^)? attr-dict
     `:` type($input) `->` qualified(type($result)) (`,` type($amax)^)?
   }];
   let hasVerifier = 1;
@@ -85,7 +107,8 @@ def TE_QuantizeOp : TE_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
     OpBuilder<(ins "::mlir::te::QTensorType":$resultType, "::mlir::Value":$input,
                    CArg<"::mlir::Value", "{}">:$scale,
                    CArg<"::mlir::Value", "{}">:$seed,
-                   CArg<"::mlir::Value", "{}">:$offset)>
+                   CArg<"::mlir::Value", "{}">:$offset,
+                   CArg<"::mlir::StringAttr", "{}">:$group)>
   ];
 }
 
