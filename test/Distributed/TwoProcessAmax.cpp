@@ -275,7 +275,9 @@ int main(int argc, char **argv) {
       te_rt_comm_unique_id id;
       if (read(pipes[2 * r], &id, sizeof(id)) != sizeof(id))
         _exit(1);
-      _exit(runRank(r, n, id));
+      int rc = runRank(r, n, id);
+      std::fflush(stdout); // _exit does not flush the rank's report
+      _exit(rc);
     }
   }
   // The parent makes the id (no CUDA needed) and sends it to every rank.
