@@ -24,6 +24,12 @@
 //  * RHT: rht16 (FastNVFP4.h): Walsh-Hadamard butterflies in float or
 //    double where the exponent span of the chunk makes every partial sum
 //    exact, else Format's sequential double sum; the same bf16 results.
+// BF16 inputs take nvfp4Fused16Kernel<RHT, SR> instead (round 3): the same
+// values, with an unpadded XOR-swizzled tile (swz), lanes mapped so that
+// every code store covers whole 32-byte sectors (4 lanes per row / column),
+// the plain E2M1 cast 8 elements at a time (encodeE2M1x8), and RHT / SR as
+// template arguments (48 registers for the plain kernel instead of 119).
+// TE_RT_CUDA_NVFP4_ROUND2=1 selects the round-2 kernel (timing baseline).
 // The global amaxes come from a first pass (the amax fast path, or
 // nvfp4AmaxRHTKernel with the RHT). Every value is computed by Format's
 // functions or provably equal to them (encodeE2M1Fast,
@@ -308,6 +314,216 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// Format's nvfp4EncodeBlock of one 1x16 group held as 8 words of two 16-bit
+/// elements (element 2i in the low half of word i) times `factor`: the 16
+/// E2M1 codes packed into 8 bytes, by encodeE2M1x8 (or SR as encodeGroup).
+template <InKind T, bool SR>
+__device__ __forceinline__ uint2 encodeWords(const uint32_t *w, float factor,
+                                             uint64_t seed, uint64_t offset,
+                                             uint64_t index0) {
+  float v[kG];
+#pragma unroll
+  for (int i = 0; i < kG / 2; ++i)
+    unpackWord<T>(w[i], v + 2 * i);
+  if constexpr (SR) {
+    return encodeGroup(v, factor, true, seed, offset, index0);
+  } else {
+    float y[kG];
+#pragma unroll
+    for (int i = 0; i < kG; ++i)
+      y[i] = v[i] * factor;
+    return make_uint2(encodeE2M1x8(y), encodeE2M1x8(y + 8));
+  }
+}
+
+/// Largest |element| of 16-bit words (NaNs ignored, as groupAmax).
+template <InKind T>
+__device__ __forceinline__ float wordsAmax(const uint32_t *w, int n) {
+  float m = 0.0f;
+#pragma unroll
+  for (int i = 0; i < n; ++i) {
+    float v[2];
+    unpackWord<T>(w[i], v);
+    m = fmaxf(m, absBits(v[0]));
+    m = fmaxf(m, absBits(v[1]));
+  }
+  return m;
+}
+
+/// Row swizzle of the 16-bit kernel's shared tile (64 rows of 16 16-byte
+/// chunks, no padding): chunk c of row r is stored at chunk c ^ swz(r). Bits
+/// 1-2 (the row's 16-row block) spread the columnwise reads, whose lanes
+/// read one word of 4 rows 16 apart; bit 0 (the row's parity) the rowwise
+/// 16-byte reads, whose quarter-warps read 4 chunks of 2 adjacent rows.
+__device__ __forceinline__ int swz(int r) {
+  return (((r >> 4) & 3) << 1) ^ (r & 1);
+}
+
+/// The fused kernel for 16-bit inputs (BF16), with every global store
+/// covering whole 32-byte sectors: thread t quantizes the two rowwise groups
+/// of row t / 4, columns 32 (t % 4) .. +31 (one 16-byte store; the 4 lanes
+/// of a row write its 64 bytes), and the columnwise groups of rows 16 j ..
+/// 16 j + 15, j = lane % 4, of the columns 2 p, 2 p + 1, p = 8 warp + lane / 4
+/// (8-byte stores; the 4 lanes of a column write its 32 bytes). RHT and SR
+/// are template arguments, so that the plain kernel holds no registers for
+/// them.
+template <InKind T, bool RHT, bool SR>
+__global__ void __launch_bounds__(kThreads)
+    nvfp4Fused16Kernel(const FastNVFP4Args a) {
+  static_assert(T != InKind::F32, "16-bit inputs");
+  constexpr int kChunks = kTK / 8; // 16-byte chunks per tile row
+  __shared__ __align__(16) uint4 tile[kTM * kChunks];
+  __shared__ float factors[2][kFactorCodes]; // rowwise, columnwise
+
+  const int64_t M = a.M, K = a.K;
+  const int64_t tilesK = K / kTK;
+  const int64_t m0 = (blockIdx.x / tilesK) * kTM;
+  const int64_t k0 = (blockIdx.x % tilesK) * kTK;
+  const int t = threadIdx.x;
+  const uint16_t *x = static_cast<const uint16_t *>(a.x);
+
+  constexpr int kLoads = kTM * kChunks / kThreads; // 4
+  uint4 buf[kLoads];
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
+    int v = t + i * kThreads, r = v / kChunks, c = v % kChunks;
+    buf[i] =
+        __ldcs(reinterpret_cast<const uint4 *>(x + (m0 + r) * K + k0 + c * 8));
+  }
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
+    int v = t + i * kThreads, r = v / kChunks, c = v % kChunks;
+    tile[r * kChunks + (c ^ swz(r))] = buf[i];
+  }
+  float sEncRow = 0.0f, sDecRow = 0.0f, sEncCol = 0.0f, sDecCol = 0.0f;
+  if (a.rowData) {
+    sEncRow = nvfp4GlobalEncodeScale(*a.amax, kE4M3Max);
+    sDecRow = nvfp4GlobalDecodeScale(sEncRow);
+  }
+  if (a.colData) {
+    sEncCol = nvfp4GlobalEncodeScale(*a.amaxCol, kE4M3Max);
+    sDecCol = nvfp4GlobalDecodeScale(sEncCol);
+  }
+  if (t < static_cast<int>(kFactorCodes) && a.rowData)
+    factors[0][t] = nvfp4ElementFactor(static_cast<uint8_t>(t), sDecRow);
+  if (t >= 128 && t < 128 + static_cast<int>(kFactorCodes) && a.colData)
+    factors[1][t - 128] =
+        nvfp4ElementFactor(static_cast<uint8_t>(t - 128), sDecCol);
+  __syncthreads();
+
+  if (a.rowData) {
+    const int r = t >> 2, g = t & 3;
+    // Lanes with g >= 2 read their two groups in the other order (chunks
+    // 4 g + (k ^ 2)), so that a quarter-warp's 8 reads hit 8 bank quads.
+    const int flip = g & 2;
+    uint32_t w[16];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const uint4 u = tile[r * kChunks + ((4 * g + (k ^ flip)) ^ swz(r))];
+      w[4 * k] = u.x;
+      w[4 * k + 1] = u.y;
+      w[4 * k + 2] = u.z;
+      w[4 * k + 3] = u.w;
+    }
+    const int64_t m = m0 + r;
+    // Group A (w[0..7]) is group 2 g + (flip ? 1 : 0) of the tile row.
+    const int64_t kA = k0 + 32 * g + (flip ? kG : 0),
+                  kB = k0 + 32 * g + (flip ? 0 : kG);
+    const uint32_t codes =
+        encodeFP8x4(nvfp4BlockScaleValue(wordsAmax<T>(w, 8), sEncRow),
+                    nvfp4BlockScaleValue(wordsAmax<T>(w + 8, 8), sEncRow), 0.0f,
+                    0.0f, /*e5m2=*/false);
+    const uint32_t cA = codes & 0xFFu, cB = (codes >> 8) & 0xFFu;
+    const uint2 qA =
+        encodeWords<T, SR>(w, elementFactor(factors[0], cA, sDecRow), a.seed,
+                           a.rowOffset, uint64_t(m * K + kA));
+    const uint2 qB =
+        encodeWords<T, SR>(w + 8, elementFactor(factors[0], cB, sDecRow),
+                           a.seed, a.rowOffset, uint64_t(m * K + kB));
+    const uint4 out = flip ? make_uint4(qB.x, qB.y, qA.x, qA.y)
+                           : make_uint4(qA.x, qA.y, qB.x, qB.y);
+    *reinterpret_cast<uint4 *>(a.rowData + m * (K / 2) + (k0 + 32 * g) / 2) =
+        out;
+    uint8_t *sc = a.rowScale + m * a.rowScaleStride + (k0 + 32 * g) / kG;
+    sc[0] = static_cast<uint8_t>(flip ? cB : cA);
+    sc[1] = static_cast<uint8_t>(flip ? cA : cB);
+  }
+
+  if (a.colData) {
+    const int lane = t & 31, j = lane & 3, p = 8 * (t >> 5) + (lane >> 2);
+    // Word p of rows 16 j .. 16 j + 15: columns 2 p (low half), 2 p + 1.
+    uint32_t w[kG];
+#pragma unroll
+    for (int i = 0; i < kG; ++i) {
+      const int r = 16 * j + i;
+      w[i] = reinterpret_cast<const uint32_t *>(tile + r * kChunks +
+                                                ((p >> 2) ^ swz(r)))[p & 3];
+    }
+    const int64_t k = k0 + 2 * p, m = m0 + 16 * j;
+    float amax[2];
+    float v[2][kG];
+    if constexpr (RHT) {
+#pragma unroll
+      for (int i = 0; i < kG; ++i) {
+        float pair[2];
+        unpackWord<T>(w[i], pair);
+        v[0][i] = pair[0];
+        v[1][i] = pair[1];
+      }
+      rht16(v[0], a.signMask, sigBits<T>());
+      rht16(v[1], a.signMask, sigBits<T>());
+      amax[0] = groupAmax(v[0]);
+      amax[1] = groupAmax(v[1]);
+    } else {
+      float m0v = 0.0f, m1v = 0.0f;
+#pragma unroll
+      for (int i = 0; i < kG; ++i) {
+        float pair[2];
+        unpackWord<T>(w[i], pair);
+        m0v = fmaxf(m0v, absBits(pair[0]));
+        m1v = fmaxf(m1v, absBits(pair[1]));
+      }
+      amax[0] = m0v;
+      amax[1] = m1v;
+    }
+    const uint32_t codes =
+        encodeFP8x4(nvfp4BlockScaleValue(amax[0], sEncCol),
+                    nvfp4BlockScaleValue(amax[1], sEncCol), 0.0f, 0.0f,
+                    /*e5m2=*/false);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t c = (codes >> (8 * h)) & 0xFFu;
+      const float factor = elementFactor(factors[1], c, sDecCol);
+      uint2 q;
+      if constexpr (RHT) {
+        q = encodeGroup(v[h], factor, SR, a.seed, a.colOffset,
+                        uint64_t((k + h) * M + m));
+      } else if constexpr (SR) {
+        float u[kG];
+#pragma unroll
+        for (int i = 0; i < kG; ++i) {
+          float pair[2];
+          unpackWord<T>(w[i], pair);
+          u[i] = pair[h];
+        }
+        q = encodeGroup(u, factor, true, a.seed, a.colOffset,
+                        uint64_t((k + h) * M + m));
+      } else {
+        float y[kG];
+#pragma unroll
+        for (int i = 0; i < kG; ++i) {
+          float pair[2];
+          unpackWord<T>(w[i], pair);
+          y[i] = pair[h] * factor;
+        }
+        q = make_uint2(encodeE2M1x8(y), encodeE2M1x8(y + 8));
+      }
+      *reinterpret_cast<uint2 *>(a.colData + (k + h) * (M / 2) + m / 2) = q;
+      a.colScale[(k + h) * a.colScaleStride + m / kG] = static_cast<uint8_t>(c);
+    }
+  }
+}
+
 /// amax[0] = max |x|, amax[1] = max |rht16(column chunk)| over x [M, K]:
 /// each task is 16 rows x 8 bytes of columns (16 loads in flight), a
 /// grid-stride loop, warp shuffles and one atomicMax per warp and value
@@ -375,7 +591,23 @@ cudaError_t launchFused(const FastNVFP4Args &a, cudaStream_t stream) {
     return cudaSuccess;
   if (tiles > INT32_MAX)
     return cudaErrorInvalidConfiguration;
-  nvfp4FusedKernel<T><<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(a);
+  const unsigned grid = static_cast<unsigned>(tiles);
+  if constexpr (T == InKind::BF16) {
+    static const bool old = std::getenv("TE_RT_CUDA_NVFP4_ROUND2") != nullptr;
+    if (!old) {
+      const bool rht = a.rht && a.colData;
+      if (rht && a.stochasticRounding)
+        nvfp4Fused16Kernel<T, true, true><<<grid, kThreads, 0, stream>>>(a);
+      else if (rht)
+        nvfp4Fused16Kernel<T, true, false><<<grid, kThreads, 0, stream>>>(a);
+      else if (a.stochasticRounding)
+        nvfp4Fused16Kernel<T, false, true><<<grid, kThreads, 0, stream>>>(a);
+      else
+        nvfp4Fused16Kernel<T, false, false><<<grid, kThreads, 0, stream>>>(a);
+      return cudaGetLastError();
+    }
+  }
+  nvfp4FusedKernel<T><<<grid, kThreads, 0, stream>>>(a);
   return cudaGetLastError();
 }
 

@@ -103,6 +103,84 @@ __host__ __device__ __forceinline__ uint32_t encodeE2M1Fast(float v) {
   return (tb - bias) | sign;
 }
 
+/// clamp(y, -6, 6) with NaN -> +6 and -0 kept: the hardware fminf (FMNMX
+/// returns the non-NaN operand) then fmaxf; on the host the same function on
+/// the bits (the host's fminf returns a signaling NaN).
+__host__ __device__ __forceinline__ float clampE2M1(float y) {
+#if defined(__CUDA_ARCH__)
+  return fmaxf(fminf(y, 6.0f), -6.0f);
+#else
+  if ((format::bitsOf(y) & 0x7FFFFFFFu) > 0x7F800000u)
+    return 6.0f;
+  return y > 6.0f ? 6.0f : y < -6.0f ? -6.0f : y;
+#endif
+}
+
+/// The E2M1 magnitude code of z = clampE2M1(y) (|z| <= 6, no NaN) as
+/// code << 22: |z| + 2^22 q rounds to nearest even on the spacing q of |z|'s
+/// binade of the grid (as encodeE2M1Fast; 2^22 q = max(2^(e + 22), 2^22)
+/// from |z|'s exponent e, one add-max), subtracting 2^22 q again gives the
+/// grid value g exactly, and g * 2^-126 lays the grid on the float encoding:
+/// 0.5 -> the subnormal 2^-127 (0x00400000), 1, 1.5, 2, 3, 4, 6 -> the
+/// normals 0x00800000 .. 0x01C00000, i.e. the E2M1 code in bits 22..24.
+/// Needs subnormals (no flush-to-zero, the runtime's default).
+__host__ __device__ __forceinline__ uint32_t e2m1MagnitudeShifted(float z) {
+  const int e = static_cast<int>(format::bitsOf(z) & 0x7F800000u) + (22 << 23);
+  const int mb = e > 0x4A800000 ? e : 0x4A800000;
+  const float magic = format::floatOf(static_cast<uint32_t>(mb));
+  const float t = fabsf(z) + magic;
+  const float g = t - magic;
+  return format::bitsOf(g * 0x1p-126f);
+}
+
+/// Sign bit of z[i] at bit 4 i + 3 (the sign of nibble i). On the GPU six
+/// byte permutes with sign replication and two masks instead of eight
+/// shift-and-merge pairs.
+__host__ __device__ __forceinline__ uint32_t e2m1Signs8(const float z[8]) {
+#if defined(__CUDA_ARCH__)
+  uint32_t p02, p46, p13, p57, even, odd;
+  // Selector nibble 0xB / 0xF: byte 3 of the first / second operand with
+  // its sign bit replicated over the byte.
+  asm("prmt.b32 %0, %1, %2, 0x00FB;"
+      : "=r"(p02)
+      : "r"(__float_as_uint(z[0])), "r"(__float_as_uint(z[2])));
+  asm("prmt.b32 %0, %1, %2, 0x00FB;"
+      : "=r"(p46)
+      : "r"(__float_as_uint(z[4])), "r"(__float_as_uint(z[6])));
+  asm("prmt.b32 %0, %1, %2, 0x00FB;"
+      : "=r"(p13)
+      : "r"(__float_as_uint(z[1])), "r"(__float_as_uint(z[3])));
+  asm("prmt.b32 %0, %1, %2, 0x00FB;"
+      : "=r"(p57)
+      : "r"(__float_as_uint(z[5])), "r"(__float_as_uint(z[7])));
+  even = __byte_perm(p02, p46, 0x5410); // byte j: sign of z[2j], replicated
+  odd = __byte_perm(p13, p57, 0x5410);  // byte j: sign of z[2j + 1]
+  return (even & 0x08080808u) | (odd & 0x80808080u);
+#else
+  uint32_t s = 0;
+  for (int i = 0; i < 8; ++i)
+    s |= (format::bitsOf(z[i]) >> 31) << (4 * i + 3);
+  return s;
+#endif
+}
+
+/// encodeE2M1 of y[0..7] packed in a word (y[i] in nibble i): the clamp,
+/// e2m1MagnitudeShifted moved to nibble i, e2m1Signs8 of the clamped values
+/// (NaN -> +6 loses its sign, -0 keeps it). About 9 instructions per element
+/// against encodeE2M1Fast's 15. Checked against encodeE2M1 on all 2^32
+/// floats at every position, on the host and on the GPU (CudaNVFP4Test.cu).
+__host__ __device__ __forceinline__ uint32_t encodeE2M1x8(const float y[8]) {
+  float z[8];
+  uint32_t codes = 0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    z[i] = clampE2M1(y[i]);
+    const uint32_t m = e2m1MagnitudeShifted(z[i]);
+    codes |= 4 * i <= 22 ? m >> (22 - 4 * i) : m << (4 * i - 22);
+  }
+  return codes | e2m1Signs8(z);
+}
+
 /// Format's stochasticRoundE2M1(v, r) without its search and division: for
 /// 0 <= |v| < 6 on the grid spacing q (0.5, 1, 2 as in encodeE2M1Fast),
 /// n = floor(|v| * 256 / q) is exact (|v| scaled by a power of two, then

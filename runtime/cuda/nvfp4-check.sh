@@ -50,20 +50,23 @@ if [ -n "${TE_NVFP4_QUICK:-}" ]; then
   # the first pass-2 launch (1x16, both representations) and the SASS.
   T="$B/cuda/test/te-rt-cuda-tests"
   start=$(date +%s)
-  timeout 240 "$T" --gtest_filter='CudaQuantize.NVFP4*:CudaNVFP4Codec.*-*OnHost' \
+  timeout 240 "$T" --gtest_filter='*NVFP4*:CudaNVFP4Codec.*-*OnHost' \
     >"$OUT/tests.log" 2>&1
   echo "NVFP4 tests: rc=$? in $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|PASSED) +\]|te-rt-cuda\]|Failure|differ" \
     "$OUT/tests.log" | head -40
-  for v in fused fused-again; do
-    "$T" --gtest_also_run_disabled_tests \
+  # round3: the current kernels; round2: TE_RT_CUDA_NVFP4_ROUND2=1 (the
+  # round-2 pass-2 kernel for bf16), in the same run.
+  for v in round3 round2 round3-again; do
+    env $([ $v = round2 ] && echo TE_RT_CUDA_NVFP4_ROUND2=1) \
+      "$T" --gtest_also_run_disabled_tests \
       --gtest_filter='CudaNVFP4Perf.DISABLED_Bandwidth16k' 2>&1 |
       grep -E "te-rt-cuda\]|FAILED|Failure" | sed "s/^/$v: /" |
       tee -a "$OUT/perf.log"
   done
   if [ -n "${TE_NVFP4_NCU:-}" ]; then
     NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
-    timeout 120 "$NCU" --clock-control none -k regex:nvfp4FusedKernel -c 1 \
+    timeout 120 "$NCU" --clock-control none -k regex:nvfp4Fused -c 1 \
       --section SpeedOfLight --section ComputeWorkloadAnalysis \
       --section InstructionStats --section WarpStateStats \
       --section SourceCounters --section MemoryWorkloadAnalysis_Tables \
@@ -72,7 +75,7 @@ if [ -n "${TE_NVFP4_QUICK:-}" ]; then
       --gtest_filter='CudaNVFP4Perf.DISABLED_Bandwidth16k' \
       >"$OUT/ncu.txt" 2>&1
     echo "ncu: rc=$?"
-    grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occ|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|No Eligible|Bank|Excessive|Uncoalesced|Block Limit" \
+    grep -E "Duration|Throughput|Issued Instructions|Registers|Achieved Occupancy|Theoretical Occ|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|No Eligible|Bank|Excessive|Uncoalesced|Block Limit" \
       "$OUT/ncu.txt" | head -60
     cuobjdump -sass "$B/cuda/CMakeFiles/te_rt_cuda.dir/FastNVFP4.cu.o" \
       >"$OUT/sass.txt" 2>&1

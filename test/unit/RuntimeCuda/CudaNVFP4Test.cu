@@ -84,6 +84,47 @@ TEST(CudaNVFP4Codec, FastE2M1MatchesFormatOnAllFloats) {
                          << h.firstBits;
 }
 
+/// u rotated left by r bits: the 8 floats rotl(u, 4 i), i = 0..7, put every
+/// bit pattern at every position of encodeE2M1x8 as u runs over 2^32.
+__host__ __device__ inline uint32_t rotl32(uint32_t u, int r) {
+  return r == 0 ? u : (u << r) | (u >> (32 - r));
+}
+
+__global__ void e2m1x8SweepKernel(E2M1Mismatch *out) {
+  unsigned long long local = 0;
+  for (uint64_t u = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x;
+       u < (uint64_t(1) << 32); u += uint64_t(gridDim.x) * blockDim.x) {
+    float y[8];
+    for (int i = 0; i < 8; ++i)
+      y[i] = __uint_as_float(rotl32(static_cast<uint32_t>(u), 4 * i));
+    const uint32_t c = te::rt::cuda::encodeE2M1x8(y);
+    for (int i = 0; i < 8; ++i)
+      if (((c >> (4 * i)) & 0xFu) != encodeE2M1(y[i])) {
+        ++local;
+        atomicMin(&out->firstBits, __float_as_uint(y[i]));
+      }
+  }
+  if (local)
+    atomicAdd(&out->count, local);
+}
+
+TEST(CudaNVFP4Codec, FastE2M1x8MatchesFormatOnAllFloats) {
+  if (!haveDevice())
+    GTEST_SKIP() << "SKIP: no CUDA device";
+  E2M1Mismatch h{0, 0xFFFFFFFFu}, *d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, sizeof(h)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d, &h, sizeof(h), cudaMemcpyHostToDevice), cudaSuccess);
+  e2m1x8SweepKernel<<<132 * 16, 256>>>(d);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(d);
+  std::printf("[te-rt-cuda] fused NVFP4 8-element E2M1 encoder vs Format over "
+              "2^32 floats x 8 positions: %llu mismatches\n",
+              h.count);
+  EXPECT_EQ(h.count, 0u) << "first mismatch at bits 0x" << std::hex
+                         << h.firstBits;
+}
+
 /// Rounds a float to `sigBits` significand bits (RNE), keeping it a value of
 /// the input type the chunk models.
 float roundTo(float x, int sigBits) {
@@ -286,6 +327,44 @@ TEST(CudaNVFP4Codec, FastE2M1MatchesFormatOnAllFloatsOnHost) {
     t.join();
   for (unsigned w = 0; w < n; ++w)
     EXPECT_EQ(bad[w], 0u) << "first mismatch at 0x" << std::hex << first[w];
+}
+
+TEST(CudaNVFP4Codec, FastE2M1x8MatchesFormatOnHost) {
+  // The edges of FastE2M1MatchesFormatOnHost at every position, then (the
+  // host build of encodeE2M1x8) every 61st bit pattern at every position.
+  const float edges[] = {0.0f, 0.25f, 0.75f, 1.25f,  1.75f,    2.5f, 3.5f,
+                         5.0f, 6.0f,  0.5f,  1.0f,   1.5f,     2.0f, 3.0f,
+                         4.0f, 7.0f,  1e30f, 1e-45f, INFINITY, NAN};
+  std::vector<float> vals;
+  for (float e : edges)
+    for (float s : {1.0f, -1.0f}) {
+      float v = e * s;
+      for (float w : {v, std::nextafter(v, 0.0f), std::nextafter(v, 10.0f),
+                      std::nextafter(v, -10.0f)})
+        vals.push_back(w);
+    }
+  for (size_t n = 0; n < vals.size(); ++n) {
+    float y[8];
+    for (int i = 0; i < 8; ++i)
+      y[i] = vals[(n + 7 * i) % vals.size()];
+    const uint32_t c = te::rt::cuda::encodeE2M1x8(y);
+    for (int i = 0; i < 8; ++i)
+      EXPECT_EQ((c >> (4 * i)) & 0xFu, encodeE2M1(y[i])) << y[i] << " at " << i;
+  }
+  uint64_t bad = 0;
+  uint32_t first = 0;
+  for (uint64_t u = 0; u < (uint64_t(1) << 32); u += 61) {
+    float y[8];
+    for (int i = 0; i < 8; ++i) {
+      const uint32_t b = rotl32(static_cast<uint32_t>(u), 4 * i);
+      std::memcpy(&y[i], &b, 4);
+    }
+    const uint32_t c = te::rt::cuda::encodeE2M1x8(y);
+    for (int i = 0; i < 8; ++i)
+      if (((c >> (4 * i)) & 0xFu) != encodeE2M1(y[i]) && bad++ == 0)
+        std::memcpy(&first, &y[i], 4);
+  }
+  EXPECT_EQ(bad, 0u) << "first mismatch at 0x" << std::hex << first;
 }
 
 TEST(CudaNVFP4Codec, DoubleToBF16FiniteMatchesFormatOnHost) {
