@@ -59,16 +59,104 @@ func.func @dgrad(%wt: memref<128x64xf8E4M3FN>, %ws: memref<1xf32>,
 // -----
 
 // te.amax_buffers: te_rt_mlir_amax(x_dtype, numel, x, amax); bf16 is 3,
-// 32 * 64 = 2048 elements.
+// 32 * 64 = 2048 elements (a constant for a static shape).
 // CHECK-DAG: func.func private @te_rt_mlir_amax(i32, i64, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: func.func @amax
-// CHECK: %[[R:.*]] = arith.muli %c1_i64, %c32_i64 : i64
-// CHECK: %[[N:.*]] = arith.muli %[[R]], %c64_i64 : i64
-// CHECK: call @te_rt_mlir_amax(%c3_i32, %[[N]], %{{.*}}, %{{.*}}) : (i32, i64, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK: call @te_rt_mlir_amax(%c3_i32, %c2048_i64, %{{.*}}, %{{.*}}) : (i32, i64, !llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NOT: te.amax_buffers
 func.func @amax(%x: memref<32x64xbf16>, %a: memref<1xf32>) {
   te.amax_buffers %x outs(%a : memref<1xf32>) : memref<32x64xbf16>
   return
+}
+
+// -----
+
+// A dynamic shape: rows = (product of the static leading dimensions) times
+// the dynamic ones, numel = rows * cols, computed in the program.
+// CHECK-LABEL: func.func @amax_dynamic
+// CHECK-SAME: %[[X:[^:]*]]: memref<4x?x8xbf16>
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : i64
+// CHECK: %[[D:.*]] = memref.dim %[[X]], %[[C1]]
+// CHECK: %[[DI:.*]] = arith.index_cast %[[D]] : index to i64
+// CHECK: %[[R:.*]] = arith.muli %[[C4]], %[[DI]] : i64
+// CHECK: %[[N:.*]] = arith.muli %[[R]], %[[C8]] : i64
+// CHECK: call @te_rt_mlir_amax(%{{.*}}, %[[N]],
+func.func @amax_dynamic(%x: memref<4x?x8xbf16>, %a: memref<1xf32>) {
+  te.amax_buffers %x outs(%a : memref<1xf32>) : memref<4x?x8xbf16>
+  return
+}
+
+// -----
+
+// What is emitted per function once: the constants, the null pointer and a
+// descriptor's address at the function's entry; a memref's pointer once.
+// A buffer only the runtime sees (used by the calls and freed) becomes
+// aligned_alloc (alignment 64; 32 * 64 bytes, and 4 bytes rounded up to 64)
+// and free, without a memref; a returned buffer stays a memref.alloc.
+// CHECK-DAG: llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
+// CHECK-DAG: llvm.func @free(!llvm.ptr)
+// CHECK-LABEL: func.func @shared
+// CHECK-SAME: %[[X:[^:]*]]: memref<32x64xbf16>
+// CHECK-DAG: memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK-DAG: memref.get_global @__te_quantizer_0
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i64
+// CHECK-DAG: %[[C2048:.*]] = arith.constant 2048 : i64
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[D:.*]] = llvm.call @aligned_alloc(%[[C64]], %[[C2048]])
+// CHECK: %[[S:.*]] = llvm.call @aligned_alloc(%[[C64]], %[[C64]])
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32x64xbf16>
+// CHECK: call @te_rt_mlir_quantize(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[D]], %[[S]], %[[NULL]], %[[NULL]],
+// The second call reuses all of it.
+// CHECK-NOT: memref.get_global
+// CHECK-NOT: memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK-NOT: arith.constant
+// CHECK-NOT: llvm.mlir.zero
+// CHECK: call @te_rt_mlir_dequantize(
+// CHECK-SAME: %[[D]], %[[S]], %[[NULL]], %[[NULL]],
+// CHECK: llvm.call @free(%[[D]]) : (!llvm.ptr) -> ()
+// CHECK: llvm.call @free(%[[S]]) : (!llvm.ptr) -> ()
+// CHECK-NOT: memref.dealloc
+// CHECK: return %[[OUT]]
+func.func @shared(%x: memref<32x64xbf16>) -> memref<32x64xbf16> {
+  %d = memref.alloc() {alignment = 64 : i64} : memref<32x64xf8E4M3FN>
+  %s = memref.alloc() {alignment = 64 : i64} : memref<1xf32>
+  %out = memref.alloc() {alignment = 64 : i64} : memref<32x64xbf16>
+  te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise
+      outs(%d, %s : memref<32x64xf8E4M3FN>, memref<1xf32>) : memref<32x64xbf16>
+  te.dequantize_buffers %d, %s quantizer #te.current<f8E4M3FN> usage rowwise
+      outs(%out : memref<32x64xbf16>) : memref<32x64xf8E4M3FN>, memref<1xf32>
+  memref.dealloc %d : memref<32x64xf8E4M3FN>
+  memref.dealloc %s : memref<1xf32>
+  return %out : memref<32x64xbf16>
+}
+
+// -----
+
+// Buffers that stay memrefs: one also copied (memref.copy needs the
+// descriptor), one without an alignment (aligned_alloc would get 16 but the
+// buffer is read by memref.load), one of sub-byte elements, one dynamic.
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT: llvm.call @aligned_alloc
+// CHECK-COUNT-4: memref.alloc
+// CHECK-NOT: llvm.call @free
+func.func @kept(%x: memref<32x64xbf16>, %n: index) -> f32 {
+  %d = memref.alloc() {alignment = 64 : i64} : memref<32x64xf8E4M3FN>
+  %s = memref.alloc() : memref<1xf32>
+  %copy = memref.alloc() : memref<32x64xf8E4M3FN>
+  %dyn = memref.alloc(%n) : memref<?xf32>
+  te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise
+      outs(%d, %s : memref<32x64xf8E4M3FN>, memref<1xf32>) : memref<32x64xbf16>
+  memref.copy %d, %copy : memref<32x64xf8E4M3FN> to memref<32x64xf8E4M3FN>
+  te.amax_buffers %x outs(%dyn : memref<?xf32>) : memref<32x64xbf16>
+  %c0 = arith.constant 0 : index
+  %v = memref.load %s[%c0] : memref<1xf32>
+  memref.dealloc %d : memref<32x64xf8E4M3FN>
+  memref.dealloc %s : memref<1xf32>
+  memref.dealloc %copy : memref<32x64xf8E4M3FN>
+  memref.dealloc %dyn : memref<?xf32>
+  return %v : f32
 }
 
 // -----
@@ -83,8 +171,7 @@ func.func @amax(%x: memref<32x64xbf16>, %a: memref<1xf32>) {
 // CHECK-SAME: %[[A:[^:]*]]: memref<1xf32>, %[[H:[^:]*]]: memref<16xf32>, %[[S:[^:]*]]: memref<1xf32>, %[[H2:[^:]*]]: memref<16xf32>, %[[S2:[^:]*]]: memref<1xf32>
 // CHECK: memref.copy %[[H]], %[[H2]]
 // CHECK: memref.copy %[[S]], %[[S2]]
-// CHECK: %[[N:.*]] = arith.muli %c1_i64, %c16_i64 : i64
-// CHECK: call @te_rt_mlir_update_scale(%{{.*}}, %{{.*}}, %{{.*}}, %[[N]], %{{.*}})
+// CHECK: call @te_rt_mlir_update_scale(%{{.*}}, %{{.*}}, %{{.*}}, %c16_i64, %{{.*}})
 func.func @update_scale(%a: memref<1xf32>, %h: memref<16xf32>, %s: memref<1xf32>,
                         %h2: memref<16xf32>, %s2: memref<1xf32>) {
   te.update_scale_buffers %a, %h, %s quantizer #te.delayed<f8E4M3FN, history = 16>
@@ -116,8 +203,9 @@ func.func @update_scale_in_place(%a: memref<1xf32>, %h: memref<16xf32>, %s: memr
 // CHECK-NOT: memref.global "private" constant @__te_string_2
 // CHECK-LABEL: func.func @allreduce
 // CHECK-SAME: %[[IN:[^:]*]]: memref<2xf32>, %[[OUT:[^:]*]]: memref<2xf32>
+// CHECK-COUNT-2: memref.get_global @__te_string_{{[01]}} : memref<{{[34]}}xi8>
+// CHECK-NOT: memref.get_global
 // CHECK: memref.copy %[[IN]], %[[OUT]]
-// CHECK: %[[G:.*]] = memref.get_global @__te_string_{{[01]}} : memref<{{[34]}}xi8>
 // CHECK: call @te_rt_mlir_allreduce_max(
 // CHECK: call @te_rt_mlir_allreduce_max(
 // CHECK: call @te_rt_mlir_allreduce_max(

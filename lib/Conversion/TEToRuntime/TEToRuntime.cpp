@@ -12,6 +12,14 @@
 // quantizer descriptors are generated from that table; nothing here re-types
 // it.
 //
+// What it emits is meant to stay small (docs/performance.md "Compile time"):
+// constants, the null pointer and the descriptors' addresses are created once
+// per function at its entry, each memref's pointer once after its
+// definition, and a buffer that only the runtime sees (a memref.alloc whose
+// every use is a call operand or its memref.dealloc) is allocated with
+// aligned_alloc and released with free as a plain pointer, without a memref
+// descriptor.
+//
 //===----------------------------------------------------------------------===//
 
 #include "te/Conversion/Passes.h"
@@ -19,10 +27,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpImplementation.h"
 #include "te/Dialect/TE/IR/TEAttrs.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/IR/TEOps.h"
@@ -32,6 +42,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstring>
 
@@ -158,28 +169,70 @@ private:
           /*constant=*/true, /*alignment=*/gb.getI64IntegerAttr(8));
       it = globals.insert({q, g}).first;
     }
-    memref::GlobalOp g = it->second;
-    Value m = memref::GetGlobalOp::create(b, loc, g.getType(), g.getSymName());
-    return pointer(b, loc, m);
+    return globalPointer(loc, it->second);
   }
 
-  Value i64c(OpBuilder &b, Location loc, int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 64);
-  }
-  Value i32c(OpBuilder &b, Location loc, int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 32);
-  }
-  Value null(OpBuilder &b, Location loc) {
-    return LLVM::ZeroOp::create(b, loc, ptrType);
+  /// The address of global `g`, created once per function at its entry.
+  Value globalPointer(Location loc, memref::GlobalOp g) {
+    Value &p = globalPointers[{entry, g.getOperation()}];
+    if (!p) {
+      OpBuilder eb = OpBuilder::atBlockBegin(entry);
+      Value m =
+          memref::GetGlobalOp::create(eb, loc, g.getType(), g.getSymName());
+      p = pointer(eb, loc, m);
+    }
+    return p;
   }
 
-  /// The aligned pointer of an identity-layout memref.
+  /// An integer constant, created once per function at its entry.
+  Value intConstant(Location loc, int64_t v, unsigned width) {
+    Value &c = constants[{entry, width, v}];
+    if (!c) {
+      OpBuilder eb = OpBuilder::atBlockBegin(entry);
+      c = arith::ConstantIntOp::create(eb, loc, v, width);
+    }
+    return c;
+  }
+  Value i64c(OpBuilder &, Location loc, int64_t v) {
+    return intConstant(loc, v, 64);
+  }
+  Value i32c(OpBuilder &, Location loc, int64_t v) {
+    return intConstant(loc, v, 32);
+  }
+  /// The null pointer, created once per function at its entry.
+  Value null(OpBuilder &, Location loc) {
+    Value &z = nulls[entry];
+    if (!z) {
+      OpBuilder eb = OpBuilder::atBlockBegin(entry);
+      z = LLVM::ZeroOp::create(eb, loc, ptrType);
+    }
+    return z;
+  }
+
+  /// The aligned pointer of an identity-layout memref: created once per
+  /// memref, right after its definition (or a raw allocation's pointer).
   Value pointer(OpBuilder &b, Location loc, Value memref) {
-    Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    auto it = pointers.find(memref);
+    if (it != pointers.end())
+      return it->second;
+    OpBuilder pb(ctx);
+    if (Operation *def = memref.getDefiningOp())
+      pb.setInsertionPointAfter(def);
+    else
+      pb.setInsertionPointToStart(memref.getParentBlock());
+    Value idx = memref::ExtractAlignedPointerAsIndexOp::create(pb, loc, memref);
     Value i64 =
-        arith::IndexCastOp::create(b, loc, IntegerType::get(ctx, 64), idx);
-    return LLVM::IntToPtrOp::create(b, loc, ptrType, i64);
+        arith::IndexCastOp::create(pb, loc, IntegerType::get(ctx, 64), idx);
+    Value p = LLVM::IntToPtrOp::create(pb, loc, ptrType, i64);
+    pointers[memref] = p;
+    return p;
   }
+
+  /// A memref.alloc that only the runtime sees becomes aligned_alloc (its
+  /// pointer then stands for the memref in `pointers`), and its
+  /// memref.deallocs become free. Returns false (and changes nothing) for
+  /// any other alloc.
+  bool allocateRaw(memref::AllocOp alloc);
 
   /// A pointer to `memref`'s elements in row-major order. A memref with a
   /// non-identity layout is copied into a fresh contiguous one (copied back
@@ -223,9 +276,16 @@ private:
     int64_t rank = type.getRank();
     if (rank == 0)
       return {i64c(b, loc, 1), i64c(b, loc, 1)};
-    Value rows = i64c(b, loc, 1);
+    // The static leading dimensions multiplied here, the dynamic ones in
+    // the program.
+    int64_t staticRows = 1;
     for (int64_t i = 0; i + 1 < rank; ++i)
-      rows = arith::MulIOp::create(b, loc, rows, dim(i));
+      if (!type.isDynamicDim(i))
+        staticRows *= type.getDimSize(i);
+    Value rows = i64c(b, loc, staticRows);
+    for (int64_t i = 0; i + 1 < rank; ++i)
+      if (type.isDynamicDim(i))
+        rows = arith::MulIOp::create(b, loc, rows, dim(i));
     return {rows, dim(rank - 1)};
   }
 
@@ -301,9 +361,7 @@ private:
           /*constant=*/true, /*alignment=*/IntegerAttr());
       it = strings.insert({text, g}).first;
     }
-    memref::GlobalOp g = it->second;
-    Value m = memref::GetGlobalOp::create(b, loc, g.getType(), g.getSymName());
-    return pointer(b, loc, m);
+    return globalPointer(loc, it->second);
   }
 
   /// Copies `from` into `to` unless they are the same buffer.
@@ -314,6 +372,9 @@ private:
 
   /// The number of elements of a memref, as i64.
   Value numElements(OpBuilder &b, Location loc, Value memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    if (type.hasStaticShape())
+      return i64c(b, loc, type.getNumElements());
     auto [rows, cols] = flatten(b, loc, memref);
     return arith::MulIOp::create(b, loc, rows, cols);
   }
@@ -324,7 +385,70 @@ private:
   llvm::DenseMap<Attribute, memref::GlobalOp> globals;
   llvm::StringMap<memref::GlobalOp> strings;
   SmallVector<std::pair<Value, Value>> after;
+  /// The entry block of the function of the op being lowered, where the
+  /// per-function values below live.
+  Block *entry = nullptr;
+  llvm::DenseMap<std::tuple<Block *, unsigned, int64_t>, Value> constants;
+  llvm::DenseMap<Block *, Value> nulls;
+  llvm::DenseMap<std::pair<Block *, Operation *>, Value> globalPointers;
+  llvm::DenseMap<Value, Value> pointers;
+  std::optional<FailureOr<LLVM::LLVMFuncOp>> alignedAlloc, freeFn;
 };
+
+/// The ops whose memref operands all reach the runtime as pointers only
+/// (operandPointer / appendBuffers; no memref.copy, no dim of a static
+/// shape).
+bool passesOnlyPointers(Operation *op) {
+  return isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
+             AmaxBuffersOp>(op);
+}
+
+bool Lowering::allocateRaw(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      type.getMemorySpace() || !type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8 != 0)
+    return false;
+  SmallVector<memref::DeallocOp> deallocs;
+  for (Operation *user : alloc->getUsers()) {
+    if (auto d = dyn_cast<memref::DeallocOp>(user))
+      deallocs.push_back(d);
+    else if (!passesOnlyPointers(user))
+      return false;
+  }
+  // aligned_alloc wants a power-of-two alignment and a size that is a
+  // multiple of it (C11); an empty buffer still gets one block, so that the
+  // runtime never sees a null buffer.
+  uint64_t alignment =
+      std::max<uint64_t>(alloc.getAlignment().value_or(16), 16);
+  uint64_t bytes = static_cast<uint64_t>(type.getNumElements()) *
+                   (type.getElementTypeBitWidth() / 8);
+  bytes = std::max(llvm::alignTo(bytes, alignment), alignment);
+  entry =
+      &alloc->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
+  OpBuilder b(alloc);
+  Location loc = alloc.getLoc();
+  if (!alignedAlloc) {
+    // The declarations the memref lowering would create (and reuses).
+    alignedAlloc = LLVM::lookupOrCreateAlignedAllocFn(
+        b, module, IntegerType::get(ctx, 64));
+    freeFn = LLVM::lookupOrCreateFreeFn(b, module);
+  }
+  if (failed(*alignedAlloc) || failed(*freeFn))
+    return false;
+  Value p = LLVM::CallOp::create(
+                b, loc, **alignedAlloc,
+                ValueRange{i64c(b, loc, static_cast<int64_t>(alignment)),
+                           i64c(b, loc, static_cast<int64_t>(bytes))})
+                .getResult();
+  pointers[alloc.getResult()] = p;
+  for (memref::DeallocOp d : deallocs) {
+    OpBuilder db(d);
+    LLVM::CallOp::create(db, d.getLoc(), **freeFn, ValueRange{p});
+    d.erase();
+  }
+  return true;
+}
 
 bool isDelayed(QuantizerAttrInterface q) {
   return q.getFormatConfig().recipe == ::te::format::Recipe::Delayed;
@@ -562,7 +686,21 @@ LogicalResult Lowering::run() {
   });
   if (refused)
     return failure();
+  // Buffers only the runtime sees: plain pointers.
+  SmallVector<memref::AllocOp> allocs, raw;
+  module.walk([&](memref::AllocOp alloc) {
+    if (alloc->getParentOfType<FunctionOpInterface>())
+      allocs.push_back(alloc);
+  });
+  for (memref::AllocOp alloc : allocs)
+    if (allocateRaw(alloc))
+      raw.push_back(alloc);
   for (Operation *op : ops) {
+    entry = nullptr;
+    if (auto f = op->getParentOfType<FunctionOpInterface>())
+      entry = &f.getFunctionBody().front();
+    else
+      return op->emitOpError("is not in a function");
     LogicalResult r =
         TypeSwitch<Operation *, LogicalResult>(op)
             .Case<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
@@ -571,11 +709,39 @@ LogicalResult Lowering::run() {
     if (failed(r))
       return failure();
   }
+  for (memref::AllocOp alloc : raw)
+    alloc.erase();
   return success();
 }
 
+/// Prints the LLVM struct of a function's results (a struct of memref
+/// descriptors, what convert-to-llvm makes of a function with several memref
+/// results) once, as the alias `!te_results`. The LLVM dialect prints a type
+/// in full at every use, and every llvm.insertvalue that packs the results
+/// names the whole struct: without the alias the text of a function with R
+/// results grows as R^2 (a training step with 1000 weight gradients printed
+/// 57 MB of types).
+struct ResultsAliasInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Type type, raw_ostream &os) const override {
+    auto s = dyn_cast<LLVM::LLVMStructType>(type);
+    if (!s || s.isIdentified() || s.getBody().size() < 2 ||
+        !llvm::all_of(s.getBody(), llvm::IsaPred<LLVM::LLVMStructType>))
+      return AliasResult::NoAlias;
+    os << "te_results";
+    return AliasResult::OverridableAlias;
+  }
+};
+
 struct ConvertTEToRuntimePass
     : public mlir::te::impl::ConvertTEToRuntimeBase<ConvertTEToRuntimePass> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertTEToRuntimeBase::getDependentDialects(registry);
+    registry.insert<TEDialect>();
+    registry.addExtension(+[](MLIRContext *, TEDialect *dialect) {
+      dialect->addInterfaces<ResultsAliasInterface>();
+    });
+  }
   void runOnOperation() override {
     Lowering lowering(getOperation());
     if (failed(lowering.run()))
