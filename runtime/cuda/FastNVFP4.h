@@ -13,8 +13,8 @@
 //           both representations written from it).
 // The bits are the cpu backend's: the scale math is Format's (ScaleRules.h),
 // the RHT gives Format's sums (Hadamard.h), and the element routines here
-// (encodeE2M1Fast, stochasticRoundE2M1Fast, doubleToBF16Finite, rht16,
-// rht16Amax) are checked against Format's
+// (encodeE2M1Fast, encodeE2M1x8, stochasticRoundE2M1Fast,
+// doubleToBF16Finite, rht16, rht16Amax) are checked against Format's
 // (test/unit/RuntimeCuda/CudaNVFP4Test.cu).
 //
 //===----------------------------------------------------------------------===//

@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // CudaNVFP4Codec.*: the E2M1 element encoder of the fused NVFP4 kernel
-// (runtime/cuda/FastNVFP4.h, encodeE2M1Fast) against the Format library's
-// encodeE2M1 (the spec's oracle) over all 2^32 float bit patterns on the GPU
-// and on the host (also without a GPU); its RHT (rht16:
+// (runtime/cuda/FastNVFP4.h, encodeE2M1Fast, and the 8-element encodeE2M1x8
+// at every position) against the Format library's encodeE2M1 (the spec's
+// oracle) over all 2^32 float bit patterns on the GPU and on the host (also
+// without a GPU; encodeE2M1x8 on every 61st pattern there); its RHT (rht16:
 // Walsh-Hadamard butterflies where they are provably exact, else Format's
 // sequential sum) against Format's rht16, on the GPU and on the host, on
 // chunks of every exponent span 0..60 around the tiers' limits, at the
