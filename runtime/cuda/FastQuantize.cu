@@ -25,9 +25,9 @@
 //     staged in a swizzled 16 KB shared tile, stored as 16-byte chunks (8
 //     lanes = one 128-byte row of the transpose). Tiles are walked in groups
 //     of 16 tile rows. The next tiles come through a TilePipe: cp.async into
-//     3 shared-memory stages of 32 KB (2 tiles in flight, bf16/f16), or the
-//     next tile's sub-tile prefetched into registers (f32,
-//     TE_RT_CUDA_TILE_PIPE=regs). Float8Block 1x128: a row's amax is
+//     2 shared-memory stages of 32 KB (one tile in flight while one is
+//     processed; bf16/f16), or the next tile's sub-tile prefetched into
+//     registers (f32, TE_RT_CUDA_TILE_PIPE=regs). Float8Block 1x128: a row's amax is
 //     reduce-scattered over its 16 lanes (each lane ends with one of the 8
 //     rows), its scale computed there once and broadcast (reduceScatter8).
 //     MXFP8 (1x32 + 32x1, bf16/f16): 1x32 blocks are 4 neighbouring lanes,
@@ -68,10 +68,6 @@ namespace te::rt::cuda {
 namespace {
 
 constexpr int kFastThreads = 256;
-
-/// 1: the pipe's loads carry an L2 evict-first policy (set once from
-/// TE_RT_CUDA_LOAD_HINT).
-__constant__ int gLoadEvictFirst;
 
 bool aligned(const void *p, uintptr_t a) {
   return reinterpret_cast<uintptr_t>(p) % a == 0;
@@ -134,16 +130,9 @@ unsigned blockGrid(Kernel kernel, int *perSM, int64_t tasks,
 }
 
 /// blockGrid for a kernel with `smem` bytes of dynamic shared memory (its
-/// limit raised above 48 KB on first use); sets gLoadEvictFirst once.
+/// limit raised above 48 KB on first use).
 template <typename Kernel>
 unsigned tileGrid(Kernel kernel, int *perSM, int64_t tasks, size_t smem) {
-  static const bool hintSet = [] {
-    const char *e = std::getenv("TE_RT_CUDA_LOAD_HINT");
-    int v = e && std::string(e) == "evict_first";
-    return v == 0 ||
-           cudaMemcpyToSymbol(gLoadEvictFirst, &v, sizeof v) == cudaSuccess;
-  }();
-  (void)hintSet;
   if (*perSM == 0 && smem > 48 * 1024)
     (void)cudaFuncSetAttribute(kernel,
                                cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -176,12 +165,10 @@ int tileMinBlocks() {
 /// next tiles in: "regs" (the next tile's sub-tile prefetched into registers,
 /// the kernels of round 2), "async2" / "async3" (cp.async into 2 / 3
 /// shared-memory stages, 1 / 2 tiles in flight while one is processed).
-/// Default async2 (faster than async3 on the H200, README "Round 3").
-/// TE_RT_CUDA_TILE_MINBLOCKS=3 also builds the async2 kernels for 3 blocks
-/// per SM (80 registers). TE_RT_CUDA_LOAD_HINT=evict_first: the cp.async
-/// loads of x carry an L2 evict-first policy (x is read once).
-/// TE_RT_CUDA_MXFP8_TILE=warp: MXFP8 on the 32x64 warp tiles of round 2 instead
-/// of the 128x128 tiles.
+/// Default async2 (as fast as async3 or faster on the H200, README "Round
+/// 3"; 3 blocks per SM and an L2 evict-first policy on the loads were slower
+/// and are not kept). TE_RT_CUDA_MXFP8_TILE=warp: MXFP8 on the 32x64 warp
+/// tiles of round 2 instead of the 128x128 tiles.
 int tileStages() {
   static const int n = [] {
     const char *e = std::getenv("TE_RT_CUDA_TILE_PIPE");
@@ -497,17 +484,6 @@ __device__ __forceinline__ void subTileMaxima(const RawRows<T> &r, float rm[8],
 
 constexpr int kSlotWords = 8 * kFastThreads; // uint4 per 32 KB slot
 
-
-__device__ __forceinline__ void cpAsync16Hint(void *smem, const void *gmem,
-                                              bool valid, uint64_t policy) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile(
-      "cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::
-          "r"(d),
-      "l"(gmem), "r"(valid ? 16 : 0), "l"(policy)
-      : "memory");
-}
-
 __device__ __forceinline__ void cpAsync16(void *smem, const void *gmem,
                                           bool valid) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -524,14 +500,8 @@ template <InKind T, int Stages> struct TilePipe {
   uint4 *slots;
   int takeSlot = 0, issueSlot = 0;
   uint4 *cur = nullptr;
-  uint64_t policy = 0;
-  bool hint;
 
-  __device__ explicit TilePipe(uint4 *s) : slots(s), hint(gLoadEvictFirst) {
-    if (hint)
-      asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;"
-          : "=l"(policy));
-  }
+  __device__ explicit TilePipe(uint4 *s) : slots(s) {}
 
   template <typename Where>
   __device__ __forceinline__ void issue(const Storage<T> *x, int64_t K,
@@ -540,17 +510,10 @@ template <InKind T, int Stages> struct TilePipe {
     if (t < tiles) {
       int64_t row = 0, col = 0;
       const bool valid = where(t, row, col);
-      if (hint) {
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
-          cpAsync16Hint(slot + i * kFastThreads,
-                        valid ? x + (row + i) * K + col : x, valid, policy);
-      } else {
-#pragma unroll
-        for (int i = 0; i < 8; ++i)
-          cpAsync16(slot + i * kFastThreads,
-                    valid ? x + (row + i) * K + col : x, valid);
-      }
+      for (int i = 0; i < 8; ++i)
+        cpAsync16(slot + i * kFastThreads, valid ? x + (row + i) * K + col : x,
+                  valid);
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
     issueSlot = issueSlot == Stages - 1 ? 0 : issueSlot + 1;
@@ -833,8 +796,8 @@ __global__ void currentScaleInvKernel(const float *amax, float fp8MaxValue,
 // block reduction. Scale buffers are written as 128 consecutive floats per
 // tile (staged in shared memory). Per tile: 3 barriers (1x128), 3 (128x128).
 
-template <InKind T, bool E5M2, int Stages, int MinBlocks = 2>
-__global__ void __launch_bounds__(kFastThreads, MinBlocks)
+template <InKind T, bool E5M2, int Stages>
+__global__ void __launch_bounds__(kFastThreads, 2)
     blockTileKernel(const Storage<T> *x, int64_t M, int64_t K, BlockArgs a,
                     int group) {
   extern __shared__ uint4 tileSmem[];
@@ -1236,8 +1199,8 @@ __global__ void __launch_bounds__(kFastThreads, 2)
 /// keep 32-row and 32-column blocks whole; row groups and column chunks
 /// outside [M, K] are loaded as zeros and not stored. No 32x32 mode
 /// (mxfp8TileKernel does it).
-template <InKind T, bool E5M2, int Stages, int MinBlocks = 2>
-__global__ void __launch_bounds__(kFastThreads, MinBlocks)
+template <InKind T, bool E5M2, int Stages>
+__global__ void __launch_bounds__(kFastThreads, 2)
     mxfp8BlockTileKernel(const Storage<T> *x, int64_t M, int64_t K, MXFP8Args a,
                          bool packColScales, int group) {
   constexpr DType fp8 = E5M2 ? DType::E5M2 : DType::E4M3;
@@ -1507,13 +1470,10 @@ template <InKind T> struct PerTensorLaunch {
         return cudaGetLastError();
       };
       if constexpr (T != InKind::F32) {
-        static int perSMa2 = 0, perSMa3 = 0, perSMa2m3 = 0;
+        static int perSMa2 = 0, perSMa3 = 0;
         if (tileStages() == 3)
           return launch(perTensorTileKernel<T, 2, 3>, &perSMa3,
                         pipeSmem<T, 3>(0));
-        if (tileStages() == 2 && tileMinBlocks() == 3)
-          return launch(perTensorTileKernel<T, 3, 2>, &perSMa2m3,
-                        pipeSmem<T, 2>(0));
         if (tileStages() == 2)
           return launch(perTensorTileKernel<T, 2, 2>, &perSMa2,
                         pipeSmem<T, 2>(0));
@@ -1607,12 +1567,7 @@ template <InKind T> struct MXFP8Launch {
           return cudaGetLastError();
         };
         const bool e5 = a.fp8 == DType::E5M2;
-        static int perSM[2][3] = {}, perSMm3[2] = {};
-        if (tileStages() == 2 && tileMinBlocks() == 3)
-          return e5 ? launch(mxfp8BlockTileKernel<T, true, 2, 3>, &perSMm3[1],
-                             pipeSmem<T, 2>(0))
-                    : launch(mxfp8BlockTileKernel<T, false, 2, 3>, &perSMm3[0],
-                             pipeSmem<T, 2>(0));
+        static int perSM[2][3] = {};
         switch (tileStages()) {
         case 3:
           return e5 ? launch(mxfp8BlockTileKernel<T, true, 3>, &perSM[1][2],
@@ -1662,12 +1617,7 @@ template <InKind T> struct BlockLaunch {
       };
       const bool e5 = a.fp8 == DType::E5M2;
       if constexpr (T != InKind::F32) {
-        static int perSM[2][2] = {}, perSMm3[2] = {};
-        if (tileStages() == 2 && tileMinBlocks() == 3)
-          return e5 ? launch(blockTileKernel<T, true, 2, 3>, &perSMm3[1],
-                             pipeSmem<T, 2>(0))
-                    : launch(blockTileKernel<T, false, 2, 3>, &perSMm3[0],
-                             pipeSmem<T, 2>(0));
+        static int perSM[2][2] = {};
         if (tileStages() == 3)
           return e5 ? launch(blockTileKernel<T, true, 3>, &perSM[1][1],
                              pipeSmem<T, 3>(0))

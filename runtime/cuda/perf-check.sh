@@ -17,10 +17,9 @@
 # default (cp.async into 2 shared-memory stages, MXFP8 on 128x128 tiles);
 # "async3": 3 stages; "regs": the register prefetch of round 2 (MXFP8 on
 # 128x128 tiles); "base": register prefetch, MXFP8 on 32x64 warp tiles;
-# "mxwarp": MXFP8 on warp tiles; "mb3": 3 blocks per SM; "hint": L2
-# evict-first loads; "g<N>": tile-row groups of N. Variants combine with
-# commas ("mb3,hint"); "quick" (TE_PERF_QUICK=1): FP8 recipes, both
-# directions only.
+# "mxwarp": MXFP8 on warp tiles; "g<N>": tile-row groups of N. Variants
+# combine with commas ("async3,g4"); "quick" (TE_PERF_QUICK=1): FP8 recipes,
+# both directions only.
 # TE_PERF_SKIP_CTEST=1 skips the ctest. If the hardware encoders disagree with
 # Format, everything is rebuilt with -DTE_CUDA_SOFT_ENCODE=ON and repeated.
 # TE_GPU_PREBUILT=<dir>: use <dir>/te-rt-cuda-tests and <dir>/libte_rt.so
@@ -47,7 +46,7 @@ variantEnv() { # $1: variant, or variants joined by commas -> assignments
     v1) echo TE_RT_CUDA_FAST_KERNELS=v1 ;;
     group1) echo TE_RT_CUDA_TILE_GROUP=1 ;;
     g[0-9]*) echo TE_RT_CUDA_TILE_GROUP=${v#g} ;;
-    minblocks3 | mb3) echo TE_RT_CUDA_TILE_MINBLOCKS=3 ;;
+    minblocks3) echo TE_RT_CUDA_TILE_MINBLOCKS=3 ;;
     general) echo TE_RT_CUDA_NO_FAST_KERNELS=1 ;;
     unfused) echo TE_RT_CUDA_CURRENT_UNFUSED=1 ;;
     base) echo TE_RT_CUDA_TILE_PIPE=regs TE_RT_CUDA_MXFP8_TILE=warp ;;
@@ -55,7 +54,6 @@ variantEnv() { # $1: variant, or variants joined by commas -> assignments
     async2) echo TE_RT_CUDA_TILE_PIPE=async2 ;;
     async3) echo TE_RT_CUDA_TILE_PIPE=async3 ;;
     mxwarp) echo TE_RT_CUDA_MXFP8_TILE=warp ;;
-    hint) echo TE_RT_CUDA_LOAD_HINT=evict_first ;;
     quick) echo TE_PERF_QUICK=1 ;;
     *) echo TE_PERF_VARIANT=tile ;;
     esac

@@ -18,6 +18,7 @@
 //   CUDA events around each te_rt_quantize, median of 20 after warm-up,
 //   rotating 3 inputs, against a device-to-device copy of the input measured
 //   in the same run. Bytes = input once + every output buffer once.
+//   TE_PERF_QUICK=1: the FP8 recipes only, both directions only.
 //
 //===----------------------------------------------------------------------===//
 
