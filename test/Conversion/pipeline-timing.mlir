@@ -3,7 +3,7 @@
 // makes the remark of an emulated GEMM). With reference=true the twin's
 // convert-te-to-reference runs after te-decompose-linear.
 //
-// RUN: te-opt %s --te-pipeline="target=sm_90" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARK90,TIMING
+// RUN: te-opt %s --te-pipeline="target=sm_90" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARK90,TIMING,NATIVE
 // RUN: te-opt %s --te-pipeline="target=sm_90 reference=true" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TIMING,REFERENCE
 // RUN: te-opt %s --te-pipeline="target=cpu lower-to-llvm=false" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARKCPU,NOLLVM
 // RUN: te-opt %s --te-pipeline="target=sm_100" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM100 --allow-empty
@@ -29,16 +29,31 @@
 // TIMING-NEXT: TEEliminateAliases
 // TIMING-NEXT: TEExpandQTensors
 // TIMING-NEXT: Canonicalizer
+// TIMING-NEXT: TEBufferizeBoundaries
 // TIMING-NEXT: OneShotBufferizePass
 // TIMING: OwnershipBasedBufferDeallocationPass
 // TIMING: LowerDeallocationsPass
 // TIMING: ConvertTEToRuntime
-// TIMING-NEXT: ConvertBufferizationToMemRefPass
-// TIMING-NEXT: ConvertLinalgToLoopsPass
-// TIMING-NEXT: ExpandStridedMetadataPass
-// TIMING-NEXT: LowerAffinePass
-// TIMING-NEXT: ArithExpandOpsPass
-// TIMING-NEXT: SCFToControlFlowPass
+//
+// The lowering stages before convert-to-llvm run only when the module has
+// ops they lower (te-pipeline's If* stages, a walk each): the te program
+// has none left, its fp32 twin has linalg, scf and float arith.
+// NATIVE-NEXT: IfBufferizationOps
+// NATIVE-NEXT: IfLinalgOps
+// NATIVE-NEXT: IfMemRefViews
+// NATIVE-NEXT: IfAffineOps
+// NATIVE-NEXT: IfArithToExpand
+// NATIVE-NEXT: IfSCFOps
+// NATIVE-NOT: Pipeline
+// REFERENCE: IfLinalgOps
+// REFERENCE-NEXT: 'builtin.module' Pipeline
+// REFERENCE-NEXT: ConvertLinalgToLoopsPass
+// REFERENCE-NEXT: ArithExpandOpsPass
+// REFERENCE-NEXT: SCFToControlFlowPass
+// REFERENCE-NEXT: IfMemRefViews
+// REFERENCE-NEXT: IfAffineOps
+// REFERENCE-NEXT: IfArithToExpand
+// REFERENCE-NEXT: IfSCFOps
 // TIMING-NEXT: ConvertToLLVMPass
 // TIMING-NEXT: ReconcileUnrealizedCastsPass
 // TIMING-NEXT: Output

@@ -18,7 +18,10 @@
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/IR/TEOps.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <functional>
 
 namespace mlir::te {
 #define GEN_PASS_DEF_TESETTARGET
@@ -91,6 +94,59 @@ struct TESetTargetPass
   }
 };
 
+/// Runs a pipeline on the module only where it has something to do: when
+/// some op of the module satisfies `present` (one walk, stopped at the first
+/// such op). The lowering stages of te-pipeline that exist for ops a te
+/// program may or may not contain (linalg, affine, scf, views, float arith)
+/// otherwise walk, match and fold every op of a large module for nothing
+/// (docs/performance.md "Compile time").
+class RunIfPresentPass
+    : public PassWrapper<RunIfPresentPass, OperationPass<ModuleOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RunIfPresentPass)
+
+  RunIfPresentPass(StringRef name, std::function<bool(Operation *)> present,
+                   OpPassManager pipeline)
+      : name(name.str()), present(std::move(present)),
+        pipeline(std::move(pipeline)) {}
+  RunIfPresentPass(const RunIfPresentPass &other)
+      : PassWrapper(other), name(other.name), present(other.present),
+        pipeline(other.pipeline) {}
+
+  StringRef getArgument() const override { return "te-run-if-present"; }
+  StringRef getName() const override { return name; }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    pipeline.getDependentDialects(registry);
+  }
+  void runOnOperation() override {
+    bool found = getOperation()
+                     ->walk([&](Operation *op) {
+                       return present(op) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+                     })
+                     .wasInterrupted();
+    if (found && failed(runPipeline(pipeline, getOperation())))
+      signalPassFailure();
+  }
+
+private:
+  std::string name;
+  std::function<bool(Operation *)> present;
+  OpPassManager pipeline;
+};
+
+/// An op of dialect `dialect` whose name is not in `except`.
+std::function<bool(Operation *)>
+opOfDialect(StringRef dialect, std::initializer_list<StringRef> except = {}) {
+  llvm::StringSet<> skip;
+  for (StringRef name : except)
+    skip.insert(name);
+  return [dialect = dialect.str(), skip](Operation *op) {
+    return op->getName().getDialectNamespace() == dialect &&
+           !skip.contains(op->getName().getStringRef());
+  };
+}
+
 } // namespace
 
 void mlir::te::buildTEPipeline(OpPassManager &pm,
@@ -124,6 +180,10 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   addIfRegistered("te-legalize", "te-legalize{target=" + legalizeTarget + "}");
   addIfRegistered("te-expand-qtensors", "te-expand-qtensors");
   add("canonicalize");
+  // Entry points get their memref signature first: one-shot-bufferize's
+  // function-boundary analysis is O(arguments x results) otherwise
+  // (docs/performance.md "Compile time").
+  addIfRegistered("te-bufferize-boundaries", "te-bufferize-boundaries");
   add("one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map}");
   // bufferization::buildBufferDeallocationPipeline's passes, with
@@ -140,19 +200,50 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   add("cse");
   add("canonicalize");
   add("convert-te-to-runtime");
-  if (options.lowerToLLVM) {
-    // bufferization.clone (a returned buffer the deallocation pipeline
-    // keeps alive, e.g. a constant) -> memref.alloc + memref.copy.
-    add("convert-bufferization-to-memref");
-    add("convert-linalg-to-loops");
-    add("expand-strided-metadata");
-    add("lower-affine");
-    add("arith-expand{include-bf16=true include-f8e8m0=true}");
-    add("convert-scf-to-cf");
-    add("convert-to-llvm");
-    add("reconcile-unrealized-casts");
-  }
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
+  if (!options.lowerToLLVM)
+    return;
+  // The LLVM lowering. Each stage before convert-to-llvm runs only when the
+  // module has an op it lowers.
+  auto addIfPresent = [&](StringRef name, std::function<bool(Operation *)> p,
+                          StringRef stage) {
+    OpPassManager nested(ModuleOp::getOperationName());
+    if (failed(parsePassPipeline(stage, nested, llvm::errs())))
+      llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
+    pm.addPass(std::make_unique<RunIfPresentPass>(name, std::move(p),
+                                                  std::move(nested)));
+  };
+  // bufferization.clone (a returned buffer the deallocation pipeline keeps
+  // alive, e.g. a constant) -> memref.alloc + memref.copy.
+  addIfPresent("IfBufferizationOps", opOfDialect("bufferization"),
+               "convert-bufferization-to-memref");
+  addIfPresent("IfLinalgOps", opOfDialect("linalg"), "convert-linalg-to-loops");
+  // Views and metadata (subview, reshapes, casts, ...): what is left after
+  // bufferization and convert-te-to-runtime is alloc/dealloc, globals and
+  // aligned pointers, which convert-to-llvm lowers directly.
+  addIfPresent(
+      "IfMemRefViews",
+      opOfDialect("memref",
+                  {"memref.alloc", "memref.alloca", "memref.dealloc",
+                   "memref.global", "memref.get_global",
+                   "memref.extract_aligned_pointer_as_index", "memref.load",
+                   "memref.store", "memref.copy", "memref.dim"}),
+      "expand-strided-metadata");
+  addIfPresent("IfAffineOps", opOfDialect("affine"), "lower-affine");
+  // arith-expand rewrites float conversions, ceil/floor divisions and
+  // min/max; integer arithmetic and casts need nothing.
+  addIfPresent(
+      "IfArithToExpand",
+      opOfDialect("arith",
+                  {"arith.constant", "arith.index_cast", "arith.index_castui",
+                   "arith.addi", "arith.subi", "arith.muli", "arith.cmpi",
+                   "arith.select", "arith.andi", "arith.ori", "arith.xori",
+                   "arith.extui", "arith.extsi", "arith.trunci"}),
+      "arith-expand{include-bf16=true include-f8e8m0=true}");
+  addIfPresent("IfSCFOps", opOfDialect("scf"), "convert-scf-to-cf");
+  if (failed(parsePassPipeline("convert-to-llvm,reconcile-unrealized-casts", pm,
+                               llvm::errs())))
     llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
 }
 

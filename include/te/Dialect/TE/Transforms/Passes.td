@@ -321,4 +321,51 @@ def TESplitDeallocs : Pass<"te-split-deallocs"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TEBufferizeBoundaries
+    : Pass<"te-bufferize-boundaries", "::mlir::ModuleOp"> {
+  let summary = "give entry points identity-layout memref signatures before "
+                "one-shot-bufferize (linear-time bufferization)";
+  let description = [{
+    Runs before `one-shot-bufferize{bufferize-function-boundaries
+    function-boundary-type-conversion=identity-layout-map}` (te-pipeline).
+    Every entry point -- a `func.func` with a body of one block that no
+    symbol use of the module names -- gets the signature that bufferization
+    would give it: each ranked tensor argument and result (without encoding)
+    becomes the memref of the same shape and element type with the identity
+    layout. The body keeps its tensors: an argument is read through
+    `bufferization.to_tensor restrict writable` (not `writable` when the
+    argument has `bufferization.writable = false`), a returned tensor is
+    returned through `bufferization.to_buffer read_only`. The ABI is the one
+    one-shot-bufferize gives the function.
+
+    Why: one-shot-bufferize's module analysis compares every tensor argument
+    of a function with every tensor it returns, O(arguments x results) -- for
+    a training step with N weights and N weight gradients, quadratic in N
+    (docs/performance.md "Compile time"). That analysis serves only the
+    callers of a function; an entry point has none.
+
+    ```mlir
+    func.func @step(%w: tensor<4x8xf32>) -> tensor<4x8xf32> {
+      %g = te.some_op %w ...
+      return %g : tensor<4x8xf32>
+    }
+    // becomes
+    func.func @step(%w: memref<4x8xf32>) -> memref<4x8xf32> {
+      %0 = bufferization.to_tensor %w restrict writable
+          : memref<4x8xf32> to tensor<4x8xf32>
+      %g = te.some_op %0 ...
+      %1 = bufferization.to_buffer %g read_only
+          : tensor<4x8xf32> to memref<4x8xf32>
+      return %1 : memref<4x8xf32>
+    }
+    ```
+
+    A function that is called (or otherwise named) in the module, has no
+    body, more than one block, or an unranked or encoded tensor at its
+    boundary is left to one-shot-bufferize.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // TE_DIALECT_TE_TRANSFORMS_PASSES_TD
