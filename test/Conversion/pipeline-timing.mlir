@@ -36,24 +36,14 @@
 // TIMING: ConvertTEToRuntime
 //
 // The lowering stages before convert-to-llvm run only when the module has
-// ops they lower (te-pipeline's If* stages, a walk each): the te program
+// ops they lower (te-pipeline's LowerIfPresent, one walk): the te program
 // has none left, its fp32 twin has linalg, scf and float arith.
-// NATIVE-NEXT: IfBufferizationOps
-// NATIVE-NEXT: IfLinalgOps
-// NATIVE-NEXT: IfMemRefViews
-// NATIVE-NEXT: IfAffineOps
-// NATIVE-NEXT: IfArithToExpand
-// NATIVE-NEXT: IfSCFOps
+// TIMING-NEXT: LowerIfPresent
 // NATIVE-NOT: Pipeline
-// REFERENCE: IfLinalgOps
 // REFERENCE-NEXT: 'builtin.module' Pipeline
 // REFERENCE-NEXT: ConvertLinalgToLoopsPass
 // REFERENCE-NEXT: ArithExpandOpsPass
 // REFERENCE-NEXT: SCFToControlFlowPass
-// REFERENCE-NEXT: IfMemRefViews
-// REFERENCE-NEXT: IfAffineOps
-// REFERENCE-NEXT: IfArithToExpand
-// REFERENCE-NEXT: IfSCFOps
 // TIMING-NEXT: ConvertToLLVMPass
 // TIMING-NEXT: ReconcileUnrealizedCastsPass
 // TIMING-NEXT: Output

@@ -94,45 +94,59 @@ struct TESetTargetPass
   }
 };
 
-/// Runs a pipeline on the module only where it has something to do: when
-/// some op of the module satisfies `present` (one walk, stopped at the first
-/// such op). The lowering stages of te-pipeline that exist for ops a te
-/// program may or may not contain (linalg, affine, scf, views, float arith)
-/// otherwise walk, match and fold every op of a large module for nothing
-/// (docs/performance.md "Compile time").
-class RunIfPresentPass
-    : public PassWrapper<RunIfPresentPass, OperationPass<ModuleOp>> {
+/// Runs lowering stages on the module only where they have something to
+/// do: a stage runs when some op of the module satisfies its `present`
+/// predicate. One walk finds the first stage to run (stopped at the first
+/// op of that stage); after a stage has run, the next walk starts from the
+/// stages after it (a stage may create ops for a later one). The lowering
+/// stages of te-pipeline that exist for ops a te program may or may not
+/// contain (linalg, affine, scf, views, float arith) would otherwise walk,
+/// match and fold every op of a large module for nothing, and be followed by
+/// a verification of the whole module each (docs/performance.md "Compile
+/// time").
+class LowerIfPresentPass
+    : public PassWrapper<LowerIfPresentPass, OperationPass<ModuleOp>> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RunIfPresentPass)
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerIfPresentPass)
 
-  RunIfPresentPass(StringRef name, std::function<bool(Operation *)> present,
-                   OpPassManager pipeline)
-      : name(name.str()), present(std::move(present)),
-        pipeline(std::move(pipeline)) {}
-  RunIfPresentPass(const RunIfPresentPass &other)
-      : PassWrapper(other), name(other.name), present(other.present),
-        pipeline(other.pipeline) {}
+  struct Stage {
+    std::function<bool(Operation *)> present;
+    OpPassManager pipeline;
+  };
 
-  StringRef getArgument() const override { return "te-run-if-present"; }
-  StringRef getName() const override { return name; }
+  explicit LowerIfPresentPass(SmallVector<Stage> stages)
+      : stages(std::move(stages)) {}
+  LowerIfPresentPass(const LowerIfPresentPass &other)
+      : PassWrapper(other), stages(other.stages) {}
+
+  StringRef getArgument() const override { return "te-lower-if-present"; }
+  StringRef getName() const override { return "LowerIfPresent"; }
   void getDependentDialects(DialectRegistry &registry) const override {
-    pipeline.getDependentDialects(registry);
+    for (const Stage &stage : stages)
+      stage.pipeline.getDependentDialects(registry);
   }
   void runOnOperation() override {
-    bool found = getOperation()
-                     ->walk([&](Operation *op) {
-                       return present(op) ? WalkResult::interrupt()
-                                          : WalkResult::advance();
-                     })
-                     .wasInterrupted();
-    if (found && failed(runPipeline(pipeline, getOperation())))
-      signalPassFailure();
+    size_t next = 0;
+    while (next < stages.size()) {
+      size_t first = stages.size();
+      getOperation()->walk([&](Operation *op) {
+        for (size_t i = next; i < first; ++i)
+          if (stages[i].present(op)) {
+            first = i;
+            break;
+          }
+        return first == next ? WalkResult::interrupt() : WalkResult::advance();
+      });
+      if (first == stages.size())
+        return;
+      if (failed(runPipeline(stages[first].pipeline, getOperation())))
+        return signalPassFailure();
+      next = first + 1;
+    }
   }
 
 private:
-  std::string name;
-  std::function<bool(Operation *)> present;
-  OpPassManager pipeline;
+  SmallVector<Stage> stages;
 };
 
 /// An op of dialect `dialect` whose name is not in `except`.
@@ -206,42 +220,40 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
     return;
   // The LLVM lowering. Each stage before convert-to-llvm runs only when the
   // module has an op it lowers.
-  auto addIfPresent = [&](StringRef name, std::function<bool(Operation *)> p,
+  SmallVector<LowerIfPresentPass::Stage> stages;
+  auto addIfPresent = [&](std::function<bool(Operation *)> present,
                           StringRef stage) {
     OpPassManager nested(ModuleOp::getOperationName());
     if (failed(parsePassPipeline(stage, nested, llvm::errs())))
       llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
-    pm.addPass(std::make_unique<RunIfPresentPass>(name, std::move(p),
-                                                  std::move(nested)));
+    stages.push_back({std::move(present), std::move(nested)});
   };
   // bufferization.clone (a returned buffer the deallocation pipeline keeps
   // alive, e.g. a constant) -> memref.alloc + memref.copy.
-  addIfPresent("IfBufferizationOps", opOfDialect("bufferization"),
-               "convert-bufferization-to-memref");
-  addIfPresent("IfLinalgOps", opOfDialect("linalg"), "convert-linalg-to-loops");
+  addIfPresent(opOfDialect("bufferization"), "convert-bufferization-to-memref");
+  addIfPresent(opOfDialect("linalg"), "convert-linalg-to-loops");
   // Views and metadata (subview, reshapes, casts, ...): what is left after
   // bufferization and convert-te-to-runtime is alloc/dealloc, globals and
   // aligned pointers, which convert-to-llvm lowers directly.
   addIfPresent(
-      "IfMemRefViews",
       opOfDialect("memref",
                   {"memref.alloc", "memref.alloca", "memref.dealloc",
                    "memref.global", "memref.get_global",
                    "memref.extract_aligned_pointer_as_index", "memref.load",
                    "memref.store", "memref.copy", "memref.dim"}),
       "expand-strided-metadata");
-  addIfPresent("IfAffineOps", opOfDialect("affine"), "lower-affine");
+  addIfPresent(opOfDialect("affine"), "lower-affine");
   // arith-expand rewrites float conversions, ceil/floor divisions and
   // min/max; integer arithmetic and casts need nothing.
   addIfPresent(
-      "IfArithToExpand",
       opOfDialect("arith",
                   {"arith.constant", "arith.index_cast", "arith.index_castui",
                    "arith.addi", "arith.subi", "arith.muli", "arith.cmpi",
                    "arith.select", "arith.andi", "arith.ori", "arith.xori",
                    "arith.extui", "arith.extsi", "arith.trunci"}),
       "arith-expand{include-bf16=true include-f8e8m0=true}");
-  addIfPresent("IfSCFOps", opOfDialect("scf"), "convert-scf-to-cf");
+  addIfPresent(opOfDialect("scf"), "convert-scf-to-cf");
+  pm.addPass(std::make_unique<LowerIfPresentPass>(std::move(stages)));
   if (failed(parsePassPipeline("convert-to-llvm,reconcile-unrealized-casts", pm,
                                llvm::errs())))
     llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
