@@ -5,7 +5,9 @@
 #   The sanitizers run the whole GPU suite with TE_RT_CUDA_TEST_SMALL=1 except
 #   the 2^32-input codec sweeps and the host-only proofs (TE_SANITIZE_FILTER
 #   overrides the gtest filter; TE_SANITIZE_TIMEOUT, default 200 s, per tool).
-#   A tool named "initcheck-poison" is initcheck with TE_RT_CUDA_POISON=1.
+#   A tool named "initcheck-poison" is initcheck with TE_RT_CUDA_POISON=1;
+#   TE_SANITIZE_FILTER_<tool> (e.g. TE_SANITIZE_FILTER_racecheck) sets one
+#   tool's filter.
 #   GoogleTest: the installed package, or sources in .gtest/ (a copy of
 #   /usr/src/googletest) at the repository root.
 set -uo pipefail
@@ -40,14 +42,16 @@ for spec in "${TOOLS[@]}"; do
   tool=${spec%-poison}
   poison=0
   [ "$tool" != "$spec" ] && poison=1
+  fvar="TE_SANITIZE_FILTER_$tool"
+  filter=${!fvar:-${TE_SANITIZE_FILTER:-*-*OnAllFloats*:*OnHost*}}
   start=$(date +%s)
   TE_RT_CUDA_POISON=$poison \
   timeout "${TE_SANITIZE_TIMEOUT:-200}" compute-sanitizer --tool "$tool" --print-limit 2000 --error-exitcode 9 \
     cuda/test/te-rt-cuda-tests \
-    --gtest_filter="${TE_SANITIZE_FILTER:-*-*OnAllFloats*:*OnHost*}" \
+    --gtest_filter="$filter" \
     >"$OUT/sanitizer-$spec.log" 2>&1
-  echo "compute-sanitizer --tool $tool (TE_RT_CUDA_POISON=$poison): rc=$? in $(( $(date +%s) - start )) s"
+  echo "compute-sanitizer --tool $tool (TE_RT_CUDA_POISON=$poison, filter $filter): rc=$? in $(( $(date +%s) - start )) s"
   grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED)" "$OUT/sanitizer-$spec.log" | tail -3
-  # Which kernels and tests the reports come from (the first 100 are printed).
+  # Which kernels and tests the reports come from (the first 2000 are printed).
   grep -E "^=========     at |^\[ RUN" "$OUT/sanitizer-$spec.log" | awk '/RUN/{t=$NF; next} {sub(/\+0x.*/, ""); c[t " <- " $3]++} END {for (k in c) print "  " c[k] "x " k}' | head -20
 done
