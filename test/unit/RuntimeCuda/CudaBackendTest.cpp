@@ -30,6 +30,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -1778,6 +1779,37 @@ TEST(CudaGemm, FusedFP8OutputWithDScaleAndAmax) {
     te_rt_qtensor_free(c.gpu, &bg);
     te_rt_qtensor_free(c.gpu, &og);
   }
+}
+
+TEST(CudaMemory, PoisonModeFillsAllocations) {
+  REQUIRE_GPU();
+  const char *v = std::getenv("TE_RT_CUDA_POISON");
+  if (!v || !*v || std::strcmp(v, "0") == 0)
+    GTEST_SKIP() << "SKIP: runs with TE_RT_CUDA_POISON=1 (ctest "
+                    "RuntimeCudaPoisoned)";
+  Contexts c;
+  // te_rt_malloc directly and through te_rt_qtensor_alloc: every byte 0xFF.
+  const size_t n = 3 * 4096 + 17;
+  DeviceBuffer b(c.gpu, n);
+  auto bytes = b.download<uint8_t>(n);
+  EXPECT_EQ(std::count(bytes.begin(), bytes.end(), uint8_t(0xFF)),
+            static_cast<std::ptrdiff_t>(n));
+  te_rt_quantizer q = quantizer(TE_RT_RECIPE_MXFP8, TE_RT_E4M3);
+  std::vector<int64_t> shape{64, 96};
+  te_rt_qtensor t;
+  ASSERT_EQ(te_rt_qtensor_alloc(c.gpu, &t, &q, 2, shape.data(),
+                                TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM90),
+            TE_RT_OK);
+  for (int32_t i = 0; i < t.num_buffers; ++i) {
+    std::vector<uint8_t> h(static_cast<size_t>(t.buffers[i].size_bytes));
+    ASSERT_EQ(te_rt_memcpy(c.gpu, h.data(), t.buffers[i].data, h.size(),
+                           TE_RT_DEVICE_TO_HOST),
+              TE_RT_OK);
+    EXPECT_EQ(std::count(h.begin(), h.end(), uint8_t(0xFF)),
+              static_cast<std::ptrdiff_t>(h.size()))
+        << "buffer " << i;
+  }
+  te_rt_qtensor_free(c.gpu, &t);
 }
 
 TEST(CudaDequantize, VectorKernelsMatchCpuInBF16) {
