@@ -27,8 +27,19 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
     | `te.allreduce_max_buffers` | `te_rt_mlir_allreduce_max` (the group's name as a constant NUL-terminated string; in place on the output) |
 
     Buffers are passed as pointers (`memref.extract_aligned_pointer_as_index`
-    + `llvm.inttoptr`); a memref with a non-identity layout is first copied to
-    a contiguous one (and back, for outputs). Shapes are flattened to 2-D
+    + `llvm.inttoptr`, once per memref, right after its definition); a memref
+    with a non-identity layout is first copied to a contiguous one (and back,
+    for outputs). A `memref.alloc` of static shape, identity layout and
+    whole-byte elements whose only uses are operands of these calls (not of
+    `te.update_scale_buffers` / `te.allreduce_max_buffers`, which copy) and
+    `memref.dealloc`s is allocated as a plain pointer instead: `llvm.call
+    @aligned_alloc(alignment, size)` (the alloc's alignment, at least 16; the
+    size rounded up to a multiple of it) and `llvm.call @free` in place of
+    the deallocs, so that no memref descriptor is built for it. Integer
+    constants, the null pointer and the descriptors' addresses are created
+    once per function, at its entry. The LLVM struct of a function's memref
+    results (what convert-to-llvm packs several results into) is printed
+    once, as the alias `!te_results`. Shapes are flattened to 2-D
     `[rows, cols]` (leading dimensions multiplied). Each distinct quantizer
     becomes one `memref.global constant` i64 descriptor
     (`TE_RT_ABI_QUANTIZER_FIELD` order) passed by pointer; the target
@@ -46,6 +57,15 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
     ...
     call @te_rt_mlir_quantize(%qp, %c1_i32, %c0_i32, %c32, %c64, %c3_i32, %xp,
         %dp, %sp, %null, %null, %null, %null, %null, %null, %c0, %c0) : ...
+
+    // and a buffer only the runtime sees,
+    %d = memref.alloc() {alignment = 64 : i64} : memref<32x64xf8E4M3FN>
+    ... (operands of te ops) ...
+    memref.dealloc %d : memref<32x64xf8E4M3FN>
+    // becomes
+    %dp = llvm.call @aligned_alloc(%c64, %c2048) : (i64, i64) -> !llvm.ptr
+    ...
+    llvm.call @free(%dp) : (!llvm.ptr) -> ()
     ```
   }];
   let dependentDialects = [

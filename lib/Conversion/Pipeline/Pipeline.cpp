@@ -127,6 +127,7 @@ public:
   }
   void runOnOperation() override {
     size_t next = 0;
+    bool ran = false;
     while (next < stages.size()) {
       size_t first = stages.size();
       getOperation()->walk([&](Operation *op) {
@@ -138,11 +139,16 @@ public:
         return first == next ? WalkResult::interrupt() : WalkResult::advance();
       });
       if (first == stages.size())
-        return;
+        break;
       if (failed(runPipeline(stages[first].pipeline, getOperation())))
         return signalPassFailure();
+      ran = true;
       next = first + 1;
     }
+    // Nothing changed: the pass manager then skips verifying the module
+    // after this pass.
+    if (!ran)
+      markAllAnalysesPreserved();
   }
 
 private:
