@@ -3,7 +3,8 @@
 // The cuda backend's device temporaries, and its allocation poisoning.
 //
 // TE_RT_CUDA_POISON=1 (read once per process) fills every device allocation
-// the backend makes -- te_rt_malloc, the stream-ordered temporaries of the
+// the backend makes -- te_rt_malloc (te_rt_qtensor_alloc then zero-fills its
+// buffers, its contract), the stream-ordered temporaries of the
 // quantize and GEMM paths, the GEMM emulation's scratch -- with 0xFF bytes
 // before first use: a NaN in fp32, bf16, f16, E4M3 and E5M2. A kernel that
 // reads an element nobody wrote then propagates NaN into results the tests
