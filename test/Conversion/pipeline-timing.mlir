@@ -31,19 +31,29 @@
 // TIMING-NEXT: Canonicalizer
 // TIMING-NEXT: TEBufferizeBoundaries
 // TIMING-NEXT: OneShotBufferizePass
-// TIMING: OwnershipBasedBufferDeallocationPass
-// TIMING: LowerDeallocationsPass
-// TIMING: ConvertTEToRuntime
+//
+// Buffer deallocation: the te program is straight-line code, which
+// TEDeallocate frees directly; the twin (linalg on buffers) runs the
+// upstream deallocation pipeline inside it. The report lists the nested
+// passes of TEDeallocate and LowerIfPresent under the first
+// 'builtin.module' Pipeline entry.
+// TIMING-NEXT: TEDeallocate
+// NATIVE-NEXT: ConvertTEToRuntime
+// REFERENCE-NEXT: 'builtin.module' Pipeline
+// REFERENCE-NEXT: ExpandReallocPass
+// REFERENCE: OwnershipBasedBufferDeallocationPass
+// REFERENCE: TESplitDeallocs
+// REFERENCE: LowerDeallocationsPass
 //
 // The lowering stages before convert-to-llvm run only when the module has
 // ops they lower (te-pipeline's LowerIfPresent, one walk): the te program
 // has none left, its fp32 twin has linalg, scf and float arith.
-// TIMING-NEXT: LowerIfPresent
-// NATIVE-NOT: Pipeline
-// REFERENCE-NEXT: 'builtin.module' Pipeline
-// REFERENCE-NEXT: ConvertLinalgToLoopsPass
+// REFERENCE: ConvertLinalgToLoopsPass
 // REFERENCE-NEXT: ArithExpandOpsPass
 // REFERENCE-NEXT: SCFToControlFlowPass
+// REFERENCE-NEXT: ConvertTEToRuntime
+// TIMING-NEXT: LowerIfPresent
+// NATIVE-NOT: Pipeline
 // TIMING-NEXT: ConvertToLLVMPass
 // TIMING-NEXT: ReconcileUnrealizedCastsPass
 // TIMING-NEXT: Output

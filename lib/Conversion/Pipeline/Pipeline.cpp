@@ -11,6 +11,8 @@
 
 #include "te/Conversion/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -155,6 +157,100 @@ private:
   SmallVector<Stage> stages;
 };
 
+/// Buffer deallocation. A module whose functions are straight-line code on
+/// buffers it allocates -- one block each, no op with regions, every memref
+/// an argument, a memref.alloc or a memref.get_global, used only by the
+/// buffer-level te ops, memref.copy/load/store/dim and func.return, and
+/// every returned memref a distinct memref.alloc -- gets what
+/// ownership-based deallocation computes for it, directly: each allocation
+/// that is not returned is freed (memref.dealloc) before the return, in
+/// allocation order; a returned one belongs to the caller. Any other module
+/// runs `upstream`, the buffer deallocation pipeline. On a training step
+/// that pipeline and its canonicalizations are 40% of te-pipeline's time
+/// (docs/performance.md "Compile time").
+class DeallocatePass
+    : public PassWrapper<DeallocatePass, OperationPass<ModuleOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeallocatePass)
+
+  explicit DeallocatePass(OpPassManager upstream)
+      : upstream(std::move(upstream)) {}
+  DeallocatePass(const DeallocatePass &other)
+      : PassWrapper(other), upstream(other.upstream) {}
+
+  StringRef getArgument() const override { return "te-deallocate"; }
+  StringRef getName() const override { return "TEDeallocate"; }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    upstream.getDependentDialects(registry);
+    registry.insert<memref::MemRefDialect>();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs;
+    for (Operation &op : module.getBody()->getOperations()) {
+      auto func = dyn_cast<func::FuncOp>(op);
+      if (func && func.isExternal())
+        continue;
+      if (func && isStraightLine(func)) {
+        funcs.push_back(func);
+        continue;
+      }
+      if (func || op.getNumRegions() != 0) {
+        if (failed(runPipeline(upstream, module)))
+          signalPassFailure();
+        return;
+      }
+    }
+    for (func::FuncOp func : funcs) {
+      Block &body = func.getBody().front();
+      Operation *ret = body.getTerminator();
+      llvm::SmallPtrSet<Value, 16> returned(ret->operand_begin(),
+                                            ret->operand_end());
+      OpBuilder b(ret);
+      for (Operation &op : body.without_terminator())
+        if (auto alloc = dyn_cast<memref::AllocOp>(op))
+          if (!returned.contains(alloc.getResult()))
+            memref::DeallocOp::create(b, alloc.getLoc(), alloc.getResult());
+    }
+  }
+
+private:
+  static bool isMemRef(Value v) { return isa<BaseMemRefType>(v.getType()); }
+
+  static bool isStraightLine(func::FuncOp func) {
+    if (!func.getBody().hasOneBlock())
+      return false;
+    Block &body = func.getBody().front();
+    auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
+    if (!ret)
+      return false;
+    for (Operation &op : body) {
+      if (op.getNumRegions() != 0)
+        return false;
+      if (isa<memref::AllocOp, memref::GetGlobalOp>(op))
+        continue;
+      if (llvm::none_of(op.getOperands(), isMemRef) &&
+          llvm::none_of(op.getResults(), isMemRef))
+        continue;
+      if (!isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
+               AmaxBuffersOp, UpdateScaleBuffersOp, AllReduceMaxBuffersOp,
+               memref::CopyOp, memref::LoadOp, memref::StoreOp, memref::DimOp,
+               func::ReturnOp>(op) ||
+          llvm::any_of(op.getResults(), isMemRef))
+        return false;
+    }
+    llvm::SmallPtrSet<Value, 16> returned;
+    for (Value v : ret.getOperands())
+      if (isMemRef(v) &&
+          (!v.getDefiningOp<memref::AllocOp>() || !returned.insert(v).second))
+        return false;
+    return true;
+  }
+
+  OpPassManager upstream;
+};
+
 /// An op of dialect `dialect` whose name is not in `except`.
 std::function<bool(Operation *)>
 opOfDialect(StringRef dialect, std::initializer_list<StringRef> except = {}) {
@@ -206,21 +302,24 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   addIfRegistered("te-bufferize-boundaries", "te-bufferize-boundaries");
   add("one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map}");
-  // bufferization::buildBufferDeallocationPipeline's passes, with
-  // te-split-deallocs before buffer-deallocation-simplification, which is
-  // quadratic in the size of the one bufferization.dealloc that ends a
-  // straight-line function (docs/performance.md "Compile time").
-  add("expand-realloc{emit-deallocs=false}");
-  add("canonicalize");
-  add("ownership-based-buffer-deallocation");
-  add("canonicalize");
-  addIfRegistered("te-split-deallocs", "te-split-deallocs");
-  add("buffer-deallocation-simplification");
-  add("bufferization-lower-deallocations");
-  add("cse");
-  add("canonicalize");
-  add("convert-te-to-runtime");
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+    llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
+  // Buffer deallocation: straight-line modules directly (TEDeallocate),
+  // anything else with bufferization::buildBufferDeallocationPipeline's
+  // passes, te-split-deallocs before buffer-deallocation-simplification,
+  // which is quadratic in the size of the one bufferization.dealloc that ends
+  // a straight-line function (docs/performance.md "Compile time").
+  std::string dealloc = "expand-realloc{emit-deallocs=false},canonicalize,"
+                        "ownership-based-buffer-deallocation,canonicalize,";
+  if (PassInfo::lookup("te-split-deallocs"))
+    dealloc += "te-split-deallocs,";
+  dealloc += "buffer-deallocation-simplification,"
+             "bufferization-lower-deallocations,cse,canonicalize";
+  OpPassManager upstream(ModuleOp::getOperationName());
+  if (failed(parsePassPipeline(dealloc, upstream, llvm::errs())))
+    llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
+  pm.addPass(std::make_unique<DeallocatePass>(std::move(upstream)));
+  if (failed(parsePassPipeline("convert-te-to-runtime", pm, llvm::errs())))
     llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
   if (!options.lowerToLLVM)
     return;
