@@ -80,10 +80,17 @@ if [ -n "$BIN" ]; then
   tail -5 /tmp/te_bench.log
   { echo "=== te_bench"; cat /tmp/te_bench.log; } >> "$LOG"
   if [ "${TE_BENCH_NCU:-0}" = 1 ] && command -v ncu > /dev/null; then
-    timeout 240 ncu --clock-control none \
-      -k regex:'perTensorCast|amaxKernel|blockQuant|mxfp8Quant|nvfp4|toFloat|currentScale|swizzle' \
-      --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
-      "$BIN" --profile --only quant --csv /tmp/te_bench_profile.csv > "$OUT/ncu.txt" 2>&1
+    # The quantize kernels (runtime/cuda/FastQuantize.cu, FastNVFP4.cu), and
+    # torch's 1 GiB device copy as the reference: DRAM bytes moved against
+    # the minimal bytes, DRAM throughput against the copy's.
+    NCU_METRICS=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
+    timeout 100 ncu --clock-control none -k regex:vectorized_elementwise --metrics "$NCU_METRICS" \
+      python3 -c 'import torch; x = torch.empty(1 << 29, device="cuda", dtype=torch.bfloat16).uniform_(); y = torch.empty_like(x); y.copy_(x); torch.cuda.synchronize()' \
+      > "$OUT/ncu.txt" 2>&1
+    timeout 300 ncu --clock-control none \
+      -k regex:'perTensorTile|currentFused|amaxFast|blockTile|mxfp8BlockTile|mxfp8Tile|nvfp4|currentScale' \
+      --section SpeedOfLight --section LaunchStats --section Occupancy --metrics "$NCU_METRICS" \
+      "$BIN" --profile --only quant --csv /tmp/te_bench_profile.csv >> "$OUT/ncu.txt" 2>&1
     echo "run_gpu: ncu exit $? ($(wc -l < "$OUT/ncu.txt") lines)"
   fi
 fi
