@@ -9,9 +9,11 @@
 // swallows errors; if the module verifies, the te pass pipeline (every te-*
 // pass that is registered, in the order of DESIGN.md) runs on a clone, and
 // then each te pass alone on a fresh clone, so that a pass is also fed IR its
-// predecessors did not normalise. The result is printed to a null stream. A
-// failing parse, verifier or pass is fine; a crash, an ASan/UBSan report or a
-// leak is a bug.
+// predecessors did not normalise. Then the whole flow, `te-pipeline` (down to
+// the LLVM dialect: bufferization, TEDeallocate, LowerIfPresent,
+// convert-te-to-runtime) for sm_90 and its high-precision twin on the cpu
+// target. The result is printed to a null stream. A failing parse, verifier
+// or pass is fine; a crash, an ASan/UBSan report or a leak is a bug.
 //
 // Only te's own code is instrumented for coverage: libMLIR.so comes
 // precompiled from Debian.
@@ -25,9 +27,11 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "te/Conversion/Passes.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
 
@@ -51,6 +55,13 @@ namespace {
 const char *const kTEPasses[] = {
     "te-infer-shapes",      "te-decompose-linear", "te-infer-usages",
     "te-eliminate-aliases", "te-legalize",         "te-expand-qtensors",
+    "te-bufferize-boundaries",
+};
+
+/// The whole flow (registered by registerTEPipeline), each on a fresh clone.
+const char *const kTEPipelines[] = {
+    "te-pipeline",
+    "te-pipeline{target=cpu reference=true}",
 };
 
 struct Fixture {
@@ -63,6 +74,10 @@ struct Fixture {
     registerAllExtensions(registry);
     te::registerTEPasses();
     te::registerBufferizableOpInterfaceExternalModels(registry);
+    // te-pipeline names upstream passes (one-shot-bufferize, ...).
+    registerAllPasses();
+    te::registerTEConversionPasses();
+    te::registerTEPipeline();
     for (const char *name : kTEPasses)
       if (PassInfo::lookup(name))
         passes.push_back(name);
@@ -98,6 +113,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // that stack exhaustion is upstream's, not te's.
   if (size > 64 * 1024)
     return 0;
+  // linalg.reduce's custom parser stores a null `dimensions` attribute when
+  // the array does not parse (`linalg.reduce dimensions=` segfaults in
+  // NamedAttrList::set): upstream llvm/llvm-project#132747, open in MLIR 22.
+  // te-opt shares it; te's passes never see linalg.reduce. Kept as
+  // test/fuzz/regressions/mlir/upstream-linalg-reduce-dimensions.
+  if (llvm::StringRef(reinterpret_cast<const char *>(data), size)
+          .contains("linalg.reduce"))
+    return 0;
   Fixture &f = fixture();
   MLIRContext ctx(f.registry, MLIRContext::Threading::DISABLED);
   ctx.allowUnregisteredDialects(false);
@@ -125,5 +148,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (f.passes.size() > 1)
     for (const std::string &p : f.passes)
       runPipeline(ctx, *module, p);
+  for (const char *p : kTEPipelines)
+    runPipeline(ctx, *module, p);
   return 0;
 }
