@@ -556,6 +556,9 @@ struct LtSpec {
   /// C's type when it differs from D's (FP8 D takes a 16-bit C; then no C
   /// pointer is passed, beta = 0).
   int cType = -1;
+  /// The heuristic's workspace limit and the workspace passed to the call
+  /// (torch._scaled_mm's is 1 MiB: TE_BENCH_GEMM_VARIANTS compares).
+  uint64_t workspaceBytes = kWorkspaceBytes;
 };
 
 struct LtPlan {
@@ -563,6 +566,7 @@ struct LtPlan {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr, d = nullptr;
   cublasLtMatmulAlgo_t algo{};
   std::string algoDesc;
+  uint64_t workspaceBytes = 0;
   LtPlan() = default;
   LtPlan(const LtPlan &) = delete;
   LtPlan &operator=(const LtPlan &) = delete;
@@ -651,7 +655,8 @@ std::unique_ptr<LtPlan> makePlan(const LtSpec &s) {
             "C layout");
   cublasLtMatmulPreference_t pref = nullptr;
   checkLt(cublasLtMatmulPreferenceCreate(&pref), "preference");
-  uint64_t ws = kWorkspaceBytes;
+  uint64_t ws = s.workspaceBytes;
+  p->workspaceBytes = ws;
   cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
   cublasLtMatmulHeuristicResult_t result{};
@@ -668,11 +673,14 @@ std::unique_ptr<LtPlan> makePlan(const LtSpec &s) {
   return p;
 }
 
-void runPlan(const LtPlan &p, const void *A, const void *B, void *D) {
+/// C = D (in place, beta = 0) unless `C` is given (out of place, as
+/// torch._scaled_mm calls it).
+void runPlan(const LtPlan &p, const void *A, const void *B, void *D,
+             const void *C = nullptr) {
   const float alpha = 1.0f, beta = 0.0f;
   checkLt(cublasLtMatmul(lt, p.op, &alpha, A, p.a, B, p.b, &beta,
-                         p.c ? nullptr : D, p.c ? p.c : p.d, D, p.d, &p.algo,
-                         ltWorkspace->p, kWorkspaceBytes, nullptr),
+                         p.c ? nullptr : (C ? C : D), p.c ? p.c : p.d, D, p.d,
+                         &p.algo, ltWorkspace->p, p.workspaceBytes, nullptr),
           "cublasLtMatmul");
 }
 
@@ -890,6 +898,29 @@ void benchGemmShape(const Shape3 &s) {
              "FP8 blocks X 1x128 x W 128x128, direct cuBLASLt host pointer "
              "mode, " + shapeDesc(s),
              ms, 0, flops, plan->algoDesc});
+    if (std::getenv("TE_BENCH_GEMM_VARIANTS")) {
+      // What differs from torch._scaled_mm's call (CUBLASLT_LOG_LEVEL=5):
+      // a 1 MiB workspace, C != D; and the same call once more (drift).
+      LtSpec l1 = ls;
+      l1.workspaceBytes = size_t(1) << 20;
+      auto p1 = makePlan(l1);
+      double ms1 =
+          timeIt([&](int) { runPlan(*p1, wd, xd, d.p); }, 2, 11, 20.0);
+      emit(Row{gemmKey("blk1d2d_direct_ws1m", s), "gemm",
+               "as blk1d2d_direct, 1 MiB workspace, " + shapeDesc(s), ms1, 0,
+               flops, p1->algoDesc});
+      DeviceBuffer c(static_cast<size_t>(s.M) * s.N * 2);
+      double ms2 = timeIt([&](int) { runPlan(*p1, wd, xd, d.p, c.p); }, 2,
+                          11, 20.0);
+      emit(Row{gemmKey("blk1d2d_direct_ws1m_oop", s), "gemm",
+               "as blk1d2d_direct, 1 MiB workspace, C != D, " + shapeDesc(s),
+               ms2, 0, flops, p1->algoDesc});
+      double ms3 =
+          timeIt([&](int) { runPlan(*plan, wd, xd, d.p); }, 2, 11, 20.0);
+      emit(Row{gemmKey("blk1d2d_direct_again", s), "gemm",
+               "blk1d2d_direct once more, " + shapeDesc(s), ms3, 0, flops,
+               plan->algoDesc});
+    }
   });
   teGemm("blk2d1d", s, /*W=*/b1, /*X=*/b2, true, x, w, d,
          "FP8 blocks X 128x128 x W 1x128 (te_rt block)");
