@@ -6,6 +6,8 @@
 #   bash bench/run_gpu.sh            # everything, results under $OUT
 #   TE_BENCH_ONLY=quant,gemm bash bench/run_gpu.sh
 #   TE_BENCH_NCU=1 bash bench/run_gpu.sh   # also ncu on the quantize kernels
+#   TE_PEER_B2B=gemm,linear bash bench/run_gpu.sh  # time those peers as te_bench
+#                                    # does (back-to-back calls, no L2 flush)
 #
 # 1. Uses a te_bench prebuilt in build-bench/ if it runs there, else builds
 #    bench/ (cmake -S bench, no MLIR) into $BUILD (in the background, while
@@ -60,6 +62,7 @@ PEER_ONLY=${TE_PEER_ONLY:-$(echo "$ONLY" | tr ',' '\n' | grep -E '^(copy|gemm|li
 if [ -n "$PEER_ONLY" ]; then
   PYTHONUNBUFFERED=1 timeout $((PEER_BUDGET + 120)) python3 bench/peers/torch_peers.py \
     --csv "$OUT/torch_peers.csv" --budget "$PEER_BUDGET" --only "$PEER_ONLY" \
+    --b2b "${TE_PEER_B2B:-}" \
     > /tmp/torch_peers.log 2>&1
   echo "run_gpu: torch_peers exit $? ($(grep -c . "$OUT/torch_peers.csv" 2>/dev/null) lines)"
   { echo "=== torch_peers"; cat /tmp/torch_peers.log; } >> "$LOG"
