@@ -16,7 +16,8 @@ config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%te_src_root", config.te_src_root))
 config.substitutions.append(("%te_lib_dir", config.te_lib_dir))
-config.substitutions.append(("%python", config.host_python))
+# The build does not look for Python (find_package): python3 from PATH then.
+config.substitutions.append(("%python", config.host_python or "python3"))
 
 llvm_config.use_default_substitutions()
 # scripts/sanitize.sh links the AOT driver with the sanitizer runtimes.

@@ -116,16 +116,32 @@ public:
     OpPassManager pipeline;
   };
 
-  explicit LowerIfPresentPass(SmallVector<Stage> stages)
-      : stages(std::move(stages)) {}
+  /// te-pipeline's stages (see lowerIfPresentStages).
+  LowerIfPresentPass();
   LowerIfPresentPass(const LowerIfPresentPass &other)
-      : PassWrapper(other), stages(other.stages) {}
+      : PassWrapper(other), stages(other.stages), built(other.built),
+        error(other.error) {}
 
   StringRef getArgument() const override { return "te-lower-if-present"; }
   StringRef getName() const override { return "LowerIfPresent"; }
+  StringRef getDescription() const override {
+    return "te-pipeline's lowering stages before convert-to-llvm "
+           "(convert-bufferization-to-memref, convert-linalg-to-loops, "
+           "expand-strided-metadata, lower-affine, arith-expand, "
+           "convert-scf-to-cf), each run only when the module has an op it "
+           "lowers";
+  }
   void getDependentDialects(DialectRegistry &registry) const override {
     for (const Stage &stage : stages)
       stage.pipeline.getDependentDialects(registry);
+  }
+  LogicalResult initialize(MLIRContext *) override {
+    if (!built)
+      return emitError(UnknownLoc::get(&getContext()))
+             << "te-lower-if-present: its stages did not build (are the "
+                "upstream conversion passes registered?): "
+             << error;
+    return success();
   }
   void runOnOperation() override {
     size_t next = 0;
@@ -155,6 +171,8 @@ public:
 
 private:
   SmallVector<Stage> stages;
+  bool built = true;
+  std::string error;
 };
 
 /// Buffer deallocation. A module whose functions are straight-line code on
@@ -173,16 +191,30 @@ class DeallocatePass
 public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeallocatePass)
 
-  explicit DeallocatePass(OpPassManager upstream)
-      : upstream(std::move(upstream)) {}
+  /// The upstream pipeline is te-pipeline's (see deallocationPipeline).
+  DeallocatePass();
   DeallocatePass(const DeallocatePass &other)
-      : PassWrapper(other), upstream(other.upstream) {}
+      : PassWrapper(other), upstream(other.upstream), built(other.built),
+        error(other.error) {}
 
   StringRef getArgument() const override { return "te-deallocate"; }
   StringRef getName() const override { return "TEDeallocate"; }
+  StringRef getDescription() const override {
+    return "te-pipeline's buffer deallocation: straight-line modules "
+           "directly, any other module through upstream's deallocation "
+           "pipeline (with te-split-deallocs)";
+  }
   void getDependentDialects(DialectRegistry &registry) const override {
     upstream.getDependentDialects(registry);
     registry.insert<memref::MemRefDialect>();
+  }
+  LogicalResult initialize(MLIRContext *) override {
+    if (!built)
+      return emitError(UnknownLoc::get(&getContext()))
+             << "te-deallocate: its upstream pipeline did not build (are the "
+                "bufferization passes registered?): "
+             << error;
+    return success();
   }
 
   void runOnOperation() override {
@@ -248,7 +280,9 @@ private:
     return true;
   }
 
-  OpPassManager upstream;
+  OpPassManager upstream{ModuleOp::getOperationName()};
+  bool built = true;
+  std::string error;
 };
 
 /// An op of dialect `dialect` whose name is not in `except`.
@@ -261,6 +295,64 @@ opOfDialect(StringRef dialect, std::initializer_list<StringRef> except = {}) {
     return op->getName().getDialectNamespace() == dialect &&
            !skip.contains(op->getName().getStringRef());
   };
+}
+
+/// Buffer deallocation for modules TEDeallocate does not free directly:
+/// bufferization::buildBufferDeallocationPipeline's passes, te-split-deallocs
+/// before buffer-deallocation-simplification, which is quadratic in the size
+/// of the one bufferization.dealloc that ends a straight-line function
+/// (docs/performance.md "Compile time").
+DeallocatePass::DeallocatePass() {
+  std::string dealloc = "expand-realloc{emit-deallocs=false},canonicalize,"
+                        "ownership-based-buffer-deallocation,canonicalize,";
+  if (PassInfo::lookup("te-split-deallocs"))
+    dealloc += "te-split-deallocs,";
+  dealloc += "buffer-deallocation-simplification,"
+             "bufferization-lower-deallocations,cse,canonicalize";
+  // Built here, not in initialize(): getDependentDialects comes first. A
+  // failure (the upstream passes not registered yet, e.g. the instance
+  // PassRegistration makes) is reported by initialize().
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(dealloc, upstream, os)))
+    built = false;
+}
+
+/// The LLVM lowering's stages before convert-to-llvm, in order, each with the
+/// ops that make it run.
+LowerIfPresentPass::LowerIfPresentPass() {
+  auto addIfPresent = [&](std::function<bool(Operation *)> present,
+                          StringRef stage) {
+    OpPassManager nested(ModuleOp::getOperationName());
+    llvm::raw_string_ostream os(error);
+    if (failed(parsePassPipeline(stage, nested, os)))
+      built = false;
+    stages.push_back({std::move(present), std::move(nested)});
+  };
+  // bufferization.clone (a returned buffer the deallocation pipeline keeps
+  // alive, e.g. a constant) -> memref.alloc + memref.copy.
+  addIfPresent(opOfDialect("bufferization"), "convert-bufferization-to-memref");
+  addIfPresent(opOfDialect("linalg"), "convert-linalg-to-loops");
+  // Views and metadata (subview, reshapes, casts, ...): what is left after
+  // bufferization and convert-te-to-runtime is alloc/dealloc, globals and
+  // aligned pointers, which convert-to-llvm lowers directly.
+  addIfPresent(
+      opOfDialect("memref",
+                  {"memref.alloc", "memref.alloca", "memref.dealloc",
+                   "memref.global", "memref.get_global",
+                   "memref.extract_aligned_pointer_as_index", "memref.load",
+                   "memref.store", "memref.copy", "memref.dim"}),
+      "expand-strided-metadata");
+  addIfPresent(opOfDialect("affine"), "lower-affine");
+  // arith-expand rewrites float conversions, ceil/floor divisions and
+  // min/max; integer arithmetic and casts need nothing.
+  addIfPresent(
+      opOfDialect("arith",
+                  {"arith.constant", "arith.index_cast", "arith.index_castui",
+                   "arith.addi", "arith.subi", "arith.muli", "arith.cmpi",
+                   "arith.select", "arith.andi", "arith.ori", "arith.xori",
+                   "arith.extui", "arith.extsi", "arith.trunci"}),
+      "arith-expand{include-bf16=true include-f8e8m0=true}");
+  addIfPresent(opOfDialect("scf"), "convert-scf-to-cf");
 }
 
 } // namespace
@@ -305,66 +397,25 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
   // Buffer deallocation: straight-line modules directly (TEDeallocate),
-  // anything else with bufferization::buildBufferDeallocationPipeline's
-  // passes, te-split-deallocs before buffer-deallocation-simplification,
-  // which is quadratic in the size of the one bufferization.dealloc that ends
-  // a straight-line function (docs/performance.md "Compile time").
-  std::string dealloc = "expand-realloc{emit-deallocs=false},canonicalize,"
-                        "ownership-based-buffer-deallocation,canonicalize,";
-  if (PassInfo::lookup("te-split-deallocs"))
-    dealloc += "te-split-deallocs,";
-  dealloc += "buffer-deallocation-simplification,"
-             "bufferization-lower-deallocations,cse,canonicalize";
-  OpPassManager upstream(ModuleOp::getOperationName());
-  if (failed(parsePassPipeline(dealloc, upstream, llvm::errs())))
-    llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
-  pm.addPass(std::make_unique<DeallocatePass>(std::move(upstream)));
+  // anything else with upstream's deallocation pipeline.
+  pm.addPass(std::make_unique<DeallocatePass>());
   if (failed(parsePassPipeline("convert-te-to-runtime", pm, llvm::errs())))
     llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
   if (!options.lowerToLLVM)
     return;
   // The LLVM lowering. Each stage before convert-to-llvm runs only when the
   // module has an op it lowers.
-  SmallVector<LowerIfPresentPass::Stage> stages;
-  auto addIfPresent = [&](std::function<bool(Operation *)> present,
-                          StringRef stage) {
-    OpPassManager nested(ModuleOp::getOperationName());
-    if (failed(parsePassPipeline(stage, nested, llvm::errs())))
-      llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
-    stages.push_back({std::move(present), std::move(nested)});
-  };
-  // bufferization.clone (a returned buffer the deallocation pipeline keeps
-  // alive, e.g. a constant) -> memref.alloc + memref.copy.
-  addIfPresent(opOfDialect("bufferization"), "convert-bufferization-to-memref");
-  addIfPresent(opOfDialect("linalg"), "convert-linalg-to-loops");
-  // Views and metadata (subview, reshapes, casts, ...): what is left after
-  // bufferization and convert-te-to-runtime is alloc/dealloc, globals and
-  // aligned pointers, which convert-to-llvm lowers directly.
-  addIfPresent(
-      opOfDialect("memref",
-                  {"memref.alloc", "memref.alloca", "memref.dealloc",
-                   "memref.global", "memref.get_global",
-                   "memref.extract_aligned_pointer_as_index", "memref.load",
-                   "memref.store", "memref.copy", "memref.dim"}),
-      "expand-strided-metadata");
-  addIfPresent(opOfDialect("affine"), "lower-affine");
-  // arith-expand rewrites float conversions, ceil/floor divisions and
-  // min/max; integer arithmetic and casts need nothing.
-  addIfPresent(
-      opOfDialect("arith",
-                  {"arith.constant", "arith.index_cast", "arith.index_castui",
-                   "arith.addi", "arith.subi", "arith.muli", "arith.cmpi",
-                   "arith.select", "arith.andi", "arith.ori", "arith.xori",
-                   "arith.extui", "arith.extsi", "arith.trunci"}),
-      "arith-expand{include-bf16=true include-f8e8m0=true}");
-  addIfPresent(opOfDialect("scf"), "convert-scf-to-cf");
-  pm.addPass(std::make_unique<LowerIfPresentPass>(std::move(stages)));
+  pm.addPass(std::make_unique<LowerIfPresentPass>());
   if (failed(parsePassPipeline("convert-to-llvm,reconcile-unrealized-casts", pm,
                                llvm::errs())))
     llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
 }
 
 void mlir::te::registerTEPipeline() {
+  // te-pipeline's own passes, so that a printed te-pipeline
+  // (--dump-pass-pipeline, crash reproducers) parses back.
+  PassRegistration<DeallocatePass>();
+  PassRegistration<LowerIfPresentPass>();
   PassPipelineRegistration<TEPipelineOptions>(
       "te-pipeline",
       "the te flow: te-set-target, inline, te-infer-shapes, "
