@@ -3,35 +3,18 @@
 default) and te_bench's way (CUDA events around batches of back-to-back calls,
 median). docs/performance.md "GEMMs", run 6: docs/perf/run6-probes/gemm-timing.txt.
 Run on the GPU machine: python3 bench/probes/gemm_timing.py"""
-import statistics
+import os
+import sys
 
 import torch
 import triton.testing as tt
 
+# te_bench's timing, as torch_peers.py --b2b uses it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+from torch_peers import back_to_back_ms as b2b  # noqa: E402
+
 BF16 = torch.bfloat16
 E4 = torch.float8_e4m3fn
-
-
-def b2b(fn, ms_target=20.0, samples=11):
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
-    s = torch.cuda.Event(enable_timing=True)
-    e = torch.cuda.Event(enable_timing=True)
-    s.record()
-    fn()
-    e.record()
-    e.synchronize()
-    n = max(1, int(ms_target / max(s.elapsed_time(e), 1e-3)))
-    out = []
-    for _ in range(samples):
-        s.record()
-        for _ in range(n):
-            fn()
-        e.record()
-        e.synchronize()
-        out.append(s.elapsed_time(e) / n)
-    return statistics.median(out)
 
 
 for (M, K, N) in [(8192, 8192, 8192), (16384, 8192, 8192), (15872, 4096, 4096)]:
