@@ -11,19 +11,27 @@
 
 #include "te/Conversion/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "te/Dialect/TE/IR/TEAttrs.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/IR/TEOps.h"
+#include "te/Dialect/TE/Transforms/Passes.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <mutex>
 
 namespace mlir::te {
 #define GEN_PASS_DEF_TESETTARGET
@@ -34,6 +42,37 @@ using namespace mlir;
 using namespace mlir::te;
 
 namespace {
+
+/// Registers every pass te-pipeline names, once per process. The pipeline is
+/// assembled from pass names (the same text --dump-pass-pipeline prints), so
+/// without this an embedder that calls buildTEPipeline without having
+/// registered the upstream passes (registerAllPasses) and te's would get an
+/// incomplete pipeline: a te pass missing from the registry is skipped, an
+/// upstream one cannot be parsed. Registering a pass that is already
+/// registered is a no-op.
+void registerPipelinePasses() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerInlinerPass();
+    registerCanonicalizerPass();
+    registerCSEPass();
+    bufferization::registerOneShotBufferizePass();
+    bufferization::registerOwnershipBasedBufferDeallocationPass();
+    bufferization::registerBufferDeallocationSimplificationPass();
+    bufferization::registerLowerDeallocationsPass();
+    memref::registerExpandReallocPass();
+    memref::registerExpandStridedMetadataPass();
+    arith::registerArithExpandOpsPass();
+    registerConvertLinalgToLoopsPass();
+    registerConvertBufferizationToMemRefPass();
+    registerLowerAffinePass();
+    registerSCFToControlFlowPass();
+    registerConvertToLLVMPass();
+    registerReconcileUnrealizedCastsPass();
+    mlir::te::registerTEPasses();
+    mlir::te::registerTEConversionPasses();
+  });
+}
 
 bool isEmulatedOnSm90(Attribute q) {
   auto quantizer = dyn_cast_or_null<QuantizerAttrInterface>(q);
@@ -303,6 +342,7 @@ opOfDialect(StringRef dialect, std::initializer_list<StringRef> except = {}) {
 /// of the one bufferization.dealloc that ends a straight-line function
 /// (docs/performance.md "Compile time").
 DeallocatePass::DeallocatePass() {
+  registerPipelinePasses();
   std::string dealloc = "expand-realloc{emit-deallocs=false},canonicalize,"
                         "ownership-based-buffer-deallocation,canonicalize,";
   if (PassInfo::lookup("te-split-deallocs"))
@@ -320,6 +360,7 @@ DeallocatePass::DeallocatePass() {
 /// The LLVM lowering's stages before convert-to-llvm, in order, each with the
 /// ops that make it run.
 LowerIfPresentPass::LowerIfPresentPass() {
+  registerPipelinePasses();
   auto addIfPresent = [&](std::function<bool(Operation *)> present,
                           StringRef stage) {
     OpPassManager nested(ModuleOp::getOperationName());
@@ -359,6 +400,7 @@ LowerIfPresentPass::LowerIfPresentPass() {
 
 void mlir::te::buildTEPipeline(OpPassManager &pm,
                                const TEPipelineOptions &options) {
+  registerPipelinePasses();
   std::string pipeline;
   llvm::raw_string_ostream os(pipeline);
   auto add = [&](StringRef stage) {
