@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir::te {
@@ -142,7 +143,20 @@ struct TEInferUsagesPass
       classes.unionSets(a, b);
   }
 
+  /// Drops the state of a run. A pass instance runs once per op it is
+  /// scheduled on (e.g. every nested module of
+  /// `builtin.module(builtin.module(te-infer-usages))` in turn): values of
+  /// an earlier op must not reach the next run, where they may be freed.
+  void reset() {
+    classes = llvm::EquivalenceClasses<Value>();
+    needs.clear();
+    fixed.clear();
+    members.clear();
+  }
+
   void runOnOperation() override {
+    reset();
+    auto dropState = llvm::make_scope_exit([&] { reset(); });
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
 
