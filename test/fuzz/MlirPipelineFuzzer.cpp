@@ -53,8 +53,8 @@ namespace {
 /// registered in this build are skipped, so the target follows the passes as
 /// they land.
 const char *const kTEPasses[] = {
-    "te-infer-shapes",      "te-decompose-linear", "te-infer-usages",
-    "te-eliminate-aliases", "te-legalize",         "te-expand-qtensors",
+    "te-infer-shapes",         "te-decompose-linear", "te-infer-usages",
+    "te-eliminate-aliases",    "te-legalize",         "te-expand-qtensors",
     "te-bufferize-boundaries",
 };
 

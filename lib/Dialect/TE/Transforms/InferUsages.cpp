@@ -30,8 +30,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/EquivalenceClasses.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace mlir::te {
 #define GEN_PASS_DEF_TEINFERUSAGES
