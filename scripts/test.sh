@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 
-# Short fuzz run (about 2 minutes with its build): the runtime C ABI and .npy
-# libFuzzer targets in build-fuzz (scripts/fuzz.sh installs clang-22 itself).
+# Short fuzz run (about 5 minutes with its build): the MLIR pipeline, runtime
+# C ABI and .npy libFuzzer targets in build-fuzz, 40 s each (scripts/fuzz.sh
+# installs clang-22 itself; TE_FUZZ_MLIR=0 leaves the MLIR target out).
 # It runs first so that the run ends with the main suite's ctest summary.
 # TE_SKIP_FUZZ=1 skips it.
 if [ "${TE_SKIP_FUZZ:-0}" != 1 ]; then
