@@ -27,7 +27,6 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -74,8 +73,8 @@ struct Fixture {
     registerAllExtensions(registry);
     te::registerTEPasses();
     te::registerBufferizableOpInterfaceExternalModels(registry);
-    // te-pipeline names upstream passes (one-shot-bufferize, ...).
-    registerAllPasses();
+    // Only te's registrations, as an embedder would: te-pipeline registers
+    // the upstream passes it names itself (test/Pipeline/).
     te::registerTEConversionPasses();
     te::registerTEPipeline();
     for (const char *name : kTEPasses)

@@ -74,6 +74,18 @@ void registerPipelinePasses() {
   });
 }
 
+/// The nested pipelines of te-deallocate and te-lower-if-present are parsed
+/// in their constructors (getDependentDialects needs them before
+/// initialize); a parse failure is reported here, when the pass is
+/// initialized, rather than aborting.
+LogicalResult checkNestedPipeline(MLIRContext *ctx, bool built, StringRef pass,
+                                  StringRef error) {
+  if (built)
+    return success();
+  return emitError(UnknownLoc::get(ctx))
+         << pass << ": its nested pipeline did not build: " << error;
+}
+
 bool isEmulatedOnSm90(Attribute q) {
   auto quantizer = dyn_cast_or_null<QuantizerAttrInterface>(q);
   if (!quantizer)
@@ -155,7 +167,7 @@ public:
     OpPassManager pipeline;
   };
 
-  /// te-pipeline's stages (see lowerIfPresentStages).
+  /// te-pipeline's stages (the constructor's definition lists them).
   LowerIfPresentPass();
   LowerIfPresentPass(const LowerIfPresentPass &other)
       : PassWrapper(other), stages(other.stages), built(other.built),
@@ -174,13 +186,8 @@ public:
     for (const Stage &stage : stages)
       stage.pipeline.getDependentDialects(registry);
   }
-  LogicalResult initialize(MLIRContext *) override {
-    if (!built)
-      return emitError(UnknownLoc::get(&getContext()))
-             << "te-lower-if-present: its stages did not build (are the "
-                "upstream conversion passes registered?): "
-             << error;
-    return success();
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return checkNestedPipeline(ctx, built, getArgument(), error);
   }
   void runOnOperation() override {
     size_t next = 0;
@@ -230,7 +237,7 @@ class DeallocatePass
 public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DeallocatePass)
 
-  /// The upstream pipeline is te-pipeline's (see deallocationPipeline).
+  /// The upstream pipeline is te-pipeline's (the constructor's definition).
   DeallocatePass();
   DeallocatePass(const DeallocatePass &other)
       : PassWrapper(other), upstream(other.upstream), built(other.built),
@@ -247,13 +254,8 @@ public:
     upstream.getDependentDialects(registry);
     registry.insert<memref::MemRefDialect>();
   }
-  LogicalResult initialize(MLIRContext *) override {
-    if (!built)
-      return emitError(UnknownLoc::get(&getContext()))
-             << "te-deallocate: its upstream pipeline did not build (are the "
-                "bufferization passes registered?): "
-             << error;
-    return success();
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return checkNestedPipeline(ctx, built, getArgument(), error);
   }
 
   void runOnOperation() override {
@@ -349,9 +351,9 @@ DeallocatePass::DeallocatePass() {
     dealloc += "te-split-deallocs,";
   dealloc += "buffer-deallocation-simplification,"
              "bufferization-lower-deallocations,cse,canonicalize";
-  // Built here, not in initialize(): getDependentDialects comes first. A
-  // failure (the upstream passes not registered yet, e.g. the instance
-  // PassRegistration makes) is reported by initialize().
+  // Built here, not in initialize(): getDependentDialects comes first. The
+  // passes are registered above, so a failure would be a misspelt pipeline;
+  // initialize() reports it.
   llvm::raw_string_ostream os(error);
   if (failed(parsePassPipeline(dealloc, upstream, os)))
     built = false;
