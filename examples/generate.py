@@ -6,11 +6,27 @@ quantizer roles §6). Delayed scaling cannot use te.linear (its scale and amax
 history are SSA state), so its example threads that state through te.quantize
 and te.gemm by hand; it is written from the same skeleton.
 
-Usage: python3 examples/generate.py   (rewrites the .mlir files next to it)
+Usage:
+  python3 examples/generate.py   (rewrites the .mlir files next to it)
+  python3 examples/generate.py --hidden 4096 --ffn 16384 --microbatch 2048 --out DIR
+      (the same five programs at other sizes, written into DIR; the
+      benchmark of the compiled step, bench/step/, uses this)
 """
+import argparse
 import os
 
+# The committed examples' sizes (the defaults).
 HIDDEN, FFN, TOKENS = 256, 1024, 128
+
+_parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+_parser.add_argument("--hidden", type=int, default=HIDDEN, help="model width (default %(default)s)")
+_parser.add_argument("--ffn", type=int, default=FFN, help="MLP inner width (default %(default)s)")
+_parser.add_argument("--microbatch", type=int, default=TOKENS,
+                     help="tokens per microbatch (default %(default)s)")
+_parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)),
+                     help="output directory (default: next to this script)")
+_ARGS = _parser.parse_args()
+HIDDEN, FFN, TOKENS = _ARGS.hidden, _ARGS.ffn, _ARGS.microbatch
 
 # (recipe, title, input quantizer, weight quantizer, grad_output quantizer,
 #  stochastic rounding of grads)
@@ -277,7 +293,8 @@ def fmt(s, **kw):
 
 
 def write(name, text):
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+    os.makedirs(_ARGS.out, exist_ok=True)
+    path = os.path.join(_ARGS.out, name)
     with open(path, "w") as f:
         f.write(text)
 
