@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+# ===- breakdown.py - Where one compiled training step's time goes ---------=== #
+#
+# Part of te. Reads a GPU trace of te's AOT step driver and sorts its device
+# work into categories, per step:
+#
+#   gemm        cuBLASLt (nvjet_*, sm90_xmma_*, cutlass*, *gemm*)
+#   quantize    te_rt's quantize / amax / scale kernels (runtime/cuda/*.cu)
+#   dequantize  te_rt's dequantize kernels (MXFP8 / NVFP4 GEMM emulation on sm_90)
+#   te_rt       te_rt's other kernels (bias, GEMM scalars, conversions)
+#   generated   kernels the compiler generated (gpu-kernel-outlining names:
+#               <func>_kernel, <func>_kernel_<n>: GELU, loss, accumulation...)
+#   memcpy      device copies and memsets inside the step
+#   other       any kernel not recognised (named in the output)
+#   gaps        the step's time (te's timing line) less all of the above:
+#               launch latency, host work, synchronisation
+#
+# Traces (--tool):
+#   nsys  the CSV of `nsys stats --report cuda_gpu_trace --format csv`
+#         (kernels and memory operations, "Duration (ns)" and "Name")
+#   ncu   the CSV of `ncu --csv --print-units base --metrics
+#         gpu__time_duration.sum` (kernels only; memcpy is not seen)
+#
+# One step, without the driver's one-time work (argument upload, result
+# download, first-call costs): give the trace of a run with --repeat 1 as
+# --one and of a run with --repeat 1+K as --more, with --extra K; the step is
+# (more - one) / K. With --one only, the step is that run (upload and download
+# included).
+#
+# Usage: python3 bench/step/breakdown.py --tool nsys|ncu --one T1.csv
+#            [--more T3.csv --extra 2] [--step-ms MS] [--size S --recipe R]
+#            [--csv OUT.csv]   (appends rows: size,recipe,tool,category,kernels,ms)
+# Standard library only.
+#
+# ===------------------------------------------------------------------------=== #
+
+import argparse
+import csv
+import io
+import os
+import re
+import sys
+
+CATEGORIES = ["gemm", "quantize", "dequantize", "te_rt", "generated", "memcpy", "other"]
+
+GEMM = re.compile(r"nvjet|xmma|cutlass|gemm|cublas", re.I)
+DEQUANT = re.compile(r"dequant", re.I)
+# runtime/cuda/*.cu: the quantize, amax and scale kernels.
+QUANT = re.compile(
+    r"perTensor|currentFused|currentScale|amaxFast|amaxKernel|rowAmax|blockFast|blockQuant|blockTile|"
+    r"mxfp8(BlockTile|Fast|Quant|Tile)|nvfp4(AmaxRHT|Fused|Quant|Transpose)|swizzleKernel|updateScale|"
+    r"reciprocalKernel")
+TE_RT = re.compile(r"addBiasKernel|gemmScalarsKernel|toFloatKernel|fromFloatKernel|te::rt|te_rt")
+# gpu-kernel-outlining: gpu.func @<func>_kernel[_<n>] (no C++ mangling).
+GENERATED = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$]*_kernel(_\d+)?$")
+# nsys names memory operations "[CUDA memcpy Host-to-Device]", "[CUDA memset]".
+MEMOP = re.compile(r"^\[CUDA ", re.I)
+
+
+def short_name(name):
+    """The function's name without return type, namespaces and arguments."""
+    n = name.strip()
+    n = re.sub(r"\(.*$", "", n)          # arguments
+    n = re.sub(r"<.*$", "", n)           # template arguments
+    n = n.split()[-1] if n.split() else n  # 'void ns::f' -> 'ns::f'
+    return n.split("::")[-1]
+
+
+def category(name):
+    n = name.strip()
+    if MEMOP.match(n):
+        return "memcpy"
+    s = short_name(n)
+    if DEQUANT.search(s):
+        return "dequantize"
+    if QUANT.search(s):
+        return "quantize"
+    if TE_RT.search(s) or TE_RT.search(n):
+        return "te_rt"
+    if GEMM.search(n):
+        return "gemm"
+    if GENERATED.match(s) or GENERATED.match(n):
+        return "generated"
+    return "other"
+
+
+def _rows_from(text, header_key):
+    """CSV rows from the first line holding header_key (tools print other lines first)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if header_key in line:
+            return list(csv.DictReader(io.StringIO("\n".join(lines[i:]))))
+    return []
+
+
+def read_nsys(path):
+    """[(name, ns)] from nsys's cuda_gpu_trace (or the older gputrace) CSV."""
+    with open(path, newline="", errors="replace") as f:
+        rows = _rows_from(f.read(), "Duration")
+    out = []
+    for r in rows:
+        dur = r.get("Duration (ns)") or r.get("Duration") or ""
+        name = r.get("Name") or r.get("Kernel Name") or ""
+        try:
+            out.append((name, float(dur)))
+        except ValueError:
+            continue
+    return out
+
+
+UNITS = {"nsecond": 1.0, "ns": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6,
+         "second": 1e9, "s": 1e9}
+
+
+def read_ncu(path):
+    """[(name, ns)] from ncu --csv (one row per kernel launch and metric)."""
+    with open(path, newline="", errors="replace") as f:
+        rows = _rows_from(f.read(), '"Kernel Name"')
+    out = []
+    for r in rows:
+        if r.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        try:
+            v = float((r.get("Metric Value") or "").replace(",", ""))
+        except ValueError:
+            continue
+        out.append((r.get("Kernel Name") or "", v * UNITS.get((r.get("Metric Unit") or "ns").strip(), 1.0)))
+    return out
+
+
+def summarise(events):
+    """{category: [count, ns]}, {other name: count}"""
+    cats = {c: [0, 0.0] for c in CATEGORIES}
+    others = {}
+    for name, ns in events:
+        c = category(name)
+        cats[c][0] += 1
+        cats[c][1] += ns
+        if c == "other":
+            others[short_name(name) or name] = others.get(short_name(name) or name, 0) + 1
+    return cats, others
+
+
+def main():
+    p = argparse.ArgumentParser(description="per-step categories of a te step's GPU trace")
+    p.add_argument("--tool", choices=["nsys", "ncu"], required=True)
+    p.add_argument("--one", required=True, help="trace of a run with --repeat 1")
+    p.add_argument("--more", help="trace of a run with --repeat 1+EXTRA")
+    p.add_argument("--extra", type=int, default=2)
+    p.add_argument("--step-ms", type=float, help="te's step time (the timing line): gives the gaps")
+    p.add_argument("--size", default="")
+    p.add_argument("--recipe", default="")
+    p.add_argument("--csv", help="append rows size,recipe,tool,category,kernels,ms")
+    a = p.parse_args()
+    read = read_nsys if a.tool == "nsys" else read_ncu
+    one = read(a.one)
+    if not one:
+        print(f"breakdown: no kernels in {a.one}")
+        return 1
+    c1, others = summarise(one)
+    if a.more:
+        more = read(a.more)
+        c3, others = summarise(more)
+        k = max(a.extra, 1)
+        step = {c: [(c3[c][0] - c1[c][0]) / k, (c3[c][1] - c1[c][1]) / k / 1e6] for c in CATEGORIES}
+        how = f"(repeat {1 + k} - repeat 1) / {k}"
+    else:
+        step = {c: [c1[c][0], c1[c][1] / 1e6] for c in CATEGORIES}
+        how = "one run with --repeat 1 (upload, download and first-call work included)"
+    busy = sum(v[1] for v in step.values())
+    rows = [(c, step[c][0], step[c][1]) for c in CATEGORIES]
+    if a.step_ms is not None:
+        rows.append(("gaps", "", a.step_ms - busy))
+    rows.append(("total", sum(v[0] for v in step.values()), a.step_ms if a.step_ms is not None else busy))
+    label = "-".join(x for x in (a.recipe, a.size) if x)
+    print(f"breakdown {label} ({a.tool}; one step = {how}):")
+    for c, n, ms in rows:
+        nn = f"{n:7.1f}" if n != "" else "       "
+        print(f"  {c:11s} {nn} kernels {ms:9.3f} ms")
+    if a.tool == "ncu":
+        print("  (ncu serialises kernels and does not see memcpy: 'gaps' holds the copies too)")
+    if others:
+        print("  other kernels: " + ", ".join(f"{n} x{k}" for n, k in sorted(others.items())[:20]))
+    if a.csv:
+        new = not os.path.exists(a.csv) or os.path.getsize(a.csv) == 0
+        with open(a.csv, "a", newline="") as f:
+            w = csv.writer(f)
+            if new:
+                w.writerow(["size", "recipe", "tool", "category", "kernels", "ms"])
+            for c, n, ms in rows:
+                w.writerow([a.size, a.recipe, a.tool, c, "" if n == "" else f"{n:g}", f"{ms:.4f}"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
