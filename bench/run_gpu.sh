@@ -8,6 +8,10 @@
 #   TE_BENCH_NCU=1 bash bench/run_gpu.sh   # also ncu on the quantize kernels
 #   TE_PEER_B2B=gemm,linear bash bench/run_gpu.sh  # time those peers as te_bench
 #                                    # does (back-to-back calls, no L2 flush)
+#   TE_BENCH_ONLY=step TE_STEP_OBJECTS=DIR bash bench/run_gpu.sh
+#                                    # the compiled training step (off by default:
+#                                    # it needs te's AOT objects, compiled on the
+#                                    # dev machine: docs/performance.md)
 #
 # 1. Uses a te_bench prebuilt in build-bench/ if it runs there, else builds
 #    bench/ (cmake -S bench, no MLIR) into $BUILD (in the background, while
@@ -15,8 +19,15 @@
 # 2. Runs bench/peers/torch_peers.py  -> $OUT/torch_peers.csv
 # 3. Runs te_bench                    -> $OUT/te_bench.csv
 # 4. Joins both (bench/report.py)     -> $OUT/report.md, perf.png
+# 5. Section "step" (only if TE_BENCH_ONLY names it): bench/step/run_step.sh
+#    on the objects in TE_STEP_OBJECTS (step-<recipe>-<size>.o + .sig; without
+#    it, the PyTorch peers alone), its own runtime build and peers
+#                                     -> $OUT/step_te.csv, step_torch.csv,
+#                                        step_breakdown.csv, step_report.md, step.log
+#    (its TE_STEP_* settings: bench/step/run_step.sh's header)
 # Logs go to $OUT/run.log (and ncu's to $OUT/ncu.txt); machine facts to
-# $OUT/machine.txt: at most 7 files, as the device tool brings back 8.
+# $OUT/machine.txt: at most 7 files, as the device tool brings back 8 (run
+# "step" alone, TE_BENCH_ONLY=step: 7 files with the machine facts and log).
 #
 #===------------------------------------------------------------------------===#
 set -u
@@ -27,6 +38,10 @@ ONLY=${TE_BENCH_ONLY:-copy,quant,amaxd,gemm,linear,small}
 # Peers: the same sections, plus "emu" (MXFP8/NVFP4 dequantize + mm) if
 # TE_PEER_ONLY names it.
 PEER_BUDGET=${TE_PEER_BUDGET:-240}
+# "step" is its own script (bench/step/run_step.sh), not a te_bench section.
+STEP=0
+case ",$ONLY," in *,step,*) STEP=1 ;; esac
+ONLY=$(echo "$ONLY" | tr ',' '\n' | grep -v '^step$' | paste -sd, -)
 mkdir -p "$OUT"
 cd "$ROOT"
 # The device copy of the tree may have no .git: pass TE_COMMIT then.
@@ -46,10 +61,12 @@ cat "$OUT/machine.txt"
 
 # --- 1. te_bench binary --------------------------------------------------------
 BIN=""
-if [ -x build-bench/te_bench ] && build-bench/te_bench --help > /dev/null 2>&1; then
+BUILD_PID=""
+if [ -z "$ONLY" ]; then
+  echo "run_gpu: no te_bench section"
+elif [ -x build-bench/te_bench ] && build-bench/te_bench --help > /dev/null 2>&1; then
   BIN=build-bench/te_bench
   echo "run_gpu: using the prebuilt build-bench/te_bench"
-  BUILD_PID=""
 else
   echo "run_gpu: building bench/ in $BUILD (background)"
   ( cmake -G Ninja -S bench -B "$BUILD" -DCMAKE_BUILD_TYPE=Release > /tmp/te-bench-build.log 2>&1 &&
@@ -99,10 +116,24 @@ if [ -n "$BIN" ]; then
 fi
 
 # --- 4. Join -------------------------------------------------------------------
-python3 bench/report.py "$OUT/te_bench.csv" "$OUT/torch_peers.csv" "$OUT" \
-  --title "## H200 run $(date -u +%Y-%m-%d), commit $COMMIT" \
-  > /tmp/report.log 2>&1
-{ echo "=== report"; cat /tmp/report.log; } >> "$LOG"
-rm -f "$OUT/joined.csv" # rebuilt from the two CSVs anywhere
-cat "$OUT/report.md" 2>/dev/null || cat /tmp/report.log
+if [ -n "$ONLY" ]; then
+  python3 bench/report.py "$OUT/te_bench.csv" "$OUT/torch_peers.csv" "$OUT" \
+    --title "## H200 run $(date -u +%Y-%m-%d), commit $COMMIT" \
+    > /tmp/report.log 2>&1
+  { echo "=== report"; cat /tmp/report.log; } >> "$LOG"
+  rm -f "$OUT/joined.csv" # rebuilt from the two CSVs anywhere
+  cat "$OUT/report.md" 2>/dev/null || cat /tmp/report.log
+fi
+
+# --- 5. Compiled training step ----------------------------------------------------
+if [ "$STEP" = 1 ]; then
+  STEP_OBJS=${TE_STEP_OBJECTS:-}
+  if [ -z "$STEP_OBJS" ]; then
+    STEP_OBJS=$(mktemp -d)
+    echo "run_gpu: step: no TE_STEP_OBJECTS, the PyTorch peers alone"
+  fi
+  bash bench/step/run_step.sh "$STEP_OBJS" "$OUT" > /tmp/run_step.log 2>&1
+  echo "run_gpu: step exit $?"
+  cat "$OUT/step_report.md" 2>/dev/null || tail -30 /tmp/run_step.log
+fi
 ls -la "$OUT"

@@ -59,7 +59,7 @@ MEMOP = re.compile(r"^\[CUDA ", re.I)
 
 def short_name(name):
     """The function's name without return type, namespaces and arguments."""
-    n = name.strip()
+    n = name.strip().replace("(anonymous namespace)", "anon")
     n = re.sub(r"\(.*$", "", n)          # arguments
     n = re.sub(r"<.*$", "", n)           # template arguments
     n = n.split()[-1] if n.split() else n  # 'void ns::f' -> 'ns::f'
@@ -79,7 +79,7 @@ def category(name):
         return "te_rt"
     if GEMM.search(n):
         return "gemm"
-    if GENERATED.match(s) or GENERATED.match(n):
+    if GENERATED.match(n):
         return "generated"
     return "other"
 

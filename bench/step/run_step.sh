@@ -37,6 +37,7 @@
 #                          else ncu)
 #   TE_STEP_TIMEOUT=300    seconds per te run
 #   TE_STEP_PEER_BUDGET=220  seconds for the peers' variants
+#   TE_STEP_AOT=scripts/te-aot.sh   the linker script (tests give a fake)
 #
 #===------------------------------------------------------------------------===#
 set -uo pipefail
@@ -51,6 +52,7 @@ PROFILE=${TE_STEP_PROFILE:-large}
 TOOL=${TE_STEP_TOOL:-auto}
 TIMEOUT=${TE_STEP_TIMEOUT:-300}
 WORK=${TE_STEP_WORK:-/tmp/te-step}
+AOT=${TE_STEP_AOT:-$ROOT/scripts/te-aot.sh}
 
 if [ -z "$OBJS" ] || [ ! -d "$OBJS" ]; then
   sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'
@@ -112,7 +114,7 @@ PEERS_CSV=$OUT/step_torch.csv
 if [ "$PEERS" = 0 ]; then
   say "run_step: no PyTorch peers (TE_STEP_PEERS=0)"
 elif [ "$PEERS" != 1 ]; then
-  cp "$PEERS" "$PEERS_CSV" && say "run_step: peers from $PEERS"
+  rm -f "$PEERS_CSV"; cp "$PEERS" "$PEERS_CSV" && chmod u+w "$PEERS_CSV" && say "run_step: peers from $PEERS"
 else
   BUDGET=${TE_STEP_PEER_BUDGET:-220}
   PYTHONUNBUFFERED=1 timeout $((BUDGET + 120)) python3 "$ROOT/bench/step/torch_step.py" \
@@ -133,13 +135,13 @@ if [ ${#NAMES[@]} -gt 0 ] && [ -z "$(find "$RT" -name libte_rt.so 2>/dev/null | 
   say "run_step: no libte_rt.so under $RT"; NAMES=()
 fi
 
-run_args() { # NAME REPEAT -> the driver's arguments
+set_args() { # NAME REPEAT -> ARGS: the driver's arguments
   local n=$1 rep=$2 r=${1#step-}
   local size=${r##*-} recipe=${r%-*}
-  local a=(--signature-file "$OBJS/$n.sig" --entry train_step --backend cuda
-           --dynamic-dim "$(tokens_of "$size")" --seed 1 --repeat "$rep")
-  [ "$recipe" = delayed ] && a+=(--fill 6=1 --fill 7=0) # TE's initial state: scales 1, histories 0
-  echo "${a[@]}"
+  ARGS=(--signature-file "$OBJS/$n.sig" --entry train_step --backend cuda
+        --dynamic-dim "$(tokens_of "$size")" --seed 1 --repeat "$rep")
+  [ "$recipe" = delayed ] && ARGS+=(--fill 6=1 --fill 7=0) # TE's initial state: scales 1, histories 0
+  return 0
 }
 
 declare -A STEP_MS=()
@@ -151,19 +153,19 @@ for n in "${NAMES[@]}"; do
   if [ -n "$tgt" ] && [ -n "$CC" ] && [ "$tgt" != "$CC" ]; then
     say "run_step: $n: compiled for sm_$tgt, this GPU is sm_$CC"
   fi
-  if ! bash "$ROOT/scripts/te-aot.sh" link "$OBJS/$n.o" "$exe" "$RT" > "$WORK/$n.link.log" 2>&1; then
+  if ! bash "$AOT" link "$OBJS/$n.o" "$exe" "$RT" > "$WORK/$n.link.log" 2>&1; then
     say "run_step: $n: link failed: $(tail -3 "$WORK/$n.link.log" | tr '\n' ' ')"
     echo "$size,$recipe,,,,,,link failed" >> "$TE_CSV"; continue
   fi
-  # shellcheck disable=SC2046
-  timeout "$TIMEOUT" "$exe" $(run_args "$n" "$REPEAT") > "$WORK/$n.log" 2>&1
+  set_args "$n" "$REPEAT"
+  timeout "$TIMEOUT" "$exe" "${ARGS[@]}" > "$WORK/$n.log" 2>&1
   rc=$?
   line=$(grep -m1 '^timing:' "$WORK/$n.log")
   kv() { echo "$line" | sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p"; }
   line=" ${line#timing:}"
   if [ $rc -ne 0 ] || [ "$line" = " " ]; then
     why="exit $rc"; [ $rc -eq 124 ] && why="timeout ${TIMEOUT}s"
-    [ "$line" = " " ] && why="$why, no timing line"
+    [ "$line" = " " ] && why="$why; no timing line"
     say "run_step: $n: $why: $(grep -v '^remark' "$WORK/$n.log" | tail -3 | tr '\n' ' ')"
     echo "$size,$recipe,$(kv step_ms),$(kv min_ms),$(kv repeat),$(kv upload_ms),$(kv download_ms),$why" >> "$TE_CSV"
     continue
@@ -201,11 +203,11 @@ find_ncu() {
 # trace NAME REPEAT FILE: the CSV trace of one run, with $USE (nsys or ncu).
 trace() {
   local n=$1 rep=$2 file=$3 rc
-  # shellcheck disable=SC2046
+  set_args "$n" "$rep"
   if [ "$USE" = nsys ]; then
     rm -f "$WORK/prof.nsys-rep" "$WORK/prof.sqlite" "$WORK"/prof_*.csv
     timeout "$TIMEOUT" "$NSYS" profile -t cuda --force-overwrite true -o "$WORK/prof" \
-      "$WORK/$n" $(run_args "$n" "$rep") > "$WORK/prof.log" 2>&1
+      "$WORK/$n" "${ARGS[@]}" > "$WORK/prof.log" 2>&1
     rc=$?
     timeout 300 "$NSYS" stats --force-export true --report cuda_gpu_trace --format csv \
       --output "$WORK/prof" "$WORK/prof.nsys-rep" >> "$WORK/prof.log" 2>&1 ||
@@ -215,7 +217,7 @@ trace() {
     [ -n "$csvf" ] && [ -s "$csvf" ] && mv "$csvf" "$file"
   else
     timeout "$TIMEOUT" "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
-      --print-units base --log-file "$file" "$WORK/$n" $(run_args "$n" "$rep") > "$WORK/prof.log" 2>&1
+      --print-units base --log-file "$file" "$WORK/$n" "${ARGS[@]}" > "$WORK/prof.log" 2>&1
     rc=$?
     grep -q '"Kernel Name"' "$file" 2>/dev/null || rm -f "$file"
   fi
