@@ -140,7 +140,7 @@ set_args() { # NAME REPEAT -> ARGS: the driver's arguments
   local size=${r##*-} recipe=${r%-*}
   ARGS=(--signature-file "$OBJS/$n.sig" --entry train_step --backend cuda
         --dynamic-dim "$(tokens_of "$size")" --seed 1 --repeat "$rep")
-  [ "$recipe" = delayed ] && ARGS+=(--fill 6=1 --fill 7=0) # TE's initial state: scales 1, histories 0
+  [ "$recipe" = delayed ] && ARGS+=(--fill "6=1" --fill "7=0") # TE's initial state: scales 1, histories 0
   return 0
 }
 
