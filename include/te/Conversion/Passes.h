@@ -31,6 +31,18 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
       llvm::cl::desc("end in the LLVM dialect (false: stop after "
                      "convert-te-to-runtime)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("GPU targets: the CUDA toolkit whose ptxas, fatbinary "
+                     "and libdevice make the kernels' binary (default: "
+                     "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, /usr/local/cuda)"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> gpuFormat{
+      *this, "gpu-format",
+      llvm::cl::desc("GPU targets: what gpu-module-to-binary embeds: fatbin "
+                     "(default; needs the toolkit), bin, isa (PTX, JIT-loaded "
+                     "by the driver), offload or llvm (IR, for inspection)"),
+      llvm::cl::init("fatbin")};
   PassOptions::Option<bool> reference{
       *this, "reference",
       llvm::cl::desc("compile the program's high-precision twin instead: "
@@ -40,6 +52,11 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
 
 /// Adds the whole te flow (DESIGN.md "The flow") to `pm`.
 void buildTEPipeline(OpPassManager &pm, const TEPipelineOptions &options);
+
+/// Whether te-pipeline's `target` option names a GPU (sm_90, sm_100): its
+/// programs keep every tensor in device memory and run every op on tensor
+/// data as a kernel.
+bool isGPUTarget(llvm::StringRef target);
 
 /// Registers `te-pipeline`.
 void registerTEPipeline();

@@ -67,13 +67,99 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
     ...
     llvm.call @free(%dp) : (!llvm.ptr) -> ()
     ```
+
+    With `device-memory` (te-pipeline sets it on GPU targets) every memref
+    is in the context's memory (device memory on the cuda backend), so the
+    host never touches tensor data itself:
+
+    * a buffer only the runtime sees is allocated with `te_rt_mlir_alloc`
+      and freed with `te_rt_mlir_free` (stream-ordered, cached);
+    * a row-major contiguous operand with an offset (a microbatch slice) is
+      passed as its address, without a copy; any other strided operand is
+      copied with `linalg.copy` (a kernel, `te-linalg-to-gpu`);
+    * a `memref.copy` between row-major contiguous memrefs is
+      `te_rt_mlir_copy`; any other is a `linalg.copy`;
+    * a `memref.load`/`memref.store` on the host (`tensor.extract`, a scalar
+      the program reads, e.g. a loss) is `te_rt_mlir_read`/`te_rt_mlir_write`
+      of one element through a stack slot (a read waits for the stream);
+    * a constant global (`memref.get_global` of a program's dense constant)
+      is uploaded to a device buffer at the function's entry, freed before
+      its returns;
+    * any other op outside `gpu.launch` that reads or writes tensor data is
+      an error naming it.
   }];
+  let options = [
+    Option<"deviceMemory", "device-memory", "bool", /*default=*/"false",
+           "memrefs are in the context's memory (GPU targets): allocations, "
+           "copies and host scalar accesses go through the runtime">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "run every linalg op and strided copy on memrefs as a GPU kernel";
+  let description = [{
+    The device-code stage of `te-pipeline` on GPU targets (`sm_90`,
+    `sm_100`), after bufferization: buffers live in device memory, so every
+    op on tensor data outside the runtime's calls becomes a `gpu.launch`.
+    Named linalg ops are generalized first.
+
+    * An all-parallel `linalg.generic` (elementwise, broadcast, transpose,
+      fill, copy) gets one thread per `V` consecutive elements of its
+      innermost loop (`V` elements of the smallest element type make 16
+      bytes, at most 8), 256 threads per block and a 1-D grid. Operands
+      indexed by the innermost loop as their last, unit-stride dimension are
+      accessed with `vector.load`/`vector.store` of `V` lanes (16-byte
+      accesses); the region runs on vectors (arith and math ops are
+      elementwise). Where the alignment of those accesses depends on a
+      dynamic offset or stride (a microbatch slice), or the innermost size is
+      dynamic, the host chooses between that kernel and the scalar one
+      (`V = 1`) at run time. Entry arguments must be 16-byte aligned (the
+      runtime's allocations are 256-byte aligned).
+    * A reduction whose region yields `combine(acc, value)` with one
+      associative combiner (`arith.addf`, `mulf`, `maxnumf`, `maximumf`,
+      `minnumf`, `minimumf`, `addi`, `muli`, `max/min[su]i`, `andi`, `ori`,
+      `xori`) becomes two kernels: partial results per output and chunk of
+      the reduction, accumulated in registers (`gpu.all_reduce` across a
+      block of 256 threads when the innermost loop is reduced; one thread
+      per output otherwise), in a temporary buffer; then one thread per
+      output combines its output's initial value with the chunks in order.
+      The chunking depends only on the shapes: results are deterministic.
+    * A `memref.copy` that is not row-major contiguous on both sides is a
+      `linalg.copy`, lowered as above; contiguous copies are left to
+      `convert-te-to-runtime` (one stream-ordered memcpy).
+
+    Any other op of the linalg dialect, or a reduction of another form, is an
+    error naming the op.
+
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%h : memref<128x1024xbf16>) outs(%a : memref<128x1024xbf16>) { ... }
+    // becomes (grid 64 = 128 * 1024 / 8 / 256)
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c64, ...) threads(%tx, ...) in (%c256, ...) {
+      ...
+      %v = vector.load %h[%i, %j] {alignment = 16 : i64} : memref<128x1024xbf16>, vector<8xbf16>
+      ... (the region on vector<8xf32>) ...
+      vector.store %r, %a[%i, %j] {alignment = 16 : i64} : memref<128x1024xbf16>, vector<8xbf16>
+      gpu.terminator
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

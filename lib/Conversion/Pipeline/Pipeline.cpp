@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -68,6 +69,13 @@ void registerPipelinePasses() {
     registerLowerAffinePass();
     registerSCFToControlFlowPass();
     registerConvertToLLVMPass();
+    registerGpuLaunchSinkIndexComputationsPass();
+    registerGpuKernelOutliningPass();
+    registerGpuNVVMAttachTarget();
+    registerConvertGpuOpsToNVVMOps();
+    registerGpuToLLVMConversionPass();
+    registerGpuModuleToBinaryPass();
+    registerFinalizeMemRefToLLVMConversionPass();
     registerReconcileUnrealizedCastsPass();
     mlir::te::registerTEPasses();
     mlir::te::registerTEConversionPasses();
@@ -443,16 +451,62 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // Buffer deallocation: straight-line modules directly (TEDeallocate),
   // anything else with upstream's deallocation pipeline.
   pm.addPass(std::make_unique<DeallocatePass>());
-  if (failed(parsePassPipeline("convert-te-to-runtime", pm, llvm::errs())))
-    llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
+  bool gpu = isGPUTarget(options.target.getValue());
+  auto addText = [&](StringRef text) {
+    if (failed(parsePassPipeline(text, pm, llvm::errs())))
+      llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
+  };
+  if (!gpu) {
+    addText("convert-te-to-runtime");
+  } else {
+    // Device memory: bufferization's clones become allocations + copies,
+    // every op on tensor data a kernel, te ops and the host's copies and
+    // scalar accesses runtime calls; the second te-linalg-to-gpu lowers the
+    // copies of strided operands convert-te-to-runtime made.
+    addText("convert-bufferization-to-memref,te-linalg-to-gpu,"
+            "convert-te-to-runtime{device-memory=true},te-linalg-to-gpu");
+  }
   if (!options.lowerToLLVM)
     return;
+  if (gpu) {
+    // Kernels: outlined into a gpu.module (constants and index computations
+    // sunk into them first, so they are not kernel parameters).
+    addText("gpu-launch-sink-index-computations,gpu-kernel-outlining");
+  }
   // The LLVM lowering. Each stage before convert-to-llvm runs only when the
-  // module has an op it lowers.
+  // module has an op it lowers (on GPU targets the kernels' too).
   pm.addPass(std::make_unique<LowerIfPresentPass>());
-  if (failed(parsePassPipeline("convert-to-llvm,reconcile-unrealized-casts", pm,
-                               llvm::errs())))
-    llvm::report_fatal_error("te-pipeline: cannot build the pipeline");
+  if (gpu) {
+    StringRef chip = options.target.getValue();
+    std::string features = chip == "sm_100" ? "+ptx86" : "+ptx80";
+    std::string toolkit = options.toolkit.getValue();
+    if (toolkit.empty()) {
+      for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+        if (const char *v = std::getenv(var); v && *v) {
+          toolkit = v;
+          break;
+        }
+      if (toolkit.empty())
+        toolkit = "/usr/local/cuda";
+    }
+    // sm_90 needs PTX 8.0, sm_100 PTX 8.6 (mlir-gpu-path.md §5). Device
+    // code to NVVM; host allocations through the runtime (libte_rt
+    // provides the generic allocation functions); launches to the GPU
+    // host ABI (mgpu*, libte_rt); the kernels compiled and embedded.
+    addText("nvvm-attach-target{chip=" + chip.str() + " features=" + features +
+            " O=3},"
+            "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
+            "reconcile-unrealized-casts),"
+            "finalize-memref-to-llvm{use-generic-functions=true},"
+            "gpu-to-llvm,"
+            "gpu-module-to-binary{format=" +
+            options.gpuFormat.getValue() + " toolkit=" + toolkit + "}");
+  }
+  addText("convert-to-llvm,reconcile-unrealized-casts");
+}
+
+bool mlir::te::isGPUTarget(llvm::StringRef target) {
+  return target == "sm_90" || target == "sm_100";
 }
 
 void mlir::te::registerTEPipeline() {

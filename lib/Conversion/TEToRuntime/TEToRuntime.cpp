@@ -27,6 +27,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -109,11 +111,38 @@ SmallVector<int64_t> encodeQuantizer(const ::te::format::QuantizerConfig &c) {
 // Lowering state
 //===----------------------------------------------------------------------===//
 
+/// Whether `type` is laid out row-major without gaps (at any offset).
+bool isRowMajorContiguous(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t expected = 1;
+  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
+    if (type.getDimSize(i) == 1)
+      continue;
+    if (ShapedType::isDynamic(strides[i]) || strides[i] != expected)
+      return false;
+    if (i > 0 && type.isDynamicDim(i))
+      return false;
+    expected *= type.getDimSize(i);
+  }
+  return true;
+}
+
+/// Whether `op` runs on the host (not in a kernel).
+bool onHost(Operation *op) {
+  return !op->getParentOfType<gpu::LaunchOp>() &&
+         !op->getParentOfType<gpu::GPUModuleOp>();
+}
+
 class Lowering {
 public:
-  explicit Lowering(ModuleOp module)
+  Lowering(ModuleOp module, bool deviceMemory)
       : module(module), ctx(module.getContext()),
-        ptrType(LLVM::LLVMPointerType::get(ctx)) {}
+        ptrType(LLVM::LLVMPointerType::get(ctx)), deviceMemory(deviceMemory) {}
 
   LogicalResult run();
 
@@ -242,6 +271,8 @@ private:
     auto type = cast<MemRefType>(memref.getType());
     if (type.getLayout().isIdentity())
       return pointer(b, loc, memref);
+    if (deviceMemory && isRowMajorContiguous(type))
+      return elementPointer(b, loc, memref, {});
     SmallVector<Value> dyn;
     for (int64_t i = 0; i < type.getRank(); ++i)
       if (type.isDynamicDim(i))
@@ -249,16 +280,28 @@ private:
     auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
     Value tmp = memref::AllocOp::create(b, loc, contiguous, dyn);
     if (read)
-      memref::CopyOp::create(b, loc, memref, tmp);
+      copy(b, loc, memref, tmp);
     after.push_back({tmp, written ? memref : Value()});
     return pointer(b, loc, tmp);
+  }
+
+  /// A copy of one memref into another: memref.copy on host memory; on
+  /// device memory a linalg.copy (a kernel, te-linalg-to-gpu) where a
+  /// layout is strided, else memref.copy (te_rt_mlir_copy, below).
+  void copy(OpBuilder &b, Location loc, Value from, Value to) {
+    if (deviceMemory &&
+        (!isRowMajorContiguous(cast<MemRefType>(from.getType())) ||
+         !isRowMajorContiguous(cast<MemRefType>(to.getType()))))
+      linalg::CopyOp::create(b, loc, from, to);
+    else
+      memref::CopyOp::create(b, loc, from, to);
   }
 
   /// Emits the copy-backs and frees of operandPointer after the call.
   void finish(OpBuilder &b, Location loc) {
     for (auto [tmp, dst] : after) {
       if (dst)
-        memref::CopyOp::create(b, loc, tmp, dst);
+        copy(b, loc, tmp, dst);
       memref::DeallocOp::create(b, loc, tmp);
     }
     after.clear();
@@ -367,7 +410,7 @@ private:
   /// Copies `from` into `to` unless they are the same buffer.
   void copyIfDistinct(OpBuilder &b, Location loc, Value from, Value to) {
     if (from != to)
-      memref::CopyOp::create(b, loc, from, to);
+      copy(b, loc, from, to);
   }
 
   /// The number of elements of a memref, as i64.
@@ -379,9 +422,22 @@ private:
     return arith::MulIOp::create(b, loc, rows, cols);
   }
 
+  /// Device memory (GPU targets): the host-side accesses of memrefs.
+  LogicalResult lowerHostCopy(memref::CopyOp op);
+  LogicalResult lowerHostLoad(memref::LoadOp op);
+  LogicalResult lowerHostStore(memref::StoreOp op);
+  LogicalResult uploadGlobal(memref::GetGlobalOp op);
+  LogicalResult lowerHostAccesses();
+  /// The address of element `indices` of `memref` (the start with none).
+  Value elementPointer(OpBuilder &b, Location loc, Value memref,
+                       ValueRange indices);
+  /// Bytes of the elements of `memref`, as i64.
+  Value byteSize(OpBuilder &b, Location loc, Value memref);
+
   ModuleOp module;
   MLIRContext *ctx;
   Type ptrType;
+  bool deviceMemory;
   llvm::DenseMap<Attribute, memref::GlobalOp> globals;
   llvm::StringMap<memref::GlobalOp> strings;
   SmallVector<std::pair<Value, Value>> after;
@@ -428,6 +484,22 @@ bool Lowering::allocateRaw(memref::AllocOp alloc) {
       &alloc->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
   OpBuilder b(alloc);
   Location loc = alloc.getLoc();
+  if (deviceMemory) {
+    // The context's memory, stream-ordered (te_rt_mlir_alloc/free).
+    Value p = func::CallOp::create(
+                  b, loc, declare("te_rt_mlir_alloc"),
+                  ValueRange{i64c(b, loc, static_cast<int64_t>(bytes)),
+                             i64c(b, loc, static_cast<int64_t>(alignment))})
+                  .getResult(0);
+    pointers[alloc.getResult()] = p;
+    for (memref::DeallocOp d : deallocs) {
+      OpBuilder db(d);
+      func::CallOp::create(db, d.getLoc(), declare("te_rt_mlir_free"),
+                           ValueRange{p});
+      d.erase();
+    }
+    return true;
+  }
   if (!alignedAlloc) {
     // The declarations the memref lowering would create (and reuses).
     alignedAlloc = LLVM::lookupOrCreateAlignedAllocFn(
@@ -711,6 +783,192 @@ LogicalResult Lowering::run() {
   }
   for (memref::AllocOp alloc : raw)
     alloc.erase();
+  if (deviceMemory)
+    return lowerHostAccesses();
+  return success();
+}
+
+Value Lowering::byteSize(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  return arith::MulIOp::create(b, loc, numElements(b, loc, memref),
+                               i64c(b, loc, bytes));
+}
+
+Value Lowering::elementPointer(OpBuilder &b, Location loc, Value memref,
+                               ValueRange indices) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value linear = meta.getOffset();
+  for (auto [i, stride] : llvm::zip(indices, meta.getStrides()))
+    linear = arith::AddIOp::create(b, loc, linear,
+                                   arith::MulIOp::create(b, loc, i, stride));
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value addr = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, linear,
+                            arith::ConstantIndexOp::create(b, loc, bytes)));
+  Value i64 =
+      arith::IndexCastOp::create(b, loc, IntegerType::get(ctx, 64), addr);
+  return LLVM::IntToPtrOp::create(b, loc, ptrType, i64);
+}
+
+LogicalResult Lowering::lowerHostCopy(memref::CopyOp op) {
+  auto from = cast<MemRefType>(op.getSource().getType());
+  auto to = cast<MemRefType>(op.getTarget().getType());
+  if (!isRowMajorContiguous(from) || !isRowMajorContiguous(to))
+    return op.emitOpError("copies a strided memref on the host; run "
+                          "te-linalg-to-gpu first (it makes it a kernel)");
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  func::CallOp::create(b, loc, declare("te_rt_mlir_copy"),
+                       ValueRange{elementPointer(b, loc, op.getTarget(), {}),
+                                  elementPointer(b, loc, op.getSource(), {}),
+                                  byteSize(b, loc, op.getSource())});
+  op.erase();
+  return success();
+}
+
+LogicalResult Lowering::lowerHostLoad(memref::LoadOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto slotType = MemRefType::get({1}, op.getType());
+  Value slot = memref::AllocaOp::create(b, loc, slotType);
+  auto type = cast<MemRefType>(op.getMemRef().getType());
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  func::CallOp::create(
+      b, loc, declare("te_rt_mlir_read"),
+      ValueRange{elementPointer(b, loc, slot, {}),
+                 elementPointer(b, loc, op.getMemRef(), op.getIndices()),
+                 i64c(b, loc, bytes)});
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value v = memref::LoadOp::create(b, loc, slot, ValueRange{zero});
+  op.getResult().replaceAllUsesWith(v);
+  op.erase();
+  return success();
+}
+
+LogicalResult Lowering::lowerHostStore(memref::StoreOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto slotType = MemRefType::get({1}, op.getValueToStore().getType());
+  Value slot = memref::AllocaOp::create(b, loc, slotType);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  memref::StoreOp::create(b, loc, op.getValueToStore(), slot,
+                          ValueRange{zero});
+  auto type = cast<MemRefType>(op.getMemRef().getType());
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  func::CallOp::create(
+      b, loc, declare("te_rt_mlir_write"),
+      ValueRange{elementPointer(b, loc, op.getMemRef(), op.getIndices()),
+                 elementPointer(b, loc, slot, {}), i64c(b, loc, bytes)});
+  op.erase();
+  return success();
+}
+
+LogicalResult Lowering::uploadGlobal(memref::GetGlobalOp op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func)
+    return op.emitOpError("reads a global outside a function");
+  auto type = cast<MemRefType>(op.getType());
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return op.emitOpError("global of non-static shape or layout on a GPU "
+                          "target");
+  Location loc = op.getLoc();
+  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+  Value host = memref::GetGlobalOp::create(b, loc, type, op.getName());
+  Value dev = memref::AllocOp::create(b, loc, type,
+                                      b.getI64IntegerAttr(64));
+  func::CallOp::create(b, loc, declare("te_rt_mlir_write"),
+                       ValueRange{pointer(b, loc, dev), pointer(b, loc, host),
+                                  byteSize(b, loc, host)});
+  op.getResult().replaceAllUsesWith(dev);
+  op.erase();
+  // Freed before every return that does not hand it to the caller.
+  func.walk([&](func::ReturnOp ret) {
+    if (llvm::is_contained(ret.getOperands(), dev))
+      return;
+    OpBuilder rb(ret);
+    memref::DeallocOp::create(rb, loc, dev);
+  });
+  return success();
+}
+
+/// Ops that may take memrefs on the host: views and metadata, allocation,
+/// control flow, calls and launches.
+bool allowedOnHost(Operation *op) {
+  if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
+          memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
+          memref::CollapseShapeOp, memref::ExpandShapeOp, memref::DimOp,
+          memref::RankOp, memref::ExtractStridedMetadataOp,
+          memref::ExtractAlignedPointerAsIndexOp, memref::ViewOp,
+          memref::ReshapeOp, memref::TransposeOp, memref::MemorySpaceCastOp,
+          memref::GetGlobalOp, arith::SelectOp, gpu::LaunchOp,
+          gpu::LaunchFuncOp>(op))
+    return true;
+  StringRef d = op->getName().getDialectNamespace();
+  return d == "func" || d == "scf" || d == "cf" || d == "llvm";
+}
+
+LogicalResult Lowering::lowerHostAccesses() {
+  // Program globals read on the host (not te's descriptors and names).
+  SmallVector<memref::GetGlobalOp> uploads;
+  SmallVector<Operation *> accesses;
+  llvm::DenseSet<Operation *> ownGlobals;
+  for (auto &[_, g] : globals)
+    ownGlobals.insert(g);
+  for (auto &entry : strings)
+    ownGlobals.insert(entry.second);
+  bool failedAny = false;
+  module.walk([&](Operation *op) {
+    if (!onHost(op))
+      return;
+    if (auto g = dyn_cast<memref::GetGlobalOp>(op)) {
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          op, g.getNameAttr());
+      if (!global || !ownGlobals.contains(global))
+        uploads.push_back(g);
+      return;
+    }
+    if (isa<memref::CopyOp, memref::LoadOp, memref::StoreOp>(op)) {
+      Value m = isa<memref::LoadOp>(op) ? cast<memref::LoadOp>(op).getMemRef()
+                : isa<memref::StoreOp>(op)
+                    ? cast<memref::StoreOp>(op).getMemRef()
+                    : Value();
+      // Stack slots are host memory.
+      if (m && m.getDefiningOp<memref::AllocaOp>())
+        return;
+      accesses.push_back(op);
+      return;
+    }
+    if (allowedOnHost(op))
+      return;
+    if (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<BaseMemRefType>)) {
+      op->emitOpError("reads or writes tensor data on the host; on a GPU "
+                      "target tensors live in device memory and te cannot "
+                      "place this op on the GPU");
+      failedAny = true;
+    }
+  });
+  if (failedAny)
+    return failure();
+  for (memref::GetGlobalOp g : uploads) {
+    if (auto f = g->getParentOfType<FunctionOpInterface>())
+      entry = &f.getFunctionBody().front();
+    if (failed(uploadGlobal(g)))
+      return failure();
+  }
+  for (Operation *op : accesses) {
+    entry = &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
+    LogicalResult r =
+        TypeSwitch<Operation *, LogicalResult>(op)
+            .Case([&](memref::CopyOp c) { return lowerHostCopy(c); })
+            .Case([&](memref::LoadOp l) { return lowerHostLoad(l); })
+            .Case([&](memref::StoreOp st) { return lowerHostStore(st); });
+    if (failed(r))
+      return failure();
+  }
   return success();
 }
 
@@ -735,6 +993,7 @@ struct ResultsAliasInterface : public OpAsmDialectInterface {
 
 struct ConvertTEToRuntimePass
     : public mlir::te::impl::ConvertTEToRuntimeBase<ConvertTEToRuntimePass> {
+  using ConvertTEToRuntimeBase::ConvertTEToRuntimeBase;
   void getDependentDialects(DialectRegistry &registry) const override {
     ConvertTEToRuntimeBase::getDependentDialects(registry);
     registry.insert<TEDialect>();
@@ -743,7 +1002,7 @@ struct ConvertTEToRuntimePass
     });
   }
   void runOnOperation() override {
-    Lowering lowering(getOperation());
+    Lowering lowering(getOperation(), deviceMemory);
     if (failed(lowering.run()))
       return signalPassFailure();
     // Nothing te remains: drop the target so that the LLVM-dialect module

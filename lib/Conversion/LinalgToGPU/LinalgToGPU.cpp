@@ -1,0 +1,827 @@
+//===- LinalgToGPU.cpp - Tensor computations on memrefs -> GPU kernels -----===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// te-linalg-to-gpu: on GPU targets, after bufferization, every linalg op on
+// memrefs and every memref.copy that is not row-major contiguous on both
+// sides becomes a `gpu.launch` on the device memory the buffers live in; the
+// host keeps control flow and launches only. Upstream has the pieces
+// (tiling to scf.forall, vectorization, mapping to blocks and threads), but
+// not for what a te program's host code holds after bufferization: dynamic
+// shapes, subviews with dynamic offsets (microbatch slices), reductions with
+// the accumulator in registers (docs/guide/passes.md explains the choice).
+//
+//  * All-parallel ops (elementwise, broadcasts, transposes, fills, copies):
+//    one thread per V consecutive elements of the innermost loop (V * the
+//    smallest element size = 16 bytes, V <= 8), 256 threads per block, a 1-D
+//    grid. Operands indexed by the innermost loop as their last, unit-stride
+//    dimension are read and written with `vector.load`/`vector.store` of V
+//    elements (16-byte accesses); the region is applied to vectors of V
+//    lanes (arith/math are elementwise). Where alignment depends on a
+//    dynamic offset or stride, the host picks the vector or the scalar
+//    kernel at run time.
+//  * Reductions whose combiner is one associative op (add, mul, max, min,
+//    and, or, xor): partial results per (output, chunk of the reduction)
+//    in registers, combined across a block with `gpu.all_reduce` when the
+//    innermost loop is reduced (a row reduction: one block per output and
+//    chunk), or one thread per output when it is parallel (a column
+//    reduction), into a temporary buffer; a second kernel combines the
+//    chunks in order with the output's initial value. The chunking depends
+//    only on the shapes, so results are deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "te/Conversion/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+
+namespace mlir::te {
+#define GEN_PASS_DEF_TELINALGTOGPU
+#include "te/Conversion/Passes.h.inc"
+} // namespace mlir::te
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kBlockSize = 256;
+/// Blocks a reduction aims at: enough to fill an H200 (132 SMs) several
+/// times over.
+constexpr int64_t kTargetBlocks = 1056;
+
+Value cidx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value ceilDiv(OpBuilder &b, Location loc, Value a, Value d) {
+  return arith::CeilDivUIOp::create(b, loc, a, d);
+}
+
+Value product(OpBuilder &b, Location loc, ArrayRef<Value> vs) {
+  Value p = cidx(b, loc, 1);
+  for (Value v : vs)
+    p = arith::MulIOp::create(b, loc, p, v);
+  return p;
+}
+
+/// Splits a linear index into the indices of `sizes` (row-major: the last
+/// size varies fastest).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<Value> sizes) {
+  SmallVector<Value> idx(sizes.size());
+  Value rem = linear;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    if (i == 0) {
+      idx[i] = rem;
+      break;
+    }
+    idx[i] = arith::RemUIOp::create(b, loc, rem, sizes[i]);
+    rem = arith::DivUIOp::create(b, loc, rem, sizes[i]);
+  }
+  return idx;
+}
+
+/// The indices of an operand: its indexing map applied to the loop indices.
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                            ArrayRef<Value> loopIdx) {
+  SmallVector<Value> out;
+  for (AffineExpr e : map.getResults()) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      out.push_back(loopIdx[d.getPosition()]);
+    } else if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+      out.push_back(cidx(b, loc, c.getValue()));
+    } else {
+      out.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, e), loopIdx));
+    }
+  }
+  return out;
+}
+
+bool isScalarType(Type t) { return t.isIntOrIndexOrFloat(); }
+
+/// An op of a linalg region that applies lane by lane to vectors.
+bool isVectorizableBodyOp(Operation &op) {
+  if (isa<linalg::YieldOp, linalg::IndexOp, arith::ConstantOp>(op))
+    return true;
+  if (op.getNumRegions() != 0 || !op.hasTrait<OpTrait::Elementwise>())
+    return false;
+  return llvm::all_of(op.getOperandTypes(), isScalarType) &&
+         llvm::all_of(op.getResultTypes(), isScalarType);
+}
+
+/// Row-major strides of `type`, and whether its innermost stride is 1.
+bool innerStrideIsOne(MemRefType type) {
+  if (type.getRank() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+//===----------------------------------------------------------------------===//
+// The region of a linalg op, applied inside a kernel
+//===----------------------------------------------------------------------===//
+
+/// Clones the ops of `body` (except its terminator and `skip`) at `b`,
+/// block arguments mapped to `args`. With `lanes` > 1 each op is applied to
+/// vectors of `lanes` elements: scalar operands are broadcast where an
+/// operand is a vector; linalg.index of the innermost loop is a vector of
+/// consecutive indices.
+void cloneBody(OpBuilder &b, Location loc, Block &body, ArrayRef<Value> args,
+               ArrayRef<Value> loopIdx, int64_t lanes, IRMapping &map,
+               Operation *skip = nullptr) {
+  for (auto [arg, v] : llvm::zip(body.getArguments(), args))
+    if (v)
+      map.map(arg, v);
+  int64_t inner = static_cast<int64_t>(loopIdx.size()) - 1;
+  for (Operation &op : body.without_terminator()) {
+    if (&op == skip)
+      continue;
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      int64_t d = index.getDim();
+      Value i = loopIdx[d];
+      if (lanes > 1 && d == inner) {
+        auto vt = VectorType::get({lanes}, b.getIndexType());
+        Value base = vector::BroadcastOp::create(b, loc, vt, i);
+        Value step = vector::StepOp::create(b, loc, vt);
+        i = arith::AddIOp::create(b, loc, base, step);
+      }
+      map.map(index.getResult(), i);
+      continue;
+    }
+    if (lanes == 1 || isa<arith::ConstantOp>(op)) {
+      b.clone(op, map);
+      continue;
+    }
+    SmallVector<Value> operands;
+    bool anyVector = false;
+    for (Value v : op.getOperands()) {
+      Value m = map.lookupOrDefault(v);
+      anyVector |= isa<VectorType>(m.getType());
+      operands.push_back(m);
+    }
+    if (!anyVector) {
+      b.clone(op, map);
+      continue;
+    }
+    for (Value &v : operands)
+      if (!isa<VectorType>(v.getType()))
+        v = vector::BroadcastOp::create(
+            b, loc, VectorType::get({lanes}, v.getType()), v);
+    SmallVector<Type> types;
+    for (Type t : op.getResultTypes())
+      types.push_back(VectorType::get({lanes}, t));
+    OperationState state(loc, op.getName(), operands, types, op.getAttrs());
+    Operation *clone = b.create(state);
+    map.map(op.getResults(), clone->getResults());
+  }
+}
+
+/// `v` as a vector of `lanes` (broadcast if scalar).
+Value asVector(OpBuilder &b, Location loc, Value v, int64_t lanes) {
+  if (lanes == 1 || isa<VectorType>(v.getType()))
+    return v;
+  return vector::BroadcastOp::create(b, loc,
+                                     VectorType::get({lanes}, v.getType()), v);
+}
+
+//===----------------------------------------------------------------------===//
+// All-parallel ops
+//===----------------------------------------------------------------------===//
+
+class KernelLowering {
+public:
+  explicit KernelLowering(RewriterBase &rewriter) : rewriter(rewriter) {}
+
+  LogicalResult lowerParallel(linalg::GenericOp op);
+  LogicalResult lowerReduction(linalg::GenericOp op);
+
+private:
+  /// Lanes of the vector kernel of `op`, or 1 where only the scalar one
+  /// applies.
+  int64_t vectorLanes(linalg::GenericOp op);
+  /// The host's i1 condition under which the vector kernel applies (null:
+  /// always).
+  Value vectorCondition(OpBuilder &b, Location loc, linalg::GenericOp op,
+                        ArrayRef<Value> sizes, int64_t lanes);
+  void emitParallelKernel(OpBuilder &b, Location loc, linalg::GenericOp op,
+                          ArrayRef<Value> sizes, int64_t lanes);
+
+  RewriterBase &rewriter;
+};
+
+/// Whether operand `opOperand` of `op` is read or written along the
+/// innermost loop with unit stride, as its last index.
+bool contiguousAlongInner(linalg::GenericOp op, OpOperand &opOperand) {
+  auto type = dyn_cast<MemRefType>(opOperand.get().getType());
+  AffineMap map = op.getMatchingIndexingMap(&opOperand);
+  unsigned inner = op.getNumLoops() - 1;
+  if (!map.isFunctionOfDim(inner))
+    return true; // broadcast along the innermost loop: a scalar load
+  if (!type || map.getNumResults() == 0)
+    return false;
+  for (unsigned i = 0; i + 1 < map.getNumResults(); ++i)
+    if (map.getResult(i).isFunctionOfDim(inner))
+      return false;
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  return last && last.getPosition() == inner && innerStrideIsOne(type);
+}
+
+int64_t KernelLowering::vectorLanes(linalg::GenericOp op) {
+  if (op.getNumLoops() == 0)
+    return 1;
+  if (!llvm::all_of(op.getRegion().front(), isVectorizableBodyOp))
+    return 1;
+  int64_t minBytes = 16;
+  for (OpOperand &o : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(o.get().getType());
+    if (!type)
+      continue;
+    Type e = type.getElementType();
+    if (!e.isIntOrFloat() || e.getIntOrFloatBitWidth() % 8 != 0)
+      return 1;
+    if (!contiguousAlongInner(op, o))
+      return 1;
+    if (op.getMatchingIndexingMap(&o).isFunctionOfDim(op.getNumLoops() - 1))
+      minBytes = std::min<int64_t>(minBytes, e.getIntOrFloatBitWidth() / 8);
+  }
+  int64_t lanes = std::min<int64_t>(8, 16 / minBytes);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t inner = ranges.back();
+  if (!ShapedType::isDynamic(inner) && inner % lanes != 0)
+    return 1;
+  return lanes;
+}
+
+Value KernelLowering::vectorCondition(OpBuilder &b, Location loc,
+                                      linalg::GenericOp op,
+                                      ArrayRef<Value> sizes, int64_t lanes) {
+  Value cond;
+  auto conj = [&](Value c) {
+    cond = cond ? arith::AndIOp::create(b, loc, cond, c).getResult() : c;
+  };
+  Value zero = cidx(b, loc, 0);
+  auto divisible = [&](Value v, int64_t by) {
+    Value r = arith::RemUIOp::create(b, loc, v, cidx(b, loc, by));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, r, zero);
+  };
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ShapedType::isDynamic(ranges.back()))
+    conj(divisible(sizes.back(), lanes));
+  unsigned innerLoop = op.getNumLoops() - 1;
+  for (OpOperand &o : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(o.get().getType());
+    if (!type || !op.getMatchingIndexingMap(&o).isFunctionOfDim(innerLoop))
+      continue;
+    // Vector accesses start at element offset + sum(i_k * stride_k) with
+    // the innermost index a multiple of `lanes`: aligned (in elements) when
+    // the offset and the outer strides are multiples of `align` / bytes.
+    // Base pointers are at least 16-byte aligned (runtime allocations;
+    // entry arguments by contract).
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    int64_t align = std::min<int64_t>(16, lanes * bytes) / bytes;
+    if (align <= 1)
+      continue;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    (void)type.getStridesAndOffset(strides, offset);
+    bool dynamic = ShapedType::isDynamic(offset) ||
+                   llvm::any_of(ArrayRef<int64_t>(strides).drop_back(),
+                                ShapedType::isDynamic);
+    if (!dynamic) {
+      // Static: checked by vectorLanes' caller.
+      continue;
+    }
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, o.get());
+    conj(divisible(meta.getOffset(), align));
+    for (Value s : meta.getStrides().drop_back())
+      conj(divisible(s, align));
+  }
+  return cond;
+}
+
+/// Whether the static offsets and strides of the vector-accessed operands
+/// keep every vector access aligned.
+bool staticallyAligned(linalg::GenericOp op, int64_t lanes) {
+  unsigned innerLoop = op.getNumLoops() - 1;
+  for (OpOperand &o : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(o.get().getType());
+    if (!type || !op.getMatchingIndexingMap(&o).isFunctionOfDim(innerLoop))
+      continue;
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    int64_t align = std::min<int64_t>(16, lanes * bytes) / bytes;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)))
+      return false;
+    if (!ShapedType::isDynamic(offset) && offset % align != 0)
+      return false;
+    for (int64_t s : ArrayRef<int64_t>(strides).drop_back())
+      if (!ShapedType::isDynamic(s) && s % align != 0)
+        return false;
+  }
+  return true;
+}
+
+void KernelLowering::emitParallelKernel(OpBuilder &b, Location loc,
+                                        linalg::GenericOp op,
+                                        ArrayRef<Value> sizes, int64_t lanes) {
+  int64_t n = op.getNumLoops();
+  SmallVector<Value> threadSizes(sizes.begin(), sizes.end());
+  if (n > 0 && lanes > 1)
+    threadSizes.back() = arith::DivUIOp::create(b, loc, threadSizes.back(),
+                                                cidx(b, loc, lanes));
+  Value total = product(b, loc, threadSizes);
+  Value block = cidx(b, loc, kBlockSize);
+  Value one = cidx(b, loc, 1);
+  Value grid = ceilDiv(b, loc, total, block);
+  // An empty iteration space launches nothing.
+  Value nonEmpty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                         total, cidx(b, loc, 0));
+  auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
+  OpBuilder hb = ifOp.getThenBodyBuilder();
+  auto launch = gpu::LaunchOp::create(hb, loc, grid, one, one, block, one, one);
+  Block &kbody = launch.getBody().front();
+  OpBuilder kb = OpBuilder::atBlockEnd(&kbody);
+  auto term = gpu::TerminatorOp::create(kb, loc);
+  kb.setInsertionPoint(term);
+  Value tid = arith::AddIOp::create(
+      kb, loc,
+      arith::MulIOp::create(kb, loc, launch.getBlockIds().x,
+                            cidx(kb, loc, kBlockSize)),
+      launch.getThreadIds().x);
+  Value inRange =
+      arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, tid, total);
+  auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+  OpBuilder tb = guard.getThenBodyBuilder();
+  SmallVector<Value> idx = delinearize(tb, loc, tid, threadSizes);
+  if (n > 0 && lanes > 1)
+    idx.back() =
+        arith::MulIOp::create(tb, loc, idx.back(), cidx(tb, loc, lanes));
+  unsigned innerLoop = n > 0 ? n - 1 : 0;
+  auto access = [&](OpOperand &o) -> SmallVector<Value> {
+    return applyMap(tb, loc, op.getMatchingIndexingMap(&o), idx);
+  };
+  auto vectorAccess = [&](OpOperand &o) {
+    return lanes > 1 && n > 0 &&
+           op.getMatchingIndexingMap(&o).isFunctionOfDim(innerLoop);
+  };
+  auto alignment = [&](Type memref) {
+    int64_t bytes =
+        cast<MemRefType>(memref).getElementTypeBitWidth() / 8 * lanes;
+    return llvm::MaybeAlign(std::min<int64_t>(16, bytes));
+  };
+  // Loads.
+  Block &body = op.getRegion().front();
+  SmallVector<Value> args;
+  for (OpOperand &o : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&o);
+    if (arg.use_empty()) {
+      args.push_back(Value());
+      continue;
+    }
+    Value v = o.get();
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type) {
+      args.push_back(v); // a scalar operand
+      continue;
+    }
+    SmallVector<Value> at = access(o);
+    if (vectorAccess(o))
+      args.push_back(vector::LoadOp::create(
+          tb, loc, VectorType::get({lanes}, type.getElementType()), v, at,
+          /*nontemporal=*/false, alignment(type)));
+    else
+      args.push_back(memref::LoadOp::create(tb, loc, v, at));
+  }
+  IRMapping map;
+  cloneBody(tb, loc, body, args, idx, lanes, map);
+  // Stores.
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  for (auto [i, o] : llvm::enumerate(op.getDpsInitsMutable())) {
+    Value v = map.lookupOrDefault(yield.getOperand(i));
+    SmallVector<Value> at = access(o);
+    if (vectorAccess(o))
+      vector::StoreOp::create(tb, loc, asVector(tb, loc, v, lanes), o.get(),
+                              at, /*nontemporal=*/false,
+                              alignment(o.get().getType()));
+    else
+      memref::StoreOp::create(tb, loc, v, o.get(), at);
+  }
+}
+
+LogicalResult KernelLowering::lowerParallel(linalg::GenericOp op) {
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  SmallVector<Value> sizes;
+  for (Range r : cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+  int64_t lanes = vectorLanes(op);
+  if (lanes > 1 && !staticallyAligned(op, lanes))
+    lanes = 1;
+  Value cond;
+  if (lanes > 1)
+    cond = vectorCondition(b, loc, op, sizes, lanes);
+  if (lanes == 1 || !cond) {
+    emitParallelKernel(b, loc, op, sizes, lanes);
+  } else {
+    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/true);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    emitParallelKernel(tb, loc, op, sizes, lanes);
+    OpBuilder eb = ifOp.getElseBodyBuilder();
+    emitParallelKernel(eb, loc, op, sizes, 1);
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+struct Combiner {
+  gpu::AllReduceOperation kind;
+  TypedAttr identity;
+};
+
+std::optional<Combiner> classifyCombiner(Operation *op, Type t) {
+  Builder b(op->getContext());
+  auto fl = [&](double v) -> TypedAttr { return b.getFloatAttr(t, v); };
+  auto inf = [&](bool negative) -> TypedAttr {
+    auto ft = cast<FloatType>(t);
+    return b.getFloatAttr(
+        t, APFloat::getInf(ft.getFloatSemantics(), negative));
+  };
+  auto in = [&](APInt v) -> TypedAttr { return b.getIntegerAttr(t, v); };
+  unsigned w = t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 64;
+  using K = gpu::AllReduceOperation;
+  return TypeSwitch<Operation *, std::optional<Combiner>>(op)
+      .Case<arith::AddFOp>([&](auto) { return Combiner{K::ADD, fl(0.0)}; })
+      .Case<arith::MulFOp>([&](auto) { return Combiner{K::MUL, fl(1.0)}; })
+      .Case<arith::MaxNumFOp>(
+          [&](auto) { return Combiner{K::MAXNUMF, inf(true)}; })
+      .Case<arith::MaximumFOp>(
+          [&](auto) { return Combiner{K::MAXIMUMF, inf(true)}; })
+      .Case<arith::MinNumFOp>(
+          [&](auto) { return Combiner{K::MINNUMF, inf(false)}; })
+      .Case<arith::MinimumFOp>(
+          [&](auto) { return Combiner{K::MINIMUMF, inf(false)}; })
+      .Case<arith::AddIOp>(
+          [&](auto) { return Combiner{K::ADD, in(APInt(w, 0))}; })
+      .Case<arith::MulIOp>(
+          [&](auto) { return Combiner{K::MUL, in(APInt(w, 1))}; })
+      .Case<arith::MaxSIOp>([&](auto) {
+        return Combiner{K::MAXSI, in(APInt::getSignedMinValue(w))};
+      })
+      .Case<arith::MinSIOp>([&](auto) {
+        return Combiner{K::MINSI, in(APInt::getSignedMaxValue(w))};
+      })
+      .Case<arith::MaxUIOp>(
+          [&](auto) { return Combiner{K::MAXUI, in(APInt(w, 0))}; })
+      .Case<arith::MinUIOp>(
+          [&](auto) { return Combiner{K::MINUI, in(APInt::getMaxValue(w))}; })
+      .Case<arith::AndIOp>(
+          [&](auto) { return Combiner{K::AND, in(APInt::getAllOnes(w))}; })
+      .Case<arith::OrIOp>(
+          [&](auto) { return Combiner{K::OR, in(APInt(w, 0))}; })
+      .Case<arith::XOrIOp>(
+          [&](auto) { return Combiner{K::XOR, in(APInt(w, 0))}; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
+  Location loc = op.getLoc();
+  if (op.getNumDpsInits() != 1)
+    return op.emitOpError("te-linalg-to-gpu: a reduction with ")
+           << op.getNumDpsInits()
+           << " outputs has no GPU lowering (one output is supported)";
+  Block &body = op.getRegion().front();
+  BlockArgument acc = op.getRegionOutputArgs()[0];
+  SmallVector<Operation *> combiners;
+  Value reduced = matchReduction(op.getRegionOutputArgs(), 0, combiners);
+  std::optional<Combiner> combiner;
+  if (reduced && combiners.size() == 1 &&
+      combiners[0]->getNumOperands() == 2 && acc.hasOneUse() &&
+      isa<linalg::YieldOp>(*combiners[0]->getUsers().begin()))
+    combiner = classifyCombiner(combiners[0], acc.getType());
+  if (!combiner)
+    return op.emitOpError(
+        "te-linalg-to-gpu: this reduction has no GPU lowering: its region "
+        "must yield `combine(acc, value)` with one associative combiner "
+        "(arith add, mul, max, min, and, or, xor) and use the accumulator "
+        "nowhere else");
+  Operation *combine = combiners[0];
+  unsigned accPos = combine->getOperand(0) == acc ? 0 : 1;
+  Type accType = acc.getType();
+  auto outType = cast<MemRefType>(op.getDpsInits()[0].getType());
+
+  OpBuilder b(op);
+  SmallVector<Value> sizes;
+  for (Range r : cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+  SmallVector<unsigned> par, red;
+  SmallVector<Value> parSizes, redSizes;
+  for (auto [i, it] : llvm::enumerate(op.getIteratorTypesArray())) {
+    bool isRed = it == utils::IteratorType::reduction;
+    (isRed ? red : par).push_back(i);
+    (isRed ? redSizes : parSizes).push_back(sizes[i]);
+  }
+  bool innerReduced =
+      op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+  Value pTotal = product(b, loc, parSizes);
+  Value rTotal = product(b, loc, redSizes);
+  Value zero = cidx(b, loc, 0), one = cidx(b, loc, 1);
+  Value block = cidx(b, loc, kBlockSize);
+  // Blocks along the outputs; chunks of the reduction to reach
+  // kTargetBlocks, each chunk at least `minChunk` elements.
+  Value pBlocks = innerReduced ? pTotal : ceilDiv(b, loc, pTotal, block);
+  int64_t minChunk = innerReduced ? 16 * kBlockSize : 16;
+  Value pBlocksOr1 = arith::MaxUIOp::create(b, loc, pBlocks, one);
+  Value wantChunks = ceilDiv(b, loc, cidx(b, loc, kTargetBlocks), pBlocksOr1);
+  Value maxChunks = ceilDiv(b, loc, rTotal, cidx(b, loc, minChunk));
+  Value chunks = arith::MaxUIOp::create(
+      b, loc, one, arith::MinUIOp::create(b, loc, wantChunks, maxChunks));
+  Value chunk = arith::MaxUIOp::create(b, loc, one,
+                                       ceilDiv(b, loc, rTotal, chunks));
+  Value partialCount = arith::MulIOp::create(b, loc, chunks, pTotal);
+  auto partialType = MemRefType::get({ShapedType::kDynamic}, accType);
+  Value partial = memref::AllocOp::create(b, loc, partialType,
+                                          ValueRange{partialCount});
+  Value nonEmpty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                         pTotal, zero);
+  auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
+  OpBuilder hb = ifOp.getThenBodyBuilder();
+
+  // Loop indices from the output index p and the reduction index r.
+  auto loopIndices = [&](OpBuilder &kb, Value p, Value r) {
+    SmallVector<Value> pi = delinearize(kb, loc, p, parSizes);
+    SmallVector<Value> ri = delinearize(kb, loc, r, redSizes);
+    SmallVector<Value> idx(sizes.size());
+    for (auto [k, d] : llvm::enumerate(par))
+      idx[d] = pi[k];
+    for (auto [k, d] : llvm::enumerate(red))
+      idx[d] = ri[k];
+    return idx;
+  };
+  // value = the region's contribution of iteration `idx` (everything but
+  // the combiner), combined into `a`.
+  auto step = [&](OpBuilder &kb, ArrayRef<Value> idx, Value a) -> Value {
+    SmallVector<Value> args;
+    for (OpOperand *o : op.getDpsInputOperands()) {
+      BlockArgument arg = op.getMatchingBlockArgument(o);
+      if (arg.use_empty()) {
+        args.push_back(Value());
+        continue;
+      }
+      Value v = o->get();
+      if (!isa<MemRefType>(v.getType())) {
+        args.push_back(v);
+        continue;
+      }
+      args.push_back(memref::LoadOp::create(
+          kb, loc, v, applyMap(kb, loc, op.getMatchingIndexingMap(o), idx)));
+    }
+    args.push_back(Value()); // the accumulator: only the combiner uses it
+    IRMapping map;
+    cloneBody(kb, loc, body, args, idx, 1, map, combine);
+    Value contribution = map.lookupOrDefault(combine->getOperand(1 - accPos));
+    IRMapping cm;
+    cm.map(combine->getOperand(accPos), a);
+    cm.map(combine->getOperand(1 - accPos), contribution);
+    return kb.clone(*combine, cm)->getResult(0);
+  };
+
+  // Kernel 1: partial[s * pTotal + p] = combine over chunk s of output p.
+  {
+    Value gx = innerReduced ? pTotal : ceilDiv(hb, loc, pTotal, block);
+    auto launch = gpu::LaunchOp::create(hb, loc, gx, chunks, one, block, one,
+                                        one);
+    OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+    auto term = gpu::TerminatorOp::create(kb, loc);
+    kb.setInsertionPoint(term);
+    Value bx = launch.getBlockIds().x, s = launch.getBlockIds().y;
+    Value tx = launch.getThreadIds().x;
+    Value init = arith::ConstantOp::create(kb, loc, combiner->identity);
+    Value start = arith::MulIOp::create(kb, loc, s, chunk);
+    Value end = arith::MinUIOp::create(
+        kb, loc, arith::AddIOp::create(kb, loc, start, chunk), rTotal);
+    auto loopBody = [&](Value p) {
+      return [&, p](OpBuilder &lb, Location, Value r, ValueRange iter) {
+        Value a = step(lb, loopIndices(lb, p, r), iter[0]);
+        scf::YieldOp::create(lb, loc, a);
+      };
+    };
+    if (innerReduced) {
+      // One block per output and chunk; threads stride the chunk.
+      Value p = bx;
+      Value lo = arith::AddIOp::create(kb, loc, start, tx);
+      auto loop = scf::ForOp::create(kb, loc, lo, end, block, ValueRange{init},
+                                     loopBody(p));
+      Value total = gpu::AllReduceOp::create(
+                        kb, loc, loop.getResult(0),
+                        gpu::AllReduceOperationAttr::get(kb.getContext(),
+                                                         combiner->kind),
+                        kb.getUnitAttr())
+                        .getResult();
+      Value first =
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tx, zero);
+      auto w = scf::IfOp::create(kb, loc, first, /*withElse=*/false);
+      OpBuilder wb = w.getThenBodyBuilder();
+      Value at = arith::AddIOp::create(
+          wb, loc, arith::MulIOp::create(wb, loc, s, pTotal), p);
+      memref::StoreOp::create(wb, loc, total, partial, at);
+    } else {
+      // One thread per output; the chunk walked in order.
+      Value p = arith::AddIOp::create(
+          kb, loc, arith::MulIOp::create(kb, loc, bx, block), tx);
+      Value inRange =
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, p, pTotal);
+      auto g = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+      OpBuilder gb = g.getThenBodyBuilder();
+      auto loop =
+          scf::ForOp::create(gb, loc, start, end, one, ValueRange{init},
+                             loopBody(p));
+      Value at = arith::AddIOp::create(
+          gb, loc, arith::MulIOp::create(gb, loc, s, pTotal), p);
+      memref::StoreOp::create(gb, loc, loop.getResult(0), partial, at);
+    }
+  }
+  // Kernel 2: out[p] = combine(out[p], partial[0][p], partial[1][p], ...).
+  {
+    Value gx = ceilDiv(hb, loc, pTotal, block);
+    auto launch =
+        gpu::LaunchOp::create(hb, loc, gx, one, one, block, one, one);
+    OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+    auto term = gpu::TerminatorOp::create(kb, loc);
+    kb.setInsertionPoint(term);
+    Value p = arith::AddIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, launch.getBlockIds().x, block),
+        launch.getThreadIds().x);
+    Value inRange =
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, p, pTotal);
+    auto g = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+    OpBuilder gb = g.getThenBodyBuilder();
+    SmallVector<Value> idx = loopIndices(gb, p, zero);
+    Value out = op.getDpsInits()[0];
+    SmallVector<Value> at =
+        applyMap(gb, loc, op.getMatchingIndexingMap(op.getDpsInitOperand(0)),
+                 idx);
+    Value initial = memref::LoadOp::create(gb, loc, out, at);
+    auto loop = scf::ForOp::create(
+        gb, loc, zero, chunks, one, ValueRange{initial},
+        [&](OpBuilder &lb, Location, Value s, ValueRange iter) {
+          Value i = arith::AddIOp::create(
+              lb, loc, arith::MulIOp::create(lb, loc, s, pTotal), p);
+          Value v = memref::LoadOp::create(lb, loc, partial, i);
+          IRMapping cm;
+          cm.map(combine->getOperand(accPos), iter[0]);
+          cm.map(combine->getOperand(1 - accPos), v);
+          scf::YieldOp::create(lb, loc, lb.clone(*combine, cm)->getResult(0));
+        });
+    memref::StoreOp::create(gb, loc, loop.getResult(0), out, at);
+  }
+  memref::DeallocOp::create(b, loc, partial);
+  (void)outType;
+  rewriter.eraseOp(op);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+/// Whether `type` is laid out row-major without gaps (any offset).
+bool isRowMajorContiguous(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t expected = 1;
+  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
+    if (type.getDimSize(i) == 1)
+      continue;
+    if (ShapedType::isDynamic(strides[i]) || strides[i] != expected)
+      return false;
+    if (i > 0 && type.isDynamicDim(i))
+      return false;
+    expected *= type.getDimSize(i);
+  }
+  return true;
+}
+
+struct TELinalgToGPUPass
+    : public mlir::te::impl::TELinalgToGPUBase<TELinalgToGPUPass> {
+  using Base::Base;
+
+  /// Besides the dialects of its kernels: what the rest of te-pipeline's
+  /// GPU lowering needs in the context, so that an embedder that registered
+  /// none of it gets working kernels (gpu-module-to-binary serializes
+  /// through #nvvm.target's interface and translates to LLVM IR).
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+    registerBuiltinDialectTranslation(registry);
+    registerGPUDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+    registerNVVMDialectTranslation(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    IRRewriter rewriter(&getContext());
+    SmallVector<Operation *> work;
+    module.walk([&](Operation *op) {
+      if (op->getParentOfType<gpu::LaunchOp>() ||
+          op->getParentOfType<gpu::GPUModuleOp>())
+        return;
+      if (isa<linalg::LinalgOp>(op) ||
+          (isa<memref::CopyOp>(op) && !contiguousCopy(cast<memref::CopyOp>(op))))
+        work.push_back(op);
+      else if (op->getDialect() &&
+               op->getDialect()->getNamespace() == "linalg" &&
+               !isa<linalg::YieldOp, linalg::IndexOp>(op))
+        work.push_back(op);
+    });
+    KernelLowering lowering(rewriter);
+    for (Operation *op : work) {
+      rewriter.setInsertionPoint(op);
+      if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        auto c = linalg::CopyOp::create(rewriter, copy.getLoc(),
+                                        copy.getSource(), copy.getTarget());
+        rewriter.eraseOp(copy);
+        op = c;
+      }
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      if (!linalgOp) {
+        op->emitOpError("te-linalg-to-gpu: te has no GPU lowering for this "
+                        "op; on GPU targets every op on tensor data runs on "
+                        "the device");
+        return signalPassFailure();
+      }
+      if (!linalgOp.hasPureBufferSemantics()) {
+        op->emitOpError("te-linalg-to-gpu: expects memref operands (run "
+                        "one-shot bufferization first)");
+        return signalPassFailure();
+      }
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      if (!generic) {
+        FailureOr<linalg::GenericOp> g =
+            linalg::generalizeNamedOp(rewriter, linalgOp);
+        if (failed(g)) {
+          op->emitOpError("te-linalg-to-gpu: cannot generalize this op to "
+                          "linalg.generic for its GPU lowering");
+          return signalPassFailure();
+        }
+        generic = *g;
+      }
+      bool reduction = llvm::any_of(generic.getIteratorTypesArray(),
+                                    [](utils::IteratorType t) {
+                                      return t ==
+                                             utils::IteratorType::reduction;
+                                    });
+      if (failed(reduction ? lowering.lowerReduction(generic)
+                           : lowering.lowerParallel(generic)))
+        return signalPassFailure();
+    }
+  }
+
+  /// A copy the runtime does as one memcpy (convert-te-to-runtime).
+  static bool contiguousCopy(memref::CopyOp copy) {
+    auto s = dyn_cast<MemRefType>(copy.getSource().getType());
+    auto t = dyn_cast<MemRefType>(copy.getTarget().getType());
+    return s && t && isRowMajorContiguous(s) && isRowMajorContiguous(t);
+  }
+};
+
+} // namespace
