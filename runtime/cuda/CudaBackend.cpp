@@ -8,7 +8,9 @@
 // Device memory, and the dispatch of quantize / dequantize / amax / delayed
 // update / swizzle onto the kernels of Kernels.cu, mirroring the cpu
 // backend's steps (runtime/lib/cpu/CpuBackend.cpp) so that both write the
-// same bits. Temporaries are stream-ordered (cudaMallocAsync).
+// same bits. Allocations and temporaries are stream-ordered (cudaMallocAsync
+// from the device's default memory pool; te_rt_malloc on the legacy default
+// stream, the context's stream).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,7 @@
 
 #include "te/Format/Codecs.h"
 
+#include <cstdint>
 #include <new>
 
 using namespace te::format;
@@ -118,6 +121,21 @@ std::unique_ptr<CudaBackend> CudaBackend::create(std::string *error) {
     b->lt = nullptr;
     return nullptr;
   }
+  // The context's memory comes from the device's default memory pool,
+  // stream-ordered; a release threshold of UINT64_MAX keeps freed memory in
+  // the pool instead of returning it to the driver at each synchronization,
+  // so that a training step stops calling the driver's allocator after the
+  // first step.
+  int pools = 0;
+  cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, b->device);
+  cudaMemPool_t pool = nullptr;
+  if (pools && cudaDeviceGetDefaultMemPool(&pool, b->device) == cudaSuccess) {
+    uint64_t threshold = UINT64_MAX;
+    b->memoryPools =
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold,
+                                &threshold) == cudaSuccess;
+  }
+  cudaGetLastError();
   b->workspaceBytes = size_t(32) << 20; // 32 MiB on Hopper (doc §1.6)
   e = cudaMalloc(&b->workspace, b->workspaceBytes);
   if (e != cudaSuccess) {
@@ -143,9 +161,12 @@ CudaBackend::~CudaBackend() {
 }
 
 te_rt_status CudaBackend::allocate(size_t bytes, void **out) {
+  // The context's stream: the legacy default stream.
+  constexpr cudaStream_t stream = nullptr;
   size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
   void *p = nullptr;
-  cudaError_t e = cudaMalloc(&p, rounded);
+  cudaError_t e = memoryPools ? cudaMallocAsync(&p, rounded, stream)
+                              : cudaMalloc(&p, rounded);
   if (e != cudaSuccess) {
     cudaGetLastError();
     return fail(e == cudaErrorMemoryAllocation ? TE_RT_OUT_OF_MEMORY
@@ -153,21 +174,28 @@ te_rt_status CudaBackend::allocate(size_t bytes, void **out) {
                 "cannot allocate " + std::to_string(bytes) +
                     " bytes of device memory: " + cudaErrorText(e));
   }
-  if (cuda::poisonAllocations()) { // TE_RT_CUDA_POISON (DeviceTemp.h)
-    e = cudaMemset(p, 0xFF, rounded);
-    if (e != cudaSuccess) {
-      cudaGetLastError();
-      cudaFree(p);
-      return fail(TE_RT_CUDA_ERROR, std::string("TE_RT_CUDA_POISON: ") +
-                                        cudaErrorText(e));
-    }
+  if (reinterpret_cast<uintptr_t>(p) % 256 != 0) {
+    deallocate(p);
+    return fail(TE_RT_INTERNAL, "the device memory pool returned a pointer "
+                                "that is not 256-byte aligned");
+  }
+  // TE_RT_CUDA_POISON (DeviceTemp.h), ordered before any use of p.
+  e = cuda::poisonIfRequested(p, rounded, stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    deallocate(p);
+    return fail(TE_RT_CUDA_ERROR,
+                std::string("TE_RT_CUDA_POISON: ") + cudaErrorText(e));
   }
   *out = p;
   return TE_RT_OK;
 }
 
 te_rt_status CudaBackend::deallocate(void *ptr) {
-  TE_CUDA_CHECK(cudaFree(ptr), "cudaFree");
+  if (memoryPools)
+    TE_CUDA_CHECK(cudaFreeAsync(ptr, nullptr), "cudaFreeAsync");
+  else
+    TE_CUDA_CHECK(cudaFree(ptr), "cudaFree");
   return TE_RT_OK;
 }
 
@@ -190,7 +218,32 @@ te_rt_status CudaBackend::copy(void *dst, const void *src, size_t bytes,
     k = cudaMemcpyDeviceToDevice;
     break;
   }
-  TE_CUDA_CHECK(cudaMemcpy(dst, src, bytes, k), "cudaMemcpy");
+  if (k == cudaMemcpyDeviceToDevice)
+    TE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, k, nullptr),
+                  "cudaMemcpyAsync");
+  else
+    TE_CUDA_CHECK(cudaMemcpy(dst, src, bytes, k), "cudaMemcpy");
+  return TE_RT_OK;
+}
+
+te_rt_status CudaBackend::writeFromHost(void *dst, const void *src,
+                                        size_t bytes, void *stream) {
+  if (!bytes)
+    return TE_RT_OK;
+  auto s = static_cast<cudaStream_t>(stream);
+  // From pageable memory the driver copies `src` to a staging buffer before
+  // cudaMemcpyAsync returns. From page-locked memory the copy is a DMA that
+  // runs when the stream reaches it: wait for it, so that src is consumed
+  // on return either way.
+  TE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s),
+                "cudaMemcpyAsync");
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, src) != cudaSuccess) {
+    cudaGetLastError();
+    attr.type = cudaMemoryTypeUnregistered;
+  }
+  if (attr.type != cudaMemoryTypeUnregistered)
+    TE_CUDA_CHECK(cudaStreamSynchronize(s), "cudaStreamSynchronize");
   return TE_RT_OK;
 }
 
@@ -567,9 +620,8 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
 // Dequantize, amax, update, swizzle
 //===----------------------------------------------------------------------===//
 
-bool makeFastDequantArgs(const QTensor &q, Usage from, void *out,
-                         DType outType, bool blockScaleOnly,
-                         cuda::FastDequantArgs &a) {
+bool makeFastDequantArgs(const QTensor &q, Usage from, void *out, DType outType,
+                         bool blockScaleOnly, cuda::FastDequantArgs &a) {
   const QuantizerConfig &c = q.config;
   if (c.recipe != Recipe::MXFP8 && c.recipe != Recipe::NVFP4)
     return false;

@@ -4,7 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The cuda implementation of te::rt::Backend: device memory, the quantize /
+// The cuda implementation of te::rt::Backend: device memory (stream-ordered
+// on the context's stream, the legacy default stream, from the device's
+// default memory pool, which caches freed memory), the quantize /
 // dequantize / amax / update / swizzle kernels of Kernels.cu, and GEMMs
 // through cuBLASLt (Gemm.cpp). Quantized buffers are bit-identical to the cpu
 // backend's. Every CUDA or cuBLAS failure becomes a status and a one-line
@@ -67,6 +69,8 @@ public:
   te_rt_status copy(void *dst, const void *src, size_t bytes,
                     te_rt_memcpy_kind kind) override;
   te_rt_status fillZero(void *dst, size_t bytes) override;
+  te_rt_status writeFromHost(void *dst, const void *src, size_t bytes,
+                             void *stream) override;
   te_rt_status synchronize(void *stream) override;
 
   te_rt_status quantize(const Tensor &x, QTensor &q,
@@ -132,6 +136,9 @@ private:
 
   int device = 0;
   int ccMajor = 0, ccMinor = 0;
+  /// Whether allocate() uses the device's default memory pool
+  /// (cudaMallocAsync); false where the device has no memory pools.
+  bool memoryPools = false;
   cublasLtHandle_t lt = nullptr;
   void *workspace = nullptr;
   size_t workspaceBytes = 0;

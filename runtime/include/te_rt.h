@@ -48,8 +48,9 @@ extern "C" {
 
 /** Version of this header. Bumped on every ABI change (2: te_rt_gemm_args
  * gained a_row_scale_inv / b_row_scale_inv; te_rt_gemm_info,
- * te_rt_context_last_gemm_info and te_rt_context_set_gemm_autotune). */
-#define TE_RT_API_VERSION 2
+ * te_rt_context_last_gemm_info and te_rt_context_set_gemm_autotune; 3:
+ * te_rt_context_set_host_memory / te_rt_context_get_host_memory). */
+#define TE_RT_API_VERSION 3
 
 /** Maximum rank of a (logical) tensor. */
 #define TE_RT_MAX_RANK 8
@@ -155,8 +156,30 @@ TE_RT_EXPORT te_rt_status te_rt_context_get_backend(const te_rt_context *ctx,
 TE_RT_EXPORT te_rt_status te_rt_context_set_num_threads(te_rt_context *ctx,
                                                         int num_threads);
 
+/** Host-memory mode of compiled code (te_rt_abi.def): with `enabled` != 0,
+ *  code compiled for target=cpu passes host buffers to the te_rt_mlir_*
+ *  entry points and the cuda backend stages them to device memory and back
+ *  around each call; te_rt_mlir_alloc then returns host memory. With 0 (the
+ *  default) compiled code passes the context's memory (device memory on
+ *  cuda), which the entry points use in place. The cpu backend ignores the
+ *  mode: host memory is its context memory. Does not change te_rt_malloc or
+ *  any other te_rt_* function. */
+TE_RT_EXPORT te_rt_status te_rt_context_set_host_memory(te_rt_context *ctx,
+                                                        int enabled);
+/** The value last set by te_rt_context_set_host_memory (0 or 1). */
+TE_RT_EXPORT te_rt_status
+te_rt_context_get_host_memory(const te_rt_context *ctx, int *enabled);
+
 /*===----------------------------------------------------------------------===*
  * Memory (host memory on cpu, device memory on cuda)
+ *
+ * On cuda the context's stream is the legacy default stream (NULL): it is
+ * ordered with every blocking stream of the device. te_rt_malloc and
+ * te_rt_free are stream-ordered on it (cudaMallocAsync / cudaFreeAsync from
+ * the device's default memory pool, which keeps freed memory cached for
+ * reuse): memory is usable by work queued after the allocation on that
+ * stream or on a blocking stream; work on a non-blocking stream must be
+ * ordered with it explicitly (events, or synchronizing).
  *===----------------------------------------------------------------------===*/
 
 typedef enum te_rt_memcpy_kind {
@@ -171,7 +194,10 @@ TE_RT_EXPORT te_rt_status te_rt_malloc(te_rt_context *ctx, size_t bytes,
                                        void **out);
 /** Freeing NULL is a no-op. */
 TE_RT_EXPORT te_rt_status te_rt_free(te_rt_context *ctx, void *ptr);
-/** "Device" is the context's memory (host memory on cpu). */
+/** "Device" is the context's memory (host memory on cpu). On cuda, copies
+ *  to or from host memory return when they are complete;
+ *  DEVICE_TO_DEVICE copies are queued on the context's stream and may return
+ *  before they complete. */
 TE_RT_EXPORT te_rt_status te_rt_memcpy(te_rt_context *ctx, void *dst,
                                        const void *src, size_t bytes,
                                        te_rt_memcpy_kind kind);
@@ -470,7 +496,7 @@ typedef struct te_rt_gemm_info {
 /** Describes the last te_rt_gemm that succeeded on `ctx` (from any thread);
  *  path TE_RT_GEMM_PATH_NONE before the first one. */
 TE_RT_EXPORT te_rt_status te_rt_context_last_gemm_info(const te_rt_context *ctx,
-                                                      te_rt_gemm_info *info);
+                                                       te_rt_gemm_info *info);
 
 /** cuda: `candidates` >= 2 asks cuBLASLt's heuristic for that many
  *  algorithms (at most 16) the first time each GEMM problem is seen, times

@@ -33,7 +33,17 @@ struct te_rt_context {
   /// run on several threads).
   te_rt_gemm_info lastGemm{};
   std::mutex gemmInfoMutex;
+  /// te_rt_context_set_host_memory: compiled code passes host buffers.
+  bool hostMemory = false;
 };
+
+te::rt::Backend *te::rt::contextBackend(te_rt_context *ctx) {
+  return ctx ? ctx->backend.get() : nullptr;
+}
+
+bool te::rt::contextHostMemory(const te_rt_context *ctx) {
+  return ctx && ctx->hostMemory;
+}
 
 namespace {
 
@@ -464,6 +474,27 @@ te_rt_status te_rt_context_set_num_threads(te_rt_context *ctx,
       return fail(TE_RT_INVALID_ARGUMENT,
                   "num_threads must be >= 0, got " + str(num_threads));
     ctx->backend->setNumThreads(num_threads);
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_context_set_host_memory(te_rt_context *ctx, int enabled) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    ctx->hostMemory = enabled != 0;
+    return TE_RT_OK;
+  });
+}
+
+te_rt_status te_rt_context_get_host_memory(const te_rt_context *ctx,
+                                           int *enabled) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (!enabled)
+      return fail(TE_RT_INVALID_ARGUMENT, "enabled is null");
+    *enabled = ctx->hostMemory ? 1 : 0;
     return TE_RT_OK;
   });
 }

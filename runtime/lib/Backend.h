@@ -129,6 +129,13 @@ public:
   virtual te_rt_status copy(void *dst, const void *src, size_t bytes,
                             te_rt_memcpy_kind kind) = 0;
   virtual te_rt_status fillZero(void *dst, size_t bytes) = 0;
+  /// Host memory -> context memory, ordered on `stream`; `src` is consumed
+  /// (may be reused or freed) when this returns.
+  virtual te_rt_status writeFromHost(void *dst, const void *src, size_t bytes,
+                                     void *stream) {
+    (void)stream;
+    return copy(dst, src, bytes, TE_RT_HOST_TO_DEVICE);
+  }
   virtual te_rt_status synchronize(void *stream) = 0;
 
   /// Writes every buffer of `q` (all representations in q.usage, the amax
@@ -152,6 +159,13 @@ public:
   virtual te_rt_status gemm(const QTensor &a, const QTensor &b, Tensor *d,
                             const GemmOptions &options) = 0;
 };
+
+/// The backend of a context (Api.cpp), or nullptr for a null context. For
+/// the other parts of libte_rt (MlirEntryPoints.cpp), which have validated
+/// their arguments themselves.
+Backend *contextBackend(te_rt_context *ctx);
+/// te_rt_context_set_host_memory's flag (false for a null context).
+bool contextHostMemory(const te_rt_context *ctx);
 
 /// The reference backend (runtime/lib/cpu/). Never fails to create.
 std::unique_ptr<Backend> createCpuBackend();

@@ -7,17 +7,25 @@
 //
 // Defines the functions of runtime/include/te_rt_abi.def on top of the public
 // C ABI (te_rt.h): the per-thread current context, the sticky status, the
-// decoding of quantizer descriptors and of flattened operands, and, on the
-// cuda backend, the staging of host buffers (compiled code allocates its
-// memrefs in host memory) to device memory and back.
+// context memory of compiled code (te_rt_mlir_alloc / free / copy / read /
+// write), the decoding of quantizer descriptors and of flattened operands,
+// and, in host-memory mode on the cuda backend
+// (te_rt_context_set_host_memory), the staging of host buffers to device
+// memory and back around each call.
 //
 //===----------------------------------------------------------------------===//
 
 #include "te_rt_abi.h"
 #include "te_rt_comm.h"
 
+#include "Backend.h"
+#include "MlirState.h"
+
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -61,6 +69,14 @@ te_rt_context *activeContext(const char *where) {
   return t.ctx;
 }
 
+/// Whether compiled code's buffers are device memory: the cuda backend,
+/// unless host-memory mode is on.
+bool deviceMemory(te_rt_context *ctx) {
+  te_rt_backend b = TE_RT_BACKEND_CPU;
+  te_rt_context_get_backend(ctx, &b);
+  return b != TE_RT_BACKEND_CPU && !te::rt::contextHostMemory(ctx);
+}
+
 //===----------------------------------------------------------------------===//
 // Quantizer descriptors
 //===----------------------------------------------------------------------===//
@@ -102,14 +118,15 @@ bool decodeQuantizer(const void *desc, te_rt_quantizer &q, const char *where) {
 // Staging of host memory for the cuda backend
 //===----------------------------------------------------------------------===//
 
-/// On the cpu backend pointers pass through. On the cuda backend every host
-/// buffer gets a device copy; outputs are copied back by finish().
+/// Pointers pass through, except in host-memory mode on the cuda backend:
+/// there every host buffer gets a device copy and outputs are copied back by
+/// finish().
 class Stager {
 public:
   Stager(te_rt_context *ctx, const char *where) : ctx(ctx), where(where) {
     te_rt_backend b = TE_RT_BACKEND_CPU;
     te_rt_context_get_backend(ctx, &b);
-    device = b != TE_RT_BACKEND_CPU;
+    device = b != TE_RT_BACKEND_CPU && te::rt::contextHostMemory(ctx);
   }
   ~Stager() {
     for (Entry &e : entries)
@@ -190,7 +207,7 @@ te_rt_tensor makeTensor(void *data, int32_t dtype, int64_t rows, int64_t cols) {
 }
 
 /// Builds a te_rt_qtensor of logical shape [rows, cols] from a descriptor
-/// and host buffers, staging them. `in`/`out`: whether the call reads or
+/// and buffers, staging them. `in`/`out`: whether the call reads or
 /// writes the buffers.
 bool makeQTensor(Stager &st, const char *where, const void *desc, int32_t usage,
                  int32_t target, int64_t rows, int64_t cols,
@@ -404,7 +421,14 @@ void te_rt_mlir_update_scale_impl(const te_rt_mlir_update_scale_args &a) {
     return;
   }
   // TE's amax_history[0] holds the step's amax when the update runs.
-  std::memcpy(a.history, a.amax, sizeof(float));
+  if (!deviceMemory(ctx)) {
+    std::memcpy(a.history, a.amax, sizeof(float));
+  } else if (te_rt_status s =
+                 te_rt_memcpy(ctx, a.history, a.amax, sizeof(float),
+                              TE_RT_DEVICE_TO_DEVICE)) {
+    record(s, where, te_rt_last_error());
+    return;
+  }
   Stager st(ctx, where);
   float *history = static_cast<float *>(
       st.stage(a.history, a.history_length * 4, true, true));
@@ -430,7 +454,170 @@ void te_rt_mlir_allreduce_max_impl(const te_rt_mlir_allreduce_max_args &a) {
   st.finish();
 }
 
+//===----------------------------------------------------------------------===//
+// Context memory of compiled code
+//===----------------------------------------------------------------------===//
+
+constexpr int64_t kMinAlignment = 256;
+
+bool checkSize(int64_t bytes, const char *where) {
+  if (bytes >= 0)
+    return true;
+  record(TE_RT_INVALID_ARGUMENT, where,
+         ("negative size " + std::to_string(bytes)).c_str());
+  return false;
+}
+
+void *te_rt_mlir_alloc_impl(const te_rt_mlir_alloc_args &a) {
+  const char *where = "te_rt_mlir_alloc";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx || !checkSize(a.bytes, where))
+    return nullptr;
+  if (a.alignment < 0 || (a.alignment & (a.alignment - 1)) != 0) {
+    record(
+        TE_RT_INVALID_ARGUMENT, where,
+        ("alignment " + std::to_string(a.alignment) + " is not a power of two")
+            .c_str());
+    return nullptr;
+  }
+  const bool device = deviceMemory(ctx);
+  if (a.bytes > std::numeric_limits<int64_t>::max() / 2) {
+    record(TE_RT_OUT_OF_MEMORY, where,
+           ("cannot allocate " + std::to_string(a.bytes) + " bytes of " +
+            (device ? "device" : "host") + " memory: size too large")
+               .c_str());
+    return nullptr;
+  }
+  void *p = nullptr;
+  if (device) {
+    // te_rt_malloc: the pool's blocks are 256-byte aligned.
+    if (a.alignment > kMinAlignment) {
+      record(TE_RT_INVALID_ARGUMENT, where,
+             ("alignment " + std::to_string(a.alignment) +
+              " is larger than the 256 bytes of device memory")
+                 .c_str());
+      return nullptr;
+    }
+    if (te_rt_status s = te_rt_malloc(ctx, static_cast<size_t>(a.bytes), &p)) {
+      record(s, where, te_rt_last_error());
+      return nullptr;
+    }
+    return p;
+  }
+  const int64_t align =
+      a.alignment > kMinAlignment ? a.alignment : kMinAlignment;
+  const int64_t rounded =
+      (std::max<int64_t>(a.bytes, 1) + align - 1) / align * align;
+  p = std::aligned_alloc(static_cast<size_t>(align),
+                         static_cast<size_t>(rounded));
+  if (!p)
+    record(TE_RT_OUT_OF_MEMORY, where,
+           ("cannot allocate " + std::to_string(a.bytes) +
+            " bytes of host memory: out of memory")
+               .c_str());
+  return p;
+}
+
+void te_rt_mlir_free_impl(const te_rt_mlir_free_args &a) {
+  const char *where = "te_rt_mlir_free";
+  if (!a.p)
+    return;
+  // Runs whatever the sticky status, so that a failed step leaks nothing.
+  te_rt_context *ctx = state().ctx;
+  if (!ctx) {
+    record(TE_RT_INVALID_ARGUMENT, where,
+           "no current context (call te_rt_set_current_context first)");
+    return;
+  }
+  if (!deviceMemory(ctx)) {
+    std::free(a.p);
+    return;
+  }
+  if (te_rt_status s = te_rt_free(ctx, a.p))
+    record(s, where, te_rt_last_error());
+}
+
+void te_rt_mlir_copy_impl(const te_rt_mlir_copy_args &a) {
+  const char *where = "te_rt_mlir_copy";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx || !checkSize(a.bytes, where) || a.bytes == 0)
+    return;
+  if (!a.dst || !a.src) {
+    record(TE_RT_INVALID_ARGUMENT, where, "dst or src is null");
+    return;
+  }
+  if (!deviceMemory(ctx)) {
+    std::memmove(a.dst, a.src, static_cast<size_t>(a.bytes));
+    return;
+  }
+  if (te_rt_status s =
+          te_rt_memcpy(ctx, a.dst, a.src, static_cast<size_t>(a.bytes),
+                       TE_RT_DEVICE_TO_DEVICE))
+    record(s, where, te_rt_last_error());
+}
+
+void te_rt_mlir_read_impl(const te_rt_mlir_read_args &a) {
+  const char *where = "te_rt_mlir_read";
+  te_rt_context *ctx = activeContext(where);
+  if (!checkSize(a.bytes, where) || a.bytes == 0)
+    return;
+  // What the host reads when the program has failed: zeros, not garbage.
+  auto zero = [&] {
+    if (a.host_dst)
+      std::memset(a.host_dst, 0, static_cast<size_t>(a.bytes));
+  };
+  if (!ctx)
+    return zero();
+  if (!a.host_dst || !a.src) {
+    record(TE_RT_INVALID_ARGUMENT, where, "host_dst or src is null");
+    return zero();
+  }
+  if (!deviceMemory(ctx)) {
+    std::memmove(a.host_dst, a.src, static_cast<size_t>(a.bytes));
+    return;
+  }
+  if (te_rt_status s =
+          te_rt_memcpy(ctx, a.host_dst, a.src, static_cast<size_t>(a.bytes),
+                       TE_RT_DEVICE_TO_HOST)) {
+    record(s, where, te_rt_last_error());
+    zero();
+  }
+}
+
+void te_rt_mlir_write_impl(const te_rt_mlir_write_args &a) {
+  const char *where = "te_rt_mlir_write";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx || !checkSize(a.bytes, where) || a.bytes == 0)
+    return;
+  if (!a.dst || !a.host_src) {
+    record(TE_RT_INVALID_ARGUMENT, where, "dst or host_src is null");
+    return;
+  }
+  if (!deviceMemory(ctx)) {
+    std::memmove(a.dst, a.host_src, static_cast<size_t>(a.bytes));
+    return;
+  }
+  te::rt::Backend *backend = te::rt::contextBackend(ctx);
+  if (te_rt_status s = backend->writeFromHost(a.dst, a.host_src,
+                                              static_cast<size_t>(a.bytes),
+                                              te::rt::mlir::contextStream(ctx)))
+    record(s, where, te_rt_last_error());
+}
+
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The thread state, for GpuHostAbi.cpp (MlirState.h)
+//===----------------------------------------------------------------------===//
+
+te_rt_context *te::rt::mlir::currentContext() { return state().ctx; }
+
+bool te::rt::mlir::statusOk() { return state().status == TE_RT_OK; }
+
+void te::rt::mlir::recordFailure(te_rt_status s, const std::string &where,
+                                 const char *msg) {
+  record(s, where, msg);
+}
 
 //===----------------------------------------------------------------------===//
 // Exported symbols, with the signatures of the table
@@ -443,10 +630,11 @@ extern "C" {
   abi_##ret name(TE_RT_ABI_SIG(__VA_ARGS__)) {                                 \
     name##_args a{TE_RT_ABI_NAMES(__VA_ARGS__)};                               \
     try {                                                                      \
-      name##_impl(a);                                                          \
+      return name##_impl(a);                                                   \
     } catch (...) {                                                            \
       record(TE_RT_INTERNAL, #name, "internal error");                         \
     }                                                                          \
+    return abi_##ret();                                                        \
   }
 #include "te_rt_abi.def"
 

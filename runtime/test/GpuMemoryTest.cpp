@@ -1,0 +1,435 @@
+//===- GpuMemoryTest.cpp - Context memory and the GPU host ABI on a GPU ---===//
+//
+// Part of te. On a cuda context: te_rt_mlir_alloc / copy / read / write on
+// device memory, the caching pool, te_rt_mlir_update_scale and
+// te_rt_mlir_quantize on device pointers against the cpu backend, and kernels
+// loaded and launched through the mgpu* functions (fatbin and PTX, cached
+// lookups, cluster launches, launch errors). Skips itself without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "te_rt_abi.h"
+#include "te_rt_gpu_abi.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+std::string error() { return static_cast<const char *>(te_rt_current_error()); }
+
+class Gpu : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!te_rt_backend_available(TE_RT_BACKEND_CUDA))
+      GTEST_SKIP() << "no usable GPU";
+    ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &ctx), TE_RT_OK)
+        << te_rt_last_error();
+    te_rt_set_current_context(ctx);
+  }
+  void TearDown() override {
+    te_rt_set_current_context(nullptr);
+    te_rt_context_destroy(ctx);
+  }
+  te_rt_context *ctx = nullptr;
+};
+
+bool isDevicePointer(const void *p) {
+  cudaPointerAttributes a{};
+  return cudaPointerGetAttributes(&a, p) == cudaSuccess &&
+         a.type == cudaMemoryTypeDevice;
+}
+
+TEST_F(Gpu, AllocCopyReadWriteOnDevice) {
+  const int n = 4097;
+  void *a = te_rt_mlir_alloc(n * 4, 16);
+  void *b = te_rt_mlir_alloc(n * 4, 256);
+  void *z0 = te_rt_mlir_alloc(0, 0), *z1 = te_rt_mlir_alloc(0, 0);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  for (void *p : {a, b, z0, z1}) {
+    EXPECT_TRUE(isDevicePointer(p));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 256, 0u);
+  }
+  EXPECT_NE(z0, z1);
+  std::vector<float> in(n), out(n, -1.0f);
+  for (int i = 0; i < n; ++i)
+    in[i] = 0.25f * i - 7;
+  {
+    std::vector<float> tmp = in; // dies right after the write
+    te_rt_mlir_write(a, tmp.data(), n * 4);
+    std::fill(tmp.begin(), tmp.end(), 99.0f);
+  }
+  te_rt_mlir_copy(b, a, n * 4);
+  te_rt_mlir_read(out.data(), b, n * 4);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  EXPECT_EQ(out, in);
+  for (void *p : {a, b, z0, z1})
+    te_rt_mlir_free(p);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+}
+
+TEST_F(Gpu, WriteFromPinnedMemoryIsConsumedOnReturn) {
+  const int n = 1 << 20;
+  float *pinned = nullptr;
+  ASSERT_EQ(cudaMallocHost(&pinned, n * 4), cudaSuccess);
+  for (int i = 0; i < n; ++i)
+    pinned[i] = float(i);
+  void *d = te_rt_mlir_alloc(n * 4, 0);
+  te_rt_mlir_write(d, pinned, n * 4);
+  for (int i = 0; i < n; ++i)
+    pinned[i] = -1.0f;
+  std::vector<float> out(n);
+  te_rt_mlir_read(out.data(), d, n * 4);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  for (int i = 0; i < n; i += 4099)
+    ASSERT_EQ(out[i], float(i));
+  te_rt_mlir_free(d);
+  cudaFreeHost(pinned);
+}
+
+TEST_F(Gpu, PoolKeepsFreedMemory) {
+  cudaMemPool_t pool = nullptr;
+  int device = 0;
+  cudaGetDevice(&device);
+  ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, device), cudaSuccess);
+  uint64_t threshold = 0;
+  cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+  EXPECT_EQ(threshold, UINT64_MAX);
+  void *p = te_rt_mlir_alloc(64 << 20, 0);
+  te_rt_mlir_free(p);
+  cudaDeviceSynchronize();
+  uint64_t reserved = 0;
+  cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved);
+  EXPECT_GE(reserved, uint64_t(64) << 20); // not given back at the sync
+  void *q = te_rt_mlir_alloc(64 << 20, 0);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  te_rt_mlir_free(q);
+}
+
+TEST_F(Gpu, OutOfMemoryIsStickyAndFreeStillRuns) {
+  void *a = te_rt_mlir_alloc(256, 0);
+  ASSERT_NE(a, nullptr);
+  const int64_t huge = int64_t(1) << 50;
+  EXPECT_EQ(te_rt_mlir_alloc(huge, 0), nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OUT_OF_MEMORY);
+  EXPECT_NE(error().find("te_rt_mlir_alloc: cannot allocate 1125899906842624 "
+                         "bytes of device memory"),
+            std::string::npos)
+      << error();
+  std::string first = error();
+  EXPECT_EQ(te_rt_mlir_alloc(16, 0), nullptr);
+  float x = 3;
+  te_rt_mlir_read(&x, a, 4);
+  EXPECT_EQ(x, 0.0f);
+  te_rt_mlir_free(a);
+  EXPECT_EQ(error(), first);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+//===----------------------------------------------------------------------===//
+// te ops on device pointers against the cpu backend
+//===----------------------------------------------------------------------===//
+
+std::vector<int64_t> descriptor(const te_rt_quantizer &q) {
+  std::vector<int64_t> d = {TE_RT_ABI_QUANTIZER_MAGIC};
+#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg)                                      \
+  {                                                                            \
+    int64_t v = 0;                                                             \
+    if constexpr (std::is_same_v<decltype(q.c), float>) {                      \
+      uint32_t bits;                                                           \
+      std::memcpy(&bits, &q.c, 4);                                             \
+      v = bits;                                                                \
+    } else {                                                                   \
+      v = static_cast<int64_t>(q.c);                                           \
+    }                                                                          \
+    d.push_back(v);                                                            \
+  }
+#include "te_rt_abi.def"
+  return d;
+}
+
+void *deviceCopy(const void *host, size_t bytes) {
+  void *p = te_rt_mlir_alloc(int64_t(bytes), 0);
+  te_rt_mlir_write(p, const_cast<void *>(host), int64_t(bytes));
+  return p;
+}
+
+TEST_F(Gpu, UpdateScaleOnDevicePointersMatchesCpu) {
+  te_rt_quantizer q;
+  te_rt_quantizer_init_default(&q);
+  q.recipe = TE_RT_RECIPE_DELAYED;
+  q.history_length = 8;
+  q.margin = 1;
+  std::vector<int64_t> d = descriptor(q);
+  float amax = 5.5f, scale = 1.0f;
+  std::vector<float> history = {1, 9, 2, 0.5f, 3, 0, 4, 7};
+
+  te_rt_context *cpu = nullptr;
+  ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &cpu), TE_RT_OK);
+  te_rt_set_current_context(cpu);
+  std::vector<float> hRef = history;
+  float sRef = scale, aRef = amax;
+  te_rt_mlir_update_scale(d.data(), &aRef, hRef.data(), 8, &sRef);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  te_rt_set_current_context(nullptr);
+  te_rt_context_destroy(cpu);
+
+  te_rt_set_current_context(ctx);
+  void *dA = deviceCopy(&amax, 4), *dS = deviceCopy(&scale, 4),
+       *dH = deviceCopy(history.data(), 32);
+  te_rt_mlir_update_scale(const_cast<int64_t *>(d.data()), dA, dH, 8, dS);
+  std::vector<float> h(8);
+  float s = 0;
+  te_rt_mlir_read(h.data(), dH, 32);
+  te_rt_mlir_read(&s, dS, 4);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  EXPECT_EQ(std::memcmp(h.data(), hRef.data(), 32), 0);
+  EXPECT_EQ(std::memcmp(&s, &sRef, 4), 0) << s << " vs " << sRef;
+  for (void *p : {dA, dS, dH})
+    te_rt_mlir_free(p);
+}
+
+/// te_rt_mlir_quantize of x on the current context; `device`: buffers are
+/// te_rt_mlir_alloc'd (else host vectors). Returns the buffers' bytes.
+std::vector<std::vector<uint8_t>>
+quantize(const std::vector<int64_t> &d, const te_rt_quantizer &q,
+         const std::vector<float> &x, int64_t rows, int64_t cols, bool device) {
+  te_rt_qtensor qt;
+  int64_t shape[2] = {rows, cols};
+  EXPECT_EQ(te_rt_qtensor_init(&qt, &q, 2, shape, TE_RT_ROWWISE_AND_COLUMNWISE,
+                               TE_RT_SM90),
+            TE_RT_OK);
+  std::vector<std::vector<uint8_t>> host(qt.num_buffers);
+  void *bufs[6] = {};
+  for (int i = 0; i < qt.num_buffers; ++i) {
+    host[i].assign(size_t(qt.buffers[i].size_bytes), 0xAB);
+    bufs[i] =
+        device ? deviceCopy(host[i].data(), host[i].size()) : host[i].data();
+  }
+  void *xp = device ? deviceCopy(x.data(), x.size() * 4)
+                    : const_cast<float *>(x.data());
+  float amax = -1;
+  void *ap = device ? deviceCopy(&amax, 4) : &amax;
+  te_rt_mlir_quantize(const_cast<int64_t *>(d.data()),
+                      TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM90, rows, cols,
+                      TE_RT_F32, xp, bufs[0], bufs[1], bufs[2], bufs[3],
+                      bufs[4], bufs[5], nullptr, ap, 0, 0);
+  if (device) {
+    for (int i = 0; i < qt.num_buffers; ++i) {
+      te_rt_mlir_read(host[i].data(), bufs[i], int64_t(host[i].size()));
+      te_rt_mlir_free(bufs[i]);
+    }
+    te_rt_mlir_read(&amax, ap, 4);
+    te_rt_mlir_free(xp);
+    te_rt_mlir_free(ap);
+  }
+  std::vector<uint8_t> a(4);
+  std::memcpy(a.data(), &amax, 4);
+  host.push_back(a);
+  return host;
+}
+
+TEST_F(Gpu, QuantizeOnDevicePointersMatchesCpu) {
+  te_rt_quantizer q;
+  te_rt_quantizer_init_default(&q); // current scaling, E4M3
+  std::vector<int64_t> d = descriptor(q);
+  const int64_t rows = 256, cols = 384;
+  std::vector<float> x(rows * cols);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> dist(0.0f, 3.0f);
+  for (float &v : x)
+    v = dist(rng);
+
+  te_rt_context *cpu = nullptr;
+  ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &cpu), TE_RT_OK);
+  te_rt_set_current_context(cpu);
+  auto ref = quantize(d, q, x, rows, cols, false);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  te_rt_set_current_context(nullptr);
+  te_rt_context_destroy(cpu);
+
+  te_rt_set_current_context(ctx);
+  auto got = quantize(d, q, x, rows, cols, true);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  ASSERT_EQ(got.size(), ref.size());
+  for (size_t i = 0; i < ref.size(); ++i)
+    EXPECT_TRUE(got[i] == ref[i]) << "buffer " << i << " differs";
+
+  // Host-memory mode: the same call with host buffers, staged per call.
+  ASSERT_EQ(te_rt_context_set_host_memory(ctx, 1), TE_RT_OK);
+  te_rt_set_current_context(ctx);
+  auto staged = quantize(d, q, x, rows, cols, false);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  for (size_t i = 0; i < ref.size(); ++i)
+    EXPECT_TRUE(staged[i] == ref[i]) << "staged buffer " << i << " differs";
+  ASSERT_EQ(te_rt_context_set_host_memory(ctx, 0), TE_RT_OK);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels through the GPU host ABI
+//===----------------------------------------------------------------------===//
+
+std::vector<char> readFile(const char *path) {
+  std::ifstream f(path, std::ios::binary);
+  std::vector<char> data((std::istreambuf_iterator<char>(f)),
+                         std::istreambuf_iterator<char>());
+  return data;
+}
+
+void runAxpy(void *module) {
+  const int n = 1000;
+  std::vector<float> x(n), y(n), out(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = float(i);
+    y[i] = 1.0f;
+  }
+  void *dx = deviceCopy(x.data(), n * 4), *dy = deviceCopy(y.data(), n * 4);
+  const char *name = "te_test_axpy";
+  int64_t before = te_rt_gpu_kernel_lookups();
+  void *f = mgpuModuleGetFunction(module, name);
+  ASSERT_NE(f, nullptr) << error();
+  EXPECT_EQ(te_rt_gpu_kernel_lookups(), before + 1);
+  float a = 2.0f;
+  int nn = n;
+  for (int rep = 0; rep < 3; ++rep) {
+    // As compiled code does it: lookup, stream, launch, sync, destroy.
+    void *g = mgpuModuleGetFunction(module, name);
+    EXPECT_EQ(g, f);
+    void *s = mgpuStreamCreate();
+    void *params[] = {&dy, &dx, &a, &nn};
+    mgpuLaunchKernel(g, (n + 127) / 128, 1, 1, 128, 1, 1, 0, s, params, nullptr,
+                     4);
+    mgpuStreamSynchronize(s);
+    mgpuStreamDestroy(s);
+  }
+  // A copy of the name (another pointer) still hits the cache.
+  std::string copy = name;
+  EXPECT_EQ(mgpuModuleGetFunction(module, copy.c_str()), f);
+  EXPECT_EQ(te_rt_gpu_kernel_lookups(), before + 1);
+  te_rt_mlir_read(out.data(), dy, n * 4);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], 1.0f + 3 * 2.0f * i) << i;
+  te_rt_mlir_free(dx);
+  te_rt_mlir_free(dy);
+}
+
+TEST_F(Gpu, FatbinKernelThroughMgpu) {
+  std::vector<char> blob = readFile(TE_TEST_FATBIN);
+  ASSERT_FALSE(blob.empty());
+  void *m = mgpuModuleLoad(blob.data(), int64_t(blob.size()));
+  runAxpy(m);
+  mgpuModuleUnload(m);
+}
+
+TEST_F(Gpu, PtxKernelThroughMgpuJit) {
+  std::vector<char> ptx = readFile(TE_TEST_PTX);
+  ASSERT_FALSE(ptx.empty());
+  ptx.push_back(0);
+  void *m = mgpuModuleLoadJIT(ptx.data(), 2);
+  runAxpy(m);
+  mgpuModuleUnload(m);
+}
+
+TEST_F(Gpu, ClusterLaunchAndDynamicSharedMemory) {
+  std::vector<char> blob = readFile(TE_TEST_FATBIN);
+  void *m = mgpuModuleLoad(blob.data(), int64_t(blob.size()));
+  void *f = mgpuModuleGetFunction(m, "te_test_cluster_rank");
+  ASSERT_NE(f, nullptr) << error();
+  void *dOut = te_rt_mlir_alloc(8 * 4, 0), *dSmem = te_rt_mlir_alloc(8 * 4, 0);
+  void *params[] = {&dOut, &dSmem};
+  const int32_t smem = 100 << 10; // above the 48 KiB default
+  mgpuLaunchClusterKernel(f, 2, 1, 1, 8, 1, 1, 32, 1, 1, smem, nullptr, params,
+                          nullptr);
+  std::vector<int> rank(8), bytes(8);
+  te_rt_mlir_read(rank.data(), dOut, 32);
+  te_rt_mlir_read(bytes.data(), dSmem, 32);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(rank[i], i % 2);
+    EXPECT_EQ(bytes[i], smem);
+  }
+  te_rt_mlir_free(dOut);
+  te_rt_mlir_free(dSmem);
+  mgpuModuleUnload(m);
+}
+
+TEST_F(Gpu, LaunchErrorsAreStickyWithTheKernelName) {
+  std::vector<char> blob = readFile(TE_TEST_FATBIN);
+  void *m = mgpuModuleLoad(blob.data(), int64_t(blob.size()));
+  EXPECT_EQ(mgpuModuleGetFunction(m, "no_such_kernel"), nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_CUDA_ERROR);
+  EXPECT_NE(error().find("gpu.launch_func @no_such_kernel"), std::string::npos)
+      << error();
+  te_rt_set_current_context(ctx);
+  void *f = mgpuModuleGetFunction(m, "te_test_axpy");
+  ASSERT_NE(f, nullptr) << error();
+  void *dy = te_rt_mlir_alloc(4, 0);
+  float a = 1;
+  int n = 1;
+  void *params[] = {&dy, &dy, &a, &n};
+  mgpuLaunchKernel(f, 1, 1, 1, 4096, 1, 1, 0, nullptr, params, nullptr, 4);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_CUDA_ERROR);
+  EXPECT_NE(error().find("gpu.launch_func @te_test_axpy: cannot launch the "
+                         "kernel: cudaError"),
+            std::string::npos)
+      << error();
+  std::string first = error();
+  mgpuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr, 4);
+  EXPECT_EQ(error(), first);
+  te_rt_mlir_free(dy);
+  te_rt_set_current_context(ctx);
+  // In host-memory mode a GPU module cannot run.
+  te_rt_context_set_host_memory(ctx, 1);
+  mgpuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr, 4);
+  EXPECT_NE(error().find("host-memory mode"), std::string::npos) << error();
+  te_rt_context_set_host_memory(ctx, 0);
+  mgpuModuleUnload(m);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+TEST_F(Gpu, MemoryFunctionsAndEvents) {
+  void *d = mgpuMemAlloc(64 * 4, nullptr, false);
+  ASSERT_NE(d, nullptr) << error();
+  EXPECT_TRUE(isDevicePointer(d));
+  mgpuMemset32(d, 0x3f800000u, 32, nullptr); // 1.0f
+  mgpuMemset16(static_cast<char *>(d) + 128, 0x1234, 64, nullptr);
+  void *e = mgpuEventCreate();
+  ASSERT_NE(e, nullptr) << error();
+  mgpuEventRecord(e, nullptr);
+  mgpuStreamWaitEvent(nullptr, e);
+  mgpuEventSynchronize(e);
+  mgpuEventDestroy(e);
+  std::vector<uint32_t> out(64);
+  void *m = mgpuMemAlloc(64 * 4, nullptr, true); // managed
+  ASSERT_NE(m, nullptr) << error();
+  mgpuMemcpy(m, d, 64 * 4, nullptr);
+  te_rt_mlir_read(out.data(), m, 64 * 4);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  for (int i = 0; i < 32; ++i)
+    ASSERT_EQ(out[i], 0x3f800000u);
+  for (int i = 32; i < 64; ++i)
+    ASSERT_EQ(out[i], 0x12341234u);
+  std::vector<float> host(16, 1.0f);
+  struct {
+    float *allocated, *aligned;
+    int64_t offset, sizes[1], strides[1];
+  } memref = {host.data(), host.data(), 0, {16}, {1}};
+  mgpuMemHostRegisterMemRef(1, &memref, 4);
+  mgpuMemHostUnregisterMemRef(1, &memref, 4);
+  mgpuSetDefaultDevice(0);
+  mgpuMemFree(m, nullptr);
+  mgpuMemFree(d, nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+}
+
+} // namespace

@@ -1,0 +1,280 @@
+//===- MemoryTest.cpp - Context memory and the GPU host ABI, any backend --===//
+//
+// Part of te. te_rt_mlir_alloc / free / copy / read / write on a cpu context
+// (sticky status, null and zero sizes, alignment), host-memory mode, and the
+// mgpu* functions where no GPU context is current: they must record a clear
+// error and never crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "te_rt_abi.h"
+#include "te_rt_gpu_abi.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+class CpuContext : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &ctx), TE_RT_OK);
+    te_rt_set_current_context(ctx);
+  }
+  void TearDown() override {
+    te_rt_set_current_context(nullptr);
+    te_rt_context_destroy(ctx);
+  }
+  static std::string error() {
+    return static_cast<const char *>(te_rt_current_error());
+  }
+  te_rt_context *ctx = nullptr;
+};
+
+TEST_F(CpuContext, AllocCopyReadWriteRoundTrip) {
+  const int n = 1000;
+  void *a = te_rt_mlir_alloc(n * 4, 0);
+  void *b = te_rt_mlir_alloc(n * 4, 64);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 256, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b) % 256, 0u);
+  std::vector<float> in(n), out(n, -1.0f);
+  for (int i = 0; i < n; ++i)
+    in[i] = 0.5f * i;
+  te_rt_mlir_write(a, in.data(), n * 4);
+  te_rt_mlir_copy(b, a, n * 4);
+  te_rt_mlir_read(out.data(), b, n * 4);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  EXPECT_EQ(out, in);
+  // Host memory is the cpu context's memory: compiled code may touch it.
+  EXPECT_EQ(static_cast<float *>(b)[7], 3.5f);
+  te_rt_mlir_free(a);
+  te_rt_mlir_free(b);
+  te_rt_mlir_free(nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+}
+
+TEST_F(CpuContext, ZeroBytesAndLargeAlignment) {
+  void *a = te_rt_mlir_alloc(0, 0);
+  void *b = te_rt_mlir_alloc(0, 0);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(a, b);
+  te_rt_mlir_copy(nullptr, nullptr, 0); // zero bytes: nothing to check
+  te_rt_mlir_read(nullptr, nullptr, 0);
+  te_rt_mlir_write(nullptr, nullptr, 0);
+  void *c = te_rt_mlir_alloc(10, 4096);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(c) % 4096, 0u);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  te_rt_mlir_free(a);
+  te_rt_mlir_free(b);
+  te_rt_mlir_free(c);
+}
+
+TEST_F(CpuContext, BadArgumentsAreRecorded) {
+  EXPECT_EQ(te_rt_mlir_alloc(16, 3), nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_NE(error().find("te_rt_mlir_alloc: alignment 3 is not a power of two"),
+            std::string::npos)
+      << error();
+  te_rt_set_current_context(ctx);
+  EXPECT_EQ(te_rt_mlir_alloc(-1, 0), nullptr);
+  EXPECT_NE(error().find("negative size -1"), std::string::npos) << error();
+  te_rt_set_current_context(ctx);
+  float x = 0;
+  te_rt_mlir_copy(&x, nullptr, 4);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_NE(error().find("te_rt_mlir_copy"), std::string::npos) << error();
+}
+
+TEST_F(CpuContext, OutOfMemoryIsRecorded) {
+  EXPECT_EQ(te_rt_mlir_alloc(int64_t(1) << 61, 0), nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OUT_OF_MEMORY);
+  EXPECT_NE(
+      error().find("cannot allocate 2305843009213693952 bytes of host memory"),
+      std::string::npos)
+      << error();
+}
+
+TEST_F(CpuContext, StickyStatus) {
+  std::vector<float> in = {1, 2, 3, 4};
+  void *a = te_rt_mlir_alloc(16, 0);
+  ASSERT_NE(a, nullptr);
+  te_rt_mlir_write(a, in.data(), 16);
+  // The first failure is kept; later calls do nothing...
+  EXPECT_EQ(te_rt_mlir_alloc(16, 5), nullptr);
+  std::string first = error();
+  EXPECT_EQ(te_rt_mlir_alloc(16, 0), nullptr);
+  EXPECT_EQ(te_rt_mlir_alloc(-5, 0), nullptr);
+  EXPECT_EQ(error(), first);
+  std::vector<float> other = {9, 9, 9, 9};
+  te_rt_mlir_write(a, other.data(), 16);
+  std::vector<float> out(4, -1.0f);
+  te_rt_mlir_read(out.data(), a, 16); // ...a read fills zeros
+  EXPECT_EQ(out, std::vector<float>(4, 0.0f));
+  EXPECT_EQ(std::memcmp(a, in.data(), 16), 0);
+  // ...but free still frees (no leak under ASan/LSan).
+  te_rt_mlir_free(a);
+  EXPECT_EQ(error(), first);
+  te_rt_set_current_context(ctx);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK);
+}
+
+TEST(NoContext, EntryPointsRecordAndDoNothing) {
+  te_rt_set_current_context(nullptr);
+  EXPECT_EQ(te_rt_mlir_alloc(16, 0), nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(static_cast<const char *>(te_rt_current_error()))
+                .find("no current context"),
+            std::string::npos);
+  float x = 5;
+  te_rt_mlir_read(&x, &x, 4);
+  EXPECT_EQ(x, 0.0f);
+  te_rt_mlir_free(nullptr);
+  te_rt_set_current_context(nullptr);
+}
+
+TEST_F(CpuContext, HostMemoryModeIsAFlag) {
+  int on = -1;
+  ASSERT_EQ(te_rt_context_get_host_memory(ctx, &on), TE_RT_OK);
+  EXPECT_EQ(on, 0);
+  ASSERT_EQ(te_rt_context_set_host_memory(ctx, 7), TE_RT_OK);
+  ASSERT_EQ(te_rt_context_get_host_memory(ctx, &on), TE_RT_OK);
+  EXPECT_EQ(on, 1);
+  EXPECT_EQ(te_rt_context_get_host_memory(ctx, nullptr),
+            TE_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(te_rt_context_set_host_memory(nullptr, 1), TE_RT_INVALID_ARGUMENT);
+  // The cpu backend ignores it: host memory is its context memory.
+  void *a = te_rt_mlir_alloc(8, 0);
+  double v = 1.25, w = 0;
+  te_rt_mlir_write(a, &v, 8);
+  te_rt_mlir_read(&w, a, 8);
+  EXPECT_EQ(w, 1.25);
+  te_rt_mlir_free(a);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+}
+
+TEST_F(CpuContext, UpdateScaleCopiesAmaxIntoHistory) {
+  std::vector<int64_t> d = {TE_RT_ABI_QUANTIZER_MAGIC};
+  te_rt_quantizer q;
+  te_rt_quantizer_init_default(&q);
+  q.recipe = TE_RT_RECIPE_DELAYED;
+  q.history_length = 4;
+#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg)                                      \
+  {                                                                            \
+    int64_t v = 0;                                                             \
+    if constexpr (std::is_same_v<decltype(q.c), float>) {                      \
+      uint32_t bits;                                                           \
+      std::memcpy(&bits, &q.c, 4);                                             \
+      v = bits;                                                                \
+    } else {                                                                   \
+      v = static_cast<int64_t>(q.c);                                           \
+    }                                                                          \
+    d.push_back(v);                                                            \
+  }
+#include "te_rt_abi.def"
+  float amax = 3.0f, history[4] = {0, 1, 2, 0.5f}, scale = 1.0f;
+  te_rt_mlir_update_scale(d.data(), &amax, history, 4, &scale);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  EXPECT_NE(scale, 1.0f); // recomputed from max(history) with 3 in it
+}
+
+//===----------------------------------------------------------------------===//
+// mgpu* without a GPU context
+//===----------------------------------------------------------------------===//
+
+const char kPtx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                    ".visible .entry k()\n{\n ret;\n}\n";
+
+TEST_F(CpuContext, ModuleOnCpuContextRecordsAndDoesNotCrash) {
+  // Like a global constructor of a compiled object: no context needed.
+  void *m = mgpuModuleLoadJIT(const_cast<char *>(kPtx), 2);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK);
+  void *f = mgpuModuleGetFunction(m, "k");
+  EXPECT_EQ(f, nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_BACKEND_UNAVAILABLE);
+  EXPECT_EQ(error(), "gpu.launch_func @k: this module was compiled for a GPU "
+                     "target (sm_90) and needs a cuda context; the current "
+                     "context is a cpu context");
+  std::string first = error();
+  void *stream = mgpuStreamCreate();
+  mgpuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr, 0);
+  mgpuLaunchClusterKernel(f, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, stream, nullptr,
+                          nullptr);
+  mgpuStreamSynchronize(stream);
+  mgpuStreamDestroy(stream);
+  EXPECT_EQ(error(), first);
+  mgpuModuleUnload(m);
+}
+
+TEST_F(CpuContext, FatbinTargetInTheMessage) {
+  // A fatbin header and one entry of arch 90 (the fields the message reads).
+  std::vector<unsigned char> blob(64, 0);
+  const uint32_t magic = 0xBA55ED50u, arch = 90;
+  std::memcpy(blob.data(), &magic, 4);
+  std::memcpy(blob.data() + 16 + 24, &arch, 4);
+  void *m = mgpuModuleLoad(blob.data(), int64_t(blob.size()));
+  EXPECT_EQ(mgpuModuleGetFunction(m, "kernel"), nullptr);
+  EXPECT_NE(error().find("gpu.launch_func @kernel: this module was compiled "
+                         "for a GPU target (sm_90) and needs a cuda context"),
+            std::string::npos)
+      << error();
+  mgpuModuleUnload(m);
+}
+
+TEST_F(CpuContext, EveryMgpuFunctionFailsCleanly) {
+  EXPECT_EQ(mgpuMemAlloc(64, nullptr, false), nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_BACKEND_UNAVAILABLE);
+  EXPECT_NE(error().find("gpu.alloc: this program was compiled for a GPU "
+                         "target and needs a cuda context"),
+            std::string::npos)
+      << error();
+  te_rt_set_current_context(ctx);
+  EXPECT_EQ(mgpuEventCreate(), nullptr);
+  EXPECT_NE(te_rt_current_status(), TE_RT_OK);
+  te_rt_set_current_context(ctx);
+  float a = 1, b = 2;
+  mgpuMemcpy(&a, &b, 4, nullptr);
+  EXPECT_EQ(a, 1.0f);
+  EXPECT_NE(te_rt_current_status(), TE_RT_OK);
+  mgpuMemset32(&a, 0, 1, nullptr);
+  mgpuMemset16(&a, 0, 2, nullptr);
+  EXPECT_EQ(a, 1.0f);
+  mgpuMemFree(nullptr, nullptr);
+  mgpuEventDestroy(nullptr);
+  mgpuEventRecord(nullptr, nullptr);
+  mgpuEventSynchronize(nullptr);
+  mgpuStreamWaitEvent(nullptr, nullptr);
+  mgpuSetDefaultDevice(0);
+  struct {
+    float *allocated, *aligned;
+    int64_t offset, sizes[1], strides[1];
+  } memref = {&a, &a, 0, {1}, {1}};
+  mgpuMemHostRegisterMemRef(1, &memref, 4);
+  mgpuMemHostUnregisterMemRef(1, &memref, 4);
+  mgpuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+}
+
+TEST(NoContextGpu, ModuleWithoutContextRecords) {
+  te_rt_set_current_context(nullptr);
+  void *m = mgpuModuleLoadJIT(const_cast<char *>(kPtx), 0);
+  EXPECT_EQ(mgpuModuleGetFunction(m, "k"), nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  std::string msg = static_cast<const char *>(te_rt_current_error());
+  EXPECT_NE(msg.find("(sm_90) and needs a cuda context; there is no current "
+                     "context"),
+            std::string::npos)
+      << msg;
+  mgpuModuleUnload(m);
+  te_rt_set_current_context(nullptr);
+}
+
+} // namespace
