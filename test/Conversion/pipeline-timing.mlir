@@ -4,7 +4,7 @@
 // convert-te-to-reference runs after te-decompose-linear.
 //
 // RUN: te-opt %s --te-pipeline="target=sm_90" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARK90,TIMING,NATIVE
-// RUN: te-opt %s --te-pipeline="target=sm_90 reference=true" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TIMING,REFERENCE
+// RUN: te-opt %s --te-pipeline="target=cpu reference=true" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TIMING,REFERENCE
 // RUN: te-opt %s --te-pipeline="target=cpu lower-to-llvm=false" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARKCPU,NOLLVM
 // RUN: te-opt %s --te-pipeline="target=sm_100" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM100 --allow-empty
 //
@@ -38,7 +38,16 @@
 // passes of TEDeallocate and LowerIfPresent under the first
 // 'builtin.module' Pipeline entry.
 // TIMING-NEXT: TEDeallocate
+//
+// On a GPU target: tensor data in device memory, every op on it a kernel
+// (te-linalg-to-gpu, twice: convert-te-to-runtime copies strided operands),
+// the kernels outlined, compiled and embedded.
+// NATIVE-NEXT: ConvertBufferizationToMemRefPass
+// NATIVE-NEXT: TELinalgToGPU
 // NATIVE-NEXT: ConvertTEToRuntime
+// NATIVE-NEXT: TELinalgToGPU
+// NATIVE-NEXT: GpuLaunchSinkIndexComputationsPass
+// NATIVE-NEXT: GpuKernelOutliningPass
 // REFERENCE-NEXT: 'builtin.module' Pipeline
 // REFERENCE-NEXT: ExpandReallocPass
 // REFERENCE: OwnershipBasedBufferDeallocationPass
@@ -54,6 +63,11 @@
 // REFERENCE-NEXT: ConvertTEToRuntime
 // TIMING-NEXT: LowerIfPresent
 // NATIVE-NOT: Pipeline
+// NATIVE-NEXT: GpuNVVMAttachTarget
+// NATIVE-NEXT: FinalizeMemRefToLLVMConversionPass
+// NATIVE: GpuToLLVMConversionPass
+// NATIVE-NEXT: GpuModuleToBinaryPass
+// NATIVE-NEXT: TEStripBinaryProperties
 // TIMING-NEXT: ConvertToLLVMPass
 // TIMING-NEXT: ReconcileUnrealizedCastsPass
 // TIMING-NEXT: Output

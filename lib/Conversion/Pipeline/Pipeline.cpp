@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -334,6 +335,35 @@ private:
   std::string error;
 };
 
+/// Drops the properties gpu-module-to-binary records on each object of a
+/// gpu.binary (the time ptxas took, ...), so that te-pipeline's output
+/// depends on its input only.
+class StripBinaryPropertiesPass
+    : public PassWrapper<StripBinaryPropertiesPass, OperationPass<ModuleOp>> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(StripBinaryPropertiesPass)
+  StringRef getArgument() const override {
+    return "te-strip-binary-properties";
+  }
+  StringRef getName() const override { return "TEStripBinaryProperties"; }
+  StringRef getDescription() const override {
+    return "drop the compile-time properties (e.g. ISAToBinaryTimeInMs) of "
+           "gpu.binary objects, for reproducible output";
+  }
+  void runOnOperation() override {
+    getOperation().walk([](gpu::BinaryOp binary) {
+      SmallVector<Attribute> objects;
+      for (Attribute a : binary.getObjects()) {
+        auto o = cast<gpu::ObjectAttr>(a);
+        objects.push_back(gpu::ObjectAttr::get(o.getContext(), o.getTarget(),
+                                               o.getFormat(), o.getObject(),
+                                               nullptr, o.getKernels()));
+      }
+      binary.setObjectsAttr(ArrayAttr::get(binary.getContext(), objects));
+    });
+  }
+};
+
 /// An op of dialect `dialect` whose name is not in `except`.
 std::function<bool(Operation *)>
 opOfDialect(StringRef dialect, std::initializer_list<StringRef> except = {}) {
@@ -501,6 +531,7 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
             "gpu-to-llvm,"
             "gpu-module-to-binary{format=" +
             options.gpuFormat.getValue() + " toolkit=" + toolkit + "}");
+    pm.addPass(std::make_unique<StripBinaryPropertiesPass>());
   }
   addText("convert-to-llvm,reconcile-unrealized-casts");
 }
@@ -514,6 +545,7 @@ void mlir::te::registerTEPipeline() {
   // (--dump-pass-pipeline, crash reproducers) parses back.
   PassRegistration<DeallocatePass>();
   PassRegistration<LowerIfPresentPass>();
+  PassRegistration<StripBinaryPropertiesPass>();
   PassPipelineRegistration<TEPipelineOptions>(
       "te-pipeline",
       "the te flow: te-set-target, inline, te-infer-shapes, "
