@@ -43,11 +43,21 @@
 #include "te_rt.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* MLIR's memref allocation functions (finalize-memref-to-llvm with
+ * use-generic-functions, as te-pipeline lowers GPU targets): the current
+ * context's memory, te_rt_mlir_alloc / te_rt_mlir_free (null and a recorded
+ * failure when it cannot allocate). */
+TE_RT_EXPORT void *_mlir_memref_to_llvm_alloc(size_t size);
+TE_RT_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
+                                                      size_t size);
+TE_RT_EXPORT void _mlir_memref_to_llvm_free(void *ptr);
 
 /* Records a cubin or fatbin of `size` bytes; returns its module handle. */
 TE_RT_EXPORT void *mgpuModuleLoad(void *data, int64_t size);

@@ -17,6 +17,7 @@
 
 #include "te_rt_abi.h"
 #include "te_rt_comm.h"
+#include "te_rt_gpu_abi.h"
 
 #include "Backend.h"
 #include "MlirState.h"
@@ -652,5 +653,20 @@ int32_t te_rt_current_status(void) { return state().status; }
 void *te_rt_current_error(void) {
   return const_cast<char *>(state().message.c_str());
 }
+
+// The allocation functions of MLIR's memref lowering with
+// use-generic-functions (te-pipeline on GPU targets): every memref a
+// compiled program allocates is context memory (te_rt_mlir_alloc), freed
+// with te_rt_mlir_free.
+void *_mlir_memref_to_llvm_alloc(size_t size) {
+  return te_rt_mlir_alloc(static_cast<int64_t>(size), 0);
+}
+
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+  return te_rt_mlir_alloc(static_cast<int64_t>(size),
+                          static_cast<int64_t>(alignment));
+}
+
+void _mlir_memref_to_llvm_free(void *ptr) { te_rt_mlir_free(ptr); }
 
 } // extern "C"

@@ -540,6 +540,8 @@ std::vector<int64_t> descriptor(const te_rt_quantizer &q) {
 
 TEST_F(CudaNccl, CompiledCodeFindsTheGroup) {
   Context gpu(TE_RT_BACKEND_CUDA);
+  // Code compiled for target=cpu passes host buffers: host-memory mode.
+  ASSERT_EQ(te_rt_context_set_host_memory(gpu.ctx, 1), TE_RT_OK);
   te_rt_set_current_context(gpu.ctx);
   ASSERT_EQ(te_rt_comm_register_group("tp", comm), TE_RT_OK);
   // te.allreduce_max: host memory, staged to the device and back.
