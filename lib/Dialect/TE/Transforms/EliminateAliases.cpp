@@ -16,6 +16,9 @@
 //     passes the same value are merged (private functions), `te.linear`'s
 //     new_workspace / saved_weight are redirected to the one quantized
 //     weight, and scf ops drop pass-through results (their canonicalization).
+//     Public functions keep their signatures (the host calls them with the
+//     signature it read): a result that returns an argument or repeats an
+//     earlier result of the same return is a copy instead.
 // (b) Equal quantizations are done once. `te.quantize` ops of the same SSA
 //     value into the same quantized type up to usage (the quantizer attribute
 //     compared by identity -- attributes are uniqued, so this is value
@@ -38,6 +41,7 @@
 #include "te/Dialect/TE/Transforms/Passes.h"
 
 #include "UsageView.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -221,11 +225,71 @@ bool eliminateArgumentAliases(func::FuncOp func, ArrayRef<func::CallOp> calls) {
   return true;
 }
 
-bool eliminateFunctionAliases(ModuleOp module, bool keepPublicSignatures) {
+/// A copy of `value` in a new buffer: `bufferization.alloc_tensor copy` of
+/// a ranked tensor, of each buffer of a `!te.qtensor`. Null for other types
+/// (scalars are values; nothing aliases them).
+Value createCopy(OpBuilder &builder, Location loc, Value value) {
+  if (auto tensor = dyn_cast<RankedTensorType>(value.getType()))
+    return bufferization::AllocTensorOp::create(builder, loc, tensor,
+                                                ValueRange(), value)
+        .getResult();
+  auto qtensor = dyn_cast<QTensorType>(value.getType());
+  if (!qtensor)
+    return {};
+  Operation *anchor = builder.getInsertionBlock()->getParentOp();
+  FailureOr<SmallVector<QTensorBuffer>> buffers =
+      qtensor.getBuffers(getTarget(anchor), [&]() { return emitError(loc); });
+  if (failed(buffers))
+    return {};
+  SmallVector<Type> types;
+  for (const QTensorBuffer &buffer : *buffers)
+    types.push_back(buffer.type);
+  auto split = BuffersOp::create(builder, loc, types, value);
+  SmallVector<Value> copies;
+  for (Value buffer : split.getResults()) {
+    Value copy = createCopy(builder, loc, buffer);
+    if (!copy)
+      return {};
+    copies.push_back(copy);
+  }
+  return FromBuffersOp::create(builder, loc, qtensor, copies).getResult();
+}
+
+/// A public function keeps its signature: in each return, an operand that is
+/// an argument of the function or repeats an earlier operand is replaced by
+/// a copy of it.
+bool copyAliasedResults(func::FuncOp func) {
+  bool changed = false;
+  Block &entry = func.getBody().front();
+  for (func::ReturnOp ret : getReturns(func)) {
+    OpBuilder builder(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      Value value = operand.get();
+      auto arg = dyn_cast<BlockArgument>(value);
+      bool returnsArgument = arg && arg.getOwner() == &entry;
+      bool repeats = llvm::any_of(
+          ret->getOpOperands().take_front(operand.getOperandNumber()),
+          [&](OpOperand &earlier) { return earlier.get() == value; });
+      if (!returnsArgument && !repeats)
+        continue;
+      if (Value copy = createCopy(builder, ret.getLoc(), value)) {
+        operand.set(copy);
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+bool eliminateFunctionAliases(ModuleOp module) {
   bool changed = false;
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
-    if (func.isExternal() || (keepPublicSignatures && func.isPublic()))
+    if (func.isExternal())
       continue;
+    if (func.isPublic()) {
+      changed |= copyAliasedResults(func);
+      continue;
+    }
     std::optional<SmallVector<func::CallOp>> calls = getCalls(func, module);
     if (!calls)
       continue;
@@ -402,7 +466,7 @@ struct EliminateAliasesPass
       module.walk([&](LinearOp op) { changed |= eliminateLinearAliases(op); });
       changed |= QuantizationSharing(module).run();
       changed |= hoistQuantizations(module);
-      changed |= eliminateFunctionAliases(module, keepPublicSignatures);
+      changed |= eliminateFunctionAliases(module);
 
       SmallVector<Operation *> scfOps;
       module.walk([&](Operation *op) {

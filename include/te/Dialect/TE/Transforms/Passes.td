@@ -231,10 +231,13 @@ def TEEliminateAliases : Pass<"te-eliminate-aliases", "::mlir::ModuleOp"> {
         new workspace) is removed from the signature, the `return`s and
         every `func.call`, whose uses take the call operand or the other
         result instead. Arguments of a private function that every call
-        passes the same value are merged. Public functions' results are
-        rewritten too (the module is the compilation unit and its entry
-        points are what the host calls), unless `keep-public-signatures`;
-        functions used other than by `func.call` are left alone. Before decomposition, `te.linear`'s
+        passes the same value are merged. Public functions keep their
+        signatures (their callers outside the module, e.g. te-run, call them
+        with the signature they read): in each `return`, a result that is an
+        argument or repeats an earlier result is replaced by a copy of it
+        (`bufferization.alloc_tensor copy`, of each buffer of a qtensor).
+        Private functions used other than by `func.call` are left alone.
+        Before decomposition, `te.linear`'s
         `new_workspace` is replaced by `saved_weight` (and `cache_weight`
         dropped), and a cache hit's `saved_weight` by the `workspace`
         operand. Results of `scf.for` / `scf.if` / `scf.while` that pass an
@@ -270,13 +273,8 @@ def TEEliminateAliases : Pass<"te-eliminate-aliases", "::mlir::ModuleOp"> {
     // becomes a function with two results; callers use result #1 for both.
     ```
   }];
-  let options = [
-    Option<"keepPublicSignatures", "keep-public-signatures", "bool",
-           /*default=*/"false",
-           "leave the signatures of public functions (the host's entry "
-           "points) alone; their calls inside the module too">
-  ];
-  let dependentDialects = ["::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
 }
 
 //===----------------------------------------------------------------------===//
