@@ -876,13 +876,19 @@ LogicalResult Lowering::uploadGlobal(memref::GetGlobalOp op) {
     return op.emitOpError("global of non-static shape or layout on a GPU "
                           "target");
   Location loc = op.getLoc();
+  // At the very start of the function (before the constants this pass
+  // creates there): everything it needs is made here.
   OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+  int64_t bytes = type.getNumElements() *
+                  ((type.getElementTypeBitWidth() + 7) / 8);
   Value host = memref::GetGlobalOp::create(b, loc, type, op.getName());
   Value dev = memref::AllocOp::create(b, loc, type,
                                       b.getI64IntegerAttr(64));
   func::CallOp::create(b, loc, declare("te_rt_mlir_write"),
-                       ValueRange{pointer(b, loc, dev), pointer(b, loc, host),
-                                  byteSize(b, loc, host)});
+                       ValueRange{elementPointer(b, loc, dev, {}),
+                                  elementPointer(b, loc, host, {}),
+                                  arith::ConstantIntOp::create(b, loc, bytes,
+                                                               64)});
   op.getResult().replaceAllUsesWith(dev);
   op.erase();
   // Freed before every return that does not hand it to the caller.

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Runs programs compiled by scripts/gpu-programs.py on the GPU machine (no
+# MLIR there): builds the runtime (cmake -S runtime), links each object with
+# the AOT driver, runs the cpu-target object on the cpu backend and the
+# GPU-target object on the cuda backend with the same inputs, and compares
+# every result: bit for bit where it is quantized data (1-byte elements),
+# else normwise (--max-rel-err, TE_GPU_CHECK_TOL, default 0.05). Prints one
+# line per program and a summary; exit status 1 if any program failed.
+#
+#   scripts/gpu-check.sh OBJ_DIR [OUT_DIR]
+#   TE_GPU_CHECK_SANITIZE=memcheck|racecheck  run the cuda runs under
+#                                             compute-sanitizer
+#   TE_GPU_CHECK_REPEAT=N                     --repeat N on the cuda runs
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+OBJ=$(cd "$1" && pwd)
+OUT=${2:-${OUT:-/tmp/te-gpu-check}}
+RT=${TE_RT_BUILD:-/tmp/te-rt-build}
+TOL=${TE_GPU_CHECK_TOL:-0.05}
+REPEAT=${TE_GPU_CHECK_REPEAT:-1}
+mkdir -p "$OUT"
+W=$(mktemp -d)
+LOG=$OUT/gpu-check.log
+: > "$LOG"
+if [ ! -f "$RT/build.ninja" ]; then
+  cmake -G Ninja -S "$ROOT/runtime" -B "$RT" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90a >> "$LOG" 2>&1 || { echo "runtime configure failed"; tail "$LOG"; exit 1; }
+fi
+ninja -C "$RT" te_rt >> "$LOG" 2>&1 || { echo "runtime build failed"; tail -30 "$LOG"; exit 1; }
+LIB=$(dirname "$(find "$RT" -name libte_rt.so | head -1)")
+CXXF=(-std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib")
+for f in tools/te-run/aot_main.cpp tools/te-run/Harness.cpp runtime/lib/Npy.cpp; do
+  c++ "${CXXF[@]}" -c "$ROOT/$f" -o "$W/$(basename "$f" .cpp).o" || exit 1
+done
+link() { c++ "$W/aot_main.o" "$W/Harness.o" "$W/Npy.o" "$1" -L"$LIB" -lte_rt \
+           -Wl,-rpath,"$LIB" -Wl,--export-dynamic -ldl -lm -o "$2"; }
+SAN=()
+[ -n "${TE_GPU_CHECK_SANITIZE:-}" ] && SAN=(compute-sanitizer --tool "$TE_GPU_CHECK_SANITIZE" --error-exitcode 99)
+pass=0; fail=0
+printf '%-48s | %-6s | %-10s | %s\n' program status "step [ms]" detail
+while read -r name entry flags; do
+  [ -z "$name" ] && continue
+  read -r -a fl <<< "$flags"
+  ref=$W/ref-$name; mkdir -p "$ref"
+  if ! link "$OBJ/$name.cpu.o" "$W/$name.cpu" >> "$LOG" 2>&1 ||
+     ! link "$OBJ/$name.gpu.o" "$W/$name.gpu" >> "$LOG" 2>&1; then
+    printf '%-48s | %-6s | %-10s | %s\n' "$name" FAIL - "link failed"; fail=$((fail+1)); continue
+  fi
+  if ! "$W/$name.cpu" --signature-file "$OBJ/$name.cpu.sig" --entry "$entry" --backend cpu \
+       "${fl[@]}" --output-dir "$ref" --quiet > "$W/cpu.log" 2>&1; then
+    printf '%-48s | %-6s | %-10s | %s\n' "$name" FAIL - "cpu run: $(grep -v '^$' "$W/cpu.log" | tail -1)"; fail=$((fail+1)); continue
+  fi
+  # Results with 1-byte elements (quantized data, E8M0 scales) bit for bit.
+  cmp=(); i=0
+  for t in $(head -1 "$OBJ/$name.gpu.sig" | sed 's/.*->//' | python3 -c '
+import sys
+s, d, cur, out = sys.stdin.read(), 0, "", []
+for c in s:
+    if c == "[": d += 1
+    if c == "]": d -= 1
+    if c == "," and d == 0: out.append(cur); cur = ""
+    else: cur += c
+out.append(cur)
+print(" ".join(x.strip().split("[")[0].strip("() ") for x in out))'); do
+    cmp+=(--compare "$ref/result$i.npy")
+    case "$t" in f8E4M3FN|f8E5M2|f8E8M0FNU|i8|ui8|f4E2M1FN) cmp+=(--exact "$i") ;; esac
+    i=$((i+1))
+  done
+  "${SAN[@]}" "$W/$name.gpu" --signature-file "$OBJ/$name.gpu.sig" --entry "$entry" --backend cuda \
+       "${fl[@]}" --repeat "$REPEAT" --atol 1e30 --max-rel-err "$TOL" "${cmp[@]}" > "$W/gpu.log" 2>&1
+  rc=$?
+  cat "$W/gpu.log" >> "$LOG"
+  step=$(grep -o 'step_ms=[0-9.e+-]*' "$W/gpu.log" | head -1 | cut -d= -f2)
+  detail=$(grep -E 'FAIL|rel' "$W/gpu.log" | tr '\n' ' ' | cut -c1-160)
+  if [ $rc -eq 0 ] && ! grep -q FAIL "$W/gpu.log"; then
+    pass=$((pass+1)); st=PASS
+  else
+    fail=$((fail+1)); st=FAIL; detail="rc=$rc $(grep -v '^$' "$W/gpu.log" | grep -iE 'error|FAIL' | head -2 | tr '\n' ' ' | cut -c1-200)"
+  fi
+  printf '%-48s | %-6s | %-10s | %s\n' "$name" "$st" "${step:--}" "$detail"
+done < "$OBJ/manifest.txt"
+echo "gpu-check: $pass passed, $fail failed (log: $LOG)"
+rm -rf "$W"
+[ $fail -eq 0 ]

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Compiles te's example and integration programs ahead of time for a GPU
+target and for the cpu target, for scripts/gpu-check.sh to run on a GPU
+machine (which has no MLIR) and compare: the cuda backend's results against
+the cpu backend's.
+
+Usage: gpu-programs.py OUT_DIR [--target sm_90] [--only SUBSTRING]
+
+Writes, per program and entry, OUT_DIR/NAME.gpu.o, OUT_DIR/NAME.cpu.o (and
+their .sig files, scripts/te-aot.sh) and one line `NAME ENTRY FLAGS...` in
+OUT_DIR/manifest.txt: the harness flags that make the entry's inputs
+(--seed, --fill, --dynamic-dim), taken from the program's te-run RUN lines
+(examples: those of scripts/run-examples.sh). Programs that need a
+communicator (--comm-group) or explicit --input values are left out.
+Needs the MLIR build (TE_BUILD_DIR) and the CUDA toolkit (the kernels'
+binary).
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KEEP = {"--seed": 1, "--fill": 1, "--dynamic-dim": 1}
+
+
+def integration_programs():
+    out = []
+    folder = os.path.join(ROOT, "test", "Integration")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".mlir"):
+            continue
+        path = os.path.join(folder, name)
+        seen = set()
+        for line in open(path):
+            m = re.search(r"RUN: te-run %s (.*)", line)
+            if not m:
+                continue
+            args = shlex.split(m.group(1).split("|")[0].split(">")[0])
+            if any(a in ("--reference", "--comm-group", "--input", "--target",
+                         "--emit-lowered", "--print-signature")
+                   for a in args):
+                continue
+            entry, flags, i = "main", [], 0
+            while i < len(args):
+                a = args[i]
+                if a == "--entry":
+                    entry = args[i + 1]
+                    i += 2
+                    continue
+                if a in KEEP:
+                    flags += [a, args[i + 1]]
+                    i += 2
+                    continue
+                i += 1
+            key = (entry, tuple(flags))
+            if key in seen:
+                continue
+            seen.add(key)
+            stem = name[:-5] + "." + entry + ("" if len(seen) == 1 else
+                                              ".%d" % len(seen))
+            out.append((stem, path, entry, flags))
+    return out
+
+
+def example_programs():
+    out = []
+    folder = os.path.join(ROOT, "examples")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".mlir"):
+            continue
+        flags = ["--seed", "1", "--dynamic-dim", "256"]
+        if "delayed" in name:
+            flags += ["--fill", "6=1", "--fill", "7=0"]
+        out.append((name[:-5], os.path.join(folder, name), "train_step",
+                    flags))
+    return out
+
+
+def compile_one(job):
+    stem, path, entry, target, obj = job
+    r = subprocess.run(
+        ["bash", os.path.join(ROOT, "scripts", "te-aot.sh"), "compile", path,
+         obj, "--entry", entry, "--target", target],
+        capture_output=True, text=True)
+    return stem, target, r.returncode, r.stderr[-2000:]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("out")
+    p.add_argument("--target", default="sm_90")
+    p.add_argument("--only", default="")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    programs = [x for x in example_programs() + integration_programs()
+                if a.only in x[0]]
+    jobs = []
+    for stem, path, entry, _ in programs:
+        for kind, target in (("gpu", a.target), ("cpu", "cpu")):
+            jobs.append((stem, path, entry, target,
+                         os.path.join(a.out, "%s.%s.o" % (stem, kind))))
+    failed = set()
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        for stem, target, rc, err in pool.map(compile_one, jobs):
+            if rc != 0:
+                failed.add(stem)
+                sys.stderr.write("gpu-programs: %s (%s) failed:\n%s\n" %
+                                 (stem, target, err))
+    with open(os.path.join(a.out, "manifest.txt"), "w") as m:
+        for stem, _, entry, flags in programs:
+            if stem not in failed:
+                m.write(" ".join([stem, entry] + flags) + "\n")
+    print("gpu-programs: %d programs compiled, %d failed" %
+          (len(programs) - len(failed), len(failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
