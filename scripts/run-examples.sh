@@ -61,7 +61,7 @@ for f in examples/mlp-train-step-*.mlir; do
   loss=$(awk '/^result 0: f32 /{print $5}' "$tmp/q.log")
   ref=$(awk '/^result 0: f32 /{print $5}' "$tmp/ref.log")
   rel() { awk -v r="$1" '$1=="result" && $2==r":" && /rel_err/ {for(i=1;i<=NF;i++) if($i=="rel_err") printf "%.2e", $(i+1)}' "$tmp/q.log"; }
-  t=$(awk '/^time/{print $2}' "$tmp/q.log")
+  t=$(awk '/^time /{print $2}' "$tmp/q.log")
   note=ok
   if [ "$recipe" = delayed ]; then
     note="ok (new scales max $(awk '/^result 5: f32\[/{print $7}' "$tmp/q.log"))"

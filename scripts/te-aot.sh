@@ -3,22 +3,28 @@
 #
 #   scripts/te-aot.sh compile IN.mlir OUT.o [--entry NAME] [--target T]
 #       te-pipeline{target=T} (via te-run --emit-lowered, which also gives the
-#       entry its C interface) + mlir-translate --mlir-to-llvmir + llc
-#       -filetype=obj. Writes OUT.o and OUT.sig (the entry's signature for
-#       te-aot-run). Needs the MLIR build (TE_BUILD_DIR, default build) and
-#       LLVM 22 (LLVM_PREFIX, default /usr/lib/llvm-22).
+#       entry its C interface and the packed wrapper _te_packed_NAME the
+#       driver calls) + mlir-translate --mlir-to-llvmir + llc -filetype=obj.
+#       T is cpu, sm_90 (default) or sm_100. Writes OUT.o and OUT.sig for
+#       te-aot-run: line 1 the entry's signature (te-run --print-signature),
+#       line 2 `target T` (a file without it is read as target cpu). Needs
+#       the MLIR build (TE_BUILD_DIR, default build) and LLVM 22
+#       (LLVM_PREFIX, default /usr/lib/llvm-22).
 #   scripts/te-aot.sh link OBJ.o EXE RUNTIME_BUILD_DIR   (extra compiler flags: TE_AOT_CXXFLAGS)
 #       Links OBJ.o with the driver tools/te-run/aot_main.cpp and
 #       RUNTIME_BUILD_DIR/lib*/libte_rt.so into EXE. Needs only a C++17
 #       compiler and a runtime build (cmake -S runtime): no MLIR, so it runs
 #       on the GPU machine.
 #   EXE --signature-file OBJ.sig --backend cpu|cuda [te-run's harness flags]
+#       An sm_90/sm_100 object is a GPU program: it runs with --backend cuda
+#       only (arguments and results in device memory, copied once around the
+#       timed calls); a cpu object runs on both backends (host memory).
 #
 # The short form `scripts/te-aot.sh IN.mlir OUT.o` is `compile`.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
-usage() { sed -n '2,17p' "$0"; exit 2; }
+usage() { sed -n '2,23p' "$0"; exit 2; }
 
 cmd=${1:-}
 case "$cmd" in
@@ -41,11 +47,12 @@ if [ "$cmd" = compile ]; then
   BIN=${TE_BUILD_DIR:-$ROOT/build}/bin
   LLVM=${LLVM_PREFIX:-/usr/lib/llvm-22}/bin
   tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-  "$BIN/te-run" "$in" --entry "$entry" --target "$target" --print-signature > "${out%.o}.sig"
+  sig=$("$BIN/te-run" "$in" --entry "$entry" --target "$target" --print-signature)
   "$BIN/te-run" "$in" --entry "$entry" --target "$target" --emit-lowered "$tmp/lowered.mlir"
   "$LLVM/mlir-translate" --mlir-to-llvmir "$tmp/lowered.mlir" -o "$tmp/module.ll"
   "$LLVM/llc" -O2 -filetype=obj -relocation-model=pic "$tmp/module.ll" -o "$out"
-  echo "te-aot.sh: wrote $out and ${out%.o}.sig ($(cat "${out%.o}.sig"))"
+  printf '%s\ntarget %s\n' "$sig" "$target" > "${out%.o}.sig"
+  echo "te-aot.sh: wrote $out and ${out%.o}.sig ($sig; target $target)"
 else
   [ $# -eq 3 ] || usage
   obj=$1; exe=$2; rt=$3

@@ -1,6 +1,6 @@
-// te-run's argument handling: integer scalar arguments (by value: --seed,
-// --input N or --fill I=N), constant tensors (--fill), and the messages of
-// bad uses.
+// te-run's argument handling: scalar arguments (i64, i32, f32, f64, by
+// value: --seed, --input N or --fill I=N), a single scalar result, constant
+// tensors (--fill), and the messages of bad uses.
 //
 // RUN: te-run %s --entry scalar --seed 7 | FileCheck %s --check-prefix=SEED
 // SEED: result 0: f32 min 7 max 7
@@ -24,8 +24,19 @@
 // SYNTAX: te-run: --fill 'x': expected INDEX=VALUE, e.g. --fill 6=1
 // RUN: not te-run %s --entry scalar --fill 0=1 --input 1 --input 2 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: te-run: --fill and --input exclude each other (give every argument with --input)
-// RUN: not te-run %s --entry float_scalar 2>&1 | FileCheck %s --check-prefix=FLOAT
-// FLOAT: te-run: argument 0 (f32): scalar arguments must be i64 or i32 (pass a f32 as a tensor of one element)
+// RUN: te-run %s --entry float_scalar --fill 0=1.5 | FileCheck %s --check-prefix=FLOAT
+// FLOAT: result 0: f32 min 1.5 max 1.5
+// FLOAT: result 1: f32 min 1.5 max 1.5
+// RUN: te-run %s --entry sum --input 40 --input -3 --input 0.5 --input 2.25 | FileCheck %s --check-prefix=SUM
+// SUM: result 0: f64 min 39.75 max 39.75
+// RUN: te-run %s --entry sum --seed 3 | FileCheck %s --check-prefix=SUMSEED
+// SUMSEED: result 0: f64 min 12 max 12
+// RUN: not te-run %s --entry sum --input 1 --input 2 --input x --input 4 2>&1 | FileCheck %s --check-prefix=NOTNUM
+// NOTNUM: te-run: argument 2 (f32): --input 'x' is not a number (a scalar argument's --input is its value)
+//
+// A GPU-target program needs the cuda backend.
+// RUN: not te-run %s --entry scalar --target sm_90 2>&1 | FileCheck %s --check-prefix=GPU
+// GPU: te-run: compiled for sm_90: run it with --backend cuda, or compile with --target cpu
 
 func.func @scalar(%a: i64, %b: i32) -> (f32, f32) {
   %fa = arith.sitofp %a : i64 to f32
@@ -48,4 +59,14 @@ func.func @mixed(%x: tensor<4xf32>, %n: i64) -> tensor<4xf32> {
 
 func.func @float_scalar(%a: f32) -> (f32, f32) {
   return %a, %a : f32, f32
+}
+
+func.func @sum(%a: i64, %b: i32, %c: f32, %d: f64) -> f64 {
+  %fa = arith.sitofp %a : i64 to f64
+  %fb = arith.sitofp %b : i32 to f64
+  %fc = arith.extf %c : f32 to f64
+  %s0 = arith.addf %fa, %fb : f64
+  %s1 = arith.addf %s0, %fc : f64
+  %s2 = arith.addf %s1, %d : f64
+  return %s2 : f64
 }

@@ -8,6 +8,7 @@
 
 #include "Npy.h"
 #include "te/Format/Codecs.h"
+#include "te_rt_abi.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <utility>
@@ -29,7 +31,7 @@ struct ElementInfo {
 };
 const ElementInfo kElements[] = {
     {"f32", 4},    {"f16", 2},       {"bf16", 2}, {"i8", 1},  {"f8E4M3FN", 1},
-    {"f8E5M2", 1}, {"f8E8M0FNU", 1}, {"i64", 8},  {"i32", 4},
+    {"f8E5M2", 1}, {"f8E8M0FNU", 1}, {"i64", 8},  {"i32", 4}, {"f64", 8},
 };
 
 std::string trim(const std::string &s) {
@@ -105,11 +107,16 @@ bool parseList(const std::string &text, std::vector<TensorType> &out,
   return true;
 }
 
-float readFloat(const TensorType &t, const uint8_t *p) {
+double readFloat(const TensorType &t, const uint8_t *p) {
   if (t.elementType == "f32") {
     float f;
     std::memcpy(&f, p, 4);
     return f;
+  }
+  if (t.elementType == "f64") {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
   }
   uint16_t h;
   std::memcpy(&h, p, 2);
@@ -120,6 +127,11 @@ float readFloat(const TensorType &t, const uint8_t *p) {
 void writeFloat(const TensorType &t, uint8_t *p, float v) {
   if (t.elementType == "f32") {
     std::memcpy(p, &v, 4);
+    return;
+  }
+  if (t.elementType == "f64") {
+    double d = v;
+    std::memcpy(p, &d, 8);
     return;
   }
   uint16_t h = t.elementType == "bf16" ? te::format::floatToBF16(v)
@@ -153,24 +165,39 @@ std::vector<int64_t> descriptor(void *data, const std::vector<int64_t> &shape) {
   return d;
 }
 
-template <size_t... I>
-void callWith(void *fn, void **p, std::index_sequence<I...>) {
-  using F = void (*)(decltype((void)I, (void *)nullptr)...);
-  reinterpret_cast<F>(fn)(p[I]...);
+/// The largest argument the harness generates (bytes).
+constexpr int64_t kMaxBytes = int64_t(1) << 46;
+
+/// Whether the C interface takes the results struct as its first
+/// parameter: for a memref result or several results (a single scalar is
+/// returned by value).
+bool resultsByPointer(const Signature &sig) {
+  return !sig.results.empty() &&
+         !(sig.results.size() == 1 && sig.results[0].scalar);
 }
 
-constexpr size_t kMaxPointers = 32;
+using Clock = std::chrono::steady_clock;
 
-template <size_t N> void callN(void *fn, void **p) {
-  callWith(fn, p, std::make_index_sequence<N>());
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-template <size_t... N>
-bool dispatch(size_t n, void *fn, void **p, std::index_sequence<N...>) {
-  bool done = false;
-  ((n == N ? (callN<N>(fn, p), done = true) : false), ...);
-  return done;
+/// The runtime's message for a failed call `what`.
+std::string runtimeMessage(const std::string &what, te_rt_status status) {
+  const char *message = te_rt_last_error();
+  return what + ": " +
+         (message && *message ? message : te_rt_status_string(status));
 }
+
+/// Argument buffers in the context's memory, freed at the end of invoke().
+struct DeviceBuffers {
+  te_rt_context *ctx = nullptr;
+  std::vector<void *> ptrs;
+  ~DeviceBuffers() {
+    for (void *p : ptrs)
+      te_rt_free(ctx, p);
+  }
+};
 
 } // namespace
 
@@ -182,7 +209,8 @@ int64_t TensorType::elementBytes() const {
 }
 
 bool TensorType::isFloat() const {
-  return elementType == "f32" || elementType == "f16" || elementType == "bf16";
+  return elementType == "f32" || elementType == "f64" || elementType == "f16" ||
+         elementType == "bf16";
 }
 
 std::string TensorType::str() const {
@@ -214,6 +242,86 @@ bool parseSignature(const std::string &text, Signature &out,
   }
   return parseList(text.substr(0, arrow), out.args, error) &&
          parseList(text.substr(arrow + 2), out.results, error);
+}
+
+bool parseSignatureFile(const std::string &text, Signature &out,
+                        std::string &target, std::string *error) {
+  target = "cpu";
+  std::stringstream lines(text);
+  std::string line;
+  bool haveSignature = false;
+  while (std::getline(lines, line)) {
+    line = trim(line);
+    if (line.empty())
+      continue;
+    if (!haveSignature) {
+      if (!parseSignature(line, out, error))
+        return false;
+      haveSignature = true;
+      continue;
+    }
+    size_t space = line.find_first_of(" \t");
+    std::string key = line.substr(0, space);
+    std::string value =
+        space == std::string::npos ? "" : trim(line.substr(space));
+    if (key != "target" || value.empty()) {
+      *error = "signature file: unknown line '" + line +
+               "' (expected 'target cpu|sm_90|sm_100')";
+      return false;
+    }
+    target = value;
+  }
+  if (!haveSignature) {
+    *error = "signature file: no signature";
+    return false;
+  }
+  return true;
+}
+
+bool isGpuTarget(const std::string &target) {
+  return target.rfind("sm_", 0) == 0;
+}
+
+std::string backendMismatch(const std::string &backend,
+                            const std::string &target) {
+  if (backend == "cpu" && isGpuTarget(target))
+    return "compiled for " + target +
+           ": run it with --backend cuda, or compile with --target cpu";
+  return "";
+}
+
+bool selectMemory(te_rt_context *ctx, const std::string &backend,
+                  const std::string &target, Memory &memory,
+                  std::string *error) {
+  memory.ctx = ctx;
+  memory.device = false;
+  std::string mismatch = backendMismatch(backend, target);
+  if (!mismatch.empty()) {
+    *error = mismatch;
+    return false;
+  }
+  if (backend != "cuda")
+    return true;
+  if (isGpuTarget(target)) {
+    memory.device = true;
+    return true;
+  }
+  // A host program on a cuda context: the runtime stages its buffers.
+  te_rt_status s = te_rt_context_set_host_memory(ctx, 1);
+  if (s != TE_RT_OK) {
+    *error = runtimeMessage("te_rt_context_set_host_memory", s);
+    return false;
+  }
+  return true;
+}
+
+std::string packedName(const std::string &entry) {
+  return "_te_packed_" + entry;
+}
+
+size_t packedSlots(const Signature &sig) {
+  return (resultsByPointer(sig) ? 1 : 0) + sig.args.size() +
+         (sig.results.size() == 1 && sig.results[0].scalar ? 1 : 0);
 }
 
 int64_t Buffer::numElements() const { return product(type.shape); }
@@ -261,31 +369,49 @@ bool makeArguments(const Signature &sig, const Options &opts,
     b.type = t;
     std::string which = "argument " + std::to_string(i) + " (" + t.str() + ")";
     if (t.scalar) {
-      // An integer scalar (e.g. a stochastic-rounding seed) is passed by
-      // value: --input gives it as a number, else it is --seed.
-      if (t.elementType != "i64" && t.elementType != "i32") {
-        *error = which + ": scalar arguments must be i64 or i32 (pass a " +
+      // A scalar (e.g. a stochastic-rounding seed) is passed by value:
+      // --input gives it as a number, else --fill, else it is --seed.
+      bool integer = t.elementType == "i64" || t.elementType == "i32";
+      if (!integer && t.elementType != "f32" && t.elementType != "f64") {
+        *error = which +
+                 ": scalar arguments must be i64, i32, f32 or f64 "
+                 "(pass a " +
                  t.elementType + " as a tensor of one element)";
         return false;
       }
-      int64_t value = static_cast<int64_t>(opts.seed);
+      int64_t intValue = static_cast<int64_t>(opts.seed);
+      double floatValue = static_cast<double>(opts.seed);
       for (auto [index, v] : opts.fills)
-        if (index == static_cast<int>(i))
-          value = static_cast<int64_t>(v);
+        if (index == static_cast<int>(i)) {
+          intValue = static_cast<int64_t>(v);
+          floatValue = v;
+        }
       if (!opts.inputs.empty()) {
         const std::string &text = opts.inputs[i];
         char *end = nullptr;
-        long long v = std::strtoll(text.c_str(), &end, 0);
+        if (integer)
+          intValue = std::strtoll(text.c_str(), &end, 0);
+        else
+          floatValue = std::strtod(text.c_str(), &end);
         if (text.empty() || *end) {
-          *error = which + ": --input '" + text +
-                   "' is not an integer (a scalar argument's --input is its "
-                   "value)";
+          *error = which + ": --input '" + text + "' is not " +
+                   (integer ? "an integer" : "a number") +
+                   " (a scalar argument's --input is its value)";
           return false;
         }
-        value = v;
       }
-      b.bytes.resize(8);
-      std::memcpy(b.bytes.data(), &value, 8);
+      b.bytes.resize(t.elementBytes());
+      if (t.elementType == "i64") {
+        std::memcpy(b.bytes.data(), &intValue, 8);
+      } else if (t.elementType == "i32") {
+        int32_t v = static_cast<int32_t>(intValue);
+        std::memcpy(b.bytes.data(), &v, 4);
+      } else if (t.elementType == "f32") {
+        float v = static_cast<float>(floatValue);
+        std::memcpy(b.bytes.data(), &v, 4);
+      } else {
+        std::memcpy(b.bytes.data(), &floatValue, 8);
+      }
       args.push_back(std::move(b));
       continue;
     }
@@ -303,7 +429,18 @@ bool makeArguments(const Signature &sig, const Options &opts,
         *error = which + ": only float arguments can be generated";
         return false;
       }
-      b.bytes.resize(product(b.type.shape) * t.elementBytes());
+      // A size that cannot be allocated is an error, not an abort.
+      int64_t elements = 1;
+      for (int64_t d : b.type.shape)
+        if (d != 0 && elements > kMaxBytes / d / t.elementBytes())
+          elements = -1;
+        else if (elements >= 0)
+          elements *= d;
+      if (elements < 0) {
+        *error = which + ": " + b.type.str() + " is too large";
+        return false;
+      }
+      b.bytes.resize(elements * t.elementBytes());
       const std::pair<int, double> *fill = nullptr;
       for (const auto &f : opts.fills)
         if (f.first == static_cast<int>(i))
@@ -366,24 +503,67 @@ bool makeArguments(const Signature &sig, const Options &opts,
 }
 
 bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
-            int repeat, std::vector<Buffer> &results, double &seconds,
-            std::string *error) {
-  std::vector<std::vector<int64_t>> descs;
-  for (Buffer &b : args)
-    descs.push_back(b.type.scalar ? std::vector<int64_t>()
-                                  : descriptor(b.bytes.data(), b.type.shape));
-  // The results struct: a descriptor (8-byte words) per memref result, a
-  // naturally aligned value per scalar result.
-  for (const TensorType &t : sig.args)
-    if (t.scalar && t.elementType != "i64" && t.elementType != "i32") {
-      *error = "the harness passes i64 and i32 scalar arguments only, got " +
-               t.elementType;
+            const Memory &memory, int repeat, std::vector<Buffer> &results,
+            Timing &timing, std::string *error) {
+  te_rt_context *ctx = memory.ctx;
+  const bool device = memory.device;
+  if (repeat < 1)
+    repeat = 1;
+  timing = Timing();
+  timing.repeat = repeat;
+
+  // The memory of every memref argument: its host bytes, or a buffer of the
+  // context's that holds a copy of them.
+  DeviceBuffers owned;
+  owned.ctx = ctx;
+  std::vector<void *> data(args.size(), nullptr);
+  for (size_t i = 0; i < args.size(); ++i) {
+    Buffer &b = args[i];
+    if (b.type.scalar)
+      continue;
+    if (!device) {
+      data[i] = b.bytes.data();
+      continue;
+    }
+    te_rt_status s = te_rt_malloc(ctx, b.bytes.size(), &data[i]);
+    if (s != TE_RT_OK) {
+      *error = runtimeMessage("argument " + std::to_string(i) + " (" +
+                                  b.type.str() + "): te_rt_malloc of " +
+                                  std::to_string(b.bytes.size()) + " bytes",
+                              s);
       return false;
     }
-  if (sig.results.size() == 1 && sig.results[0].scalar) {
-    *error = "a single scalar result is not supported by the harness";
-    return false;
+    owned.ptrs.push_back(data[i]);
   }
+  if (device) {
+    Clock::time_point start = Clock::now();
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].type.scalar || args[i].bytes.empty())
+        continue;
+      te_rt_status s = te_rt_memcpy(ctx, data[i], args[i].bytes.data(),
+                                    args[i].bytes.size(), TE_RT_HOST_TO_DEVICE);
+      if (s != TE_RT_OK) {
+        *error = runtimeMessage(
+            "argument " + std::to_string(i) + ": copy to the device", s);
+        return false;
+      }
+    }
+    te_rt_status s = te_rt_synchronize(ctx, nullptr);
+    if (s != TE_RT_OK) {
+      *error = runtimeMessage("te_rt_synchronize after the upload", s);
+      return false;
+    }
+    timing.upload = secondsSince(start);
+  }
+
+  std::vector<std::vector<int64_t>> descs(args.size());
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!args[i].type.scalar)
+      descs[i] = descriptor(data[i], args[i].type.shape);
+
+  // The results struct: a descriptor (8-byte words) per memref result, a
+  // naturally aligned value per scalar result. A single scalar result is
+  // stored at its start.
   std::vector<size_t> offsets;
   size_t bytes = 0;
   for (const TensorType &t : sig.results) {
@@ -394,31 +574,30 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     bytes += size;
   }
   std::vector<int64_t> resultStruct(bytes / 8 + 2, 0);
-  std::vector<void *> ptrs;
-  if (!sig.results.empty())
-    ptrs.push_back(resultStruct.data());
-  // A memref argument is passed as a pointer to its descriptor; an integer
-  // scalar by value, in an integer register or stack slot like a pointer
-  // (x86-64 and AArch64 calling conventions).
+
+  // The packed wrapper's slots: each points to a parameter of the C
+  // interface (a memref's parameter is the pointer to its descriptor).
+  void *resultsPointer = resultStruct.data();
+  std::vector<void *> descPointers(args.size(), nullptr);
+  std::vector<void *> slots;
+  if (resultsByPointer(sig))
+    slots.push_back(&resultsPointer);
   for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i].type.scalar) {
-      ptrs.push_back(descs[i].data());
+    if (args[i].type.scalar) {
+      slots.push_back(args[i].bytes.data());
       continue;
     }
-    int64_t value;
-    std::memcpy(&value, args[i].bytes.data(), 8);
-    ptrs.push_back(reinterpret_cast<void *>(static_cast<intptr_t>(value)));
+    descPointers[i] = descs[i].data();
+    slots.push_back(&descPointers[i]);
   }
-  if (ptrs.size() >= kMaxPointers) {
-    *error = "too many arguments and results for the harness";
-    return false;
-  }
-  if (repeat < 1)
-    repeat = 1;
+  if (!resultsByPointer(sig) && !sig.results.empty())
+    slots.push_back(resultStruct.data());
+
   // The memrefs the compiled function returns are owned by the caller (the
-  // deallocation pipeline hands them over). Free each distinct allocation once,
-  // except those that are an argument's (a result may alias an argument) or a
-  // global's (memref.get_global gives the allocated pointer 0xdeadbeef).
+  // deallocation pipeline hands them over). Free each distinct allocation
+  // once, except those that are an argument's (a result may alias an
+  // argument) or a global's (memref.get_global gives the allocated pointer
+  // 0xdeadbeef); in device memory through the runtime.
   auto freeReturnedBuffers = [&]() {
     // Addresses as integers: they are compared, never dereferenced.
     std::vector<int64_t> keep = {0, 0xdeadbeef}, freed;
@@ -435,23 +614,49 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
           std::find(freed.begin(), freed.end(), allocated) != freed.end())
         continue;
       freed.push_back(allocated);
-      std::free(reinterpret_cast<void *>(static_cast<intptr_t>(allocated)));
+      void *p = reinterpret_cast<void *>(static_cast<intptr_t>(allocated));
+      if (!device) {
+        std::free(p);
+        continue;
+      }
+      te_rt_status s = te_rt_free(ctx, p);
+      if (s != TE_RT_OK) {
+        *error =
+            runtimeMessage("result " + std::to_string(r) + ": te_rt_free", s);
+        return false;
+      }
     }
+    return true;
   };
-  auto start = std::chrono::steady_clock::now();
+
+  using PackedFn = void (*)(void **);
+  double total = 0, fastest = std::numeric_limits<double>::infinity();
   for (int r = 0; r < repeat; ++r) {
-    if (!dispatch(ptrs.size(), fn, ptrs.data(),
-                  std::make_index_sequence<kMaxPointers>())) {
-      *error = "unsupported argument count";
+    Clock::time_point start = Clock::now();
+    reinterpret_cast<PackedFn>(fn)(slots.data());
+    te_rt_status sync = te_rt_synchronize(ctx, nullptr);
+    double seconds = secondsSince(start);
+    if (te_rt_current_status() != 0) {
+      *error = std::string("runtime error in ") +
+               static_cast<const char *>(te_rt_current_error());
       return false;
     }
-    if (r + 1 == repeat)
-      break;
-    freeReturnedBuffers();
+    if (sync != TE_RT_OK) {
+      *error = runtimeMessage(
+          "te_rt_synchronize after call " + std::to_string(r + 1), sync);
+      return false;
+    }
+    total += seconds;
+    fastest = std::min(fastest, seconds);
+    if (r + 1 < repeat && !freeReturnedBuffers())
+      return false;
   }
-  auto end = std::chrono::steady_clock::now();
-  seconds = std::chrono::duration<double>(end - start).count() / repeat;
+  timing.stepMean = total / repeat;
+  timing.stepMin = fastest;
+
   results.clear();
+  Clock::time_point downloadStart = Clock::now();
+  std::vector<uint8_t> staging;
   for (size_t r = 0; r < sig.results.size(); ++r) {
     const TensorType &t = sig.results[r];
     const uint8_t *raw =
@@ -467,20 +672,44 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     Buffer b;
     b.type = t;
     size_t rank = t.shape.size();
+    const int64_t *sizes = d + 3, *strides = d + 3 + rank;
     for (size_t i = 0; i < rank; ++i)
-      b.type.shape[i] = d[3 + i];
-    const uint8_t *base =
-        reinterpret_cast<const uint8_t *>(d[1]) + d[2] * t.elementBytes();
+      b.type.shape[i] = sizes[i];
     int64_t n = product(b.type.shape);
-    b.bytes.resize(n * t.elementBytes());
-    // Gather through the strides (results may be strided views).
+    int64_t eb = t.elementBytes();
+    b.bytes.resize(n * eb);
+    if (n == 0) {
+      results.push_back(std::move(b));
+      continue;
+    }
+    // The span of elements the (possibly strided) view covers, relative to
+    // the aligned pointer.
+    int64_t lo = d[2], hi = d[2];
+    for (size_t i = 0; i < rank; ++i) {
+      int64_t extent = (sizes[i] - 1) * strides[i];
+      (extent < 0 ? lo : hi) += extent;
+    }
+    const uint8_t *aligned = reinterpret_cast<const uint8_t *>(d[1]);
+    const uint8_t *span = aligned + lo * eb;
+    if (device) {
+      size_t spanBytes = static_cast<size_t>(hi - lo + 1) * eb;
+      staging.resize(spanBytes);
+      te_rt_status s = te_rt_memcpy(ctx, staging.data(), span, spanBytes,
+                                    TE_RT_DEVICE_TO_HOST);
+      if (s != TE_RT_OK) {
+        *error = runtimeMessage(
+            "result " + std::to_string(r) + ": copy from the device", s);
+        return false;
+      }
+      span = staging.data();
+    }
+    // Gather through the strides.
     std::vector<int64_t> idx(rank, 0);
     for (int64_t e = 0; e < n; ++e) {
-      int64_t off = 0;
+      int64_t off = d[2] - lo;
       for (size_t i = 0; i < rank; ++i)
-        off += idx[i] * d[3 + rank + i];
-      std::memcpy(b.bytes.data() + e * t.elementBytes(),
-                  base + off * t.elementBytes(), t.elementBytes());
+        off += idx[i] * strides[i];
+      std::memcpy(b.bytes.data() + e * eb, span + off * eb, eb);
       for (size_t i = rank; i-- > 0;) {
         if (++idx[i] < b.type.shape[i])
           break;
@@ -489,12 +718,19 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     }
     results.push_back(std::move(b));
   }
-  freeReturnedBuffers();
-  return true;
+  if (device) {
+    te_rt_status s = te_rt_synchronize(ctx, nullptr);
+    if (s != TE_RT_OK) {
+      *error = runtimeMessage("te_rt_synchronize after the download", s);
+      return false;
+    }
+    timing.download = secondsSince(downloadStart);
+  }
+  return freeReturnedBuffers();
 }
 
 int report(const Signature &sig, const std::vector<Buffer> &results,
-           const Options &opts, double seconds) {
+           const Options &opts, const Timing &timing) {
   int rc = 0;
   if (!opts.compare.empty() && opts.compare.size() != results.size()) {
     std::fprintf(stderr, "te-run: %zu --compare files for %zu results\n",
@@ -608,19 +844,38 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
       rc = 1;
   }
   if (!opts.quiet)
-    std::printf("time %.6f s per call\n", seconds);
+    std::printf("time %.6f s per call\n", timing.stepMean);
+  std::printf("timing: step_ms=%.6f min_ms=%.6f repeat=%d upload_ms=%.6f "
+              "download_ms=%.6f\n",
+              1e3 * timing.stepMean, 1e3 * timing.stepMin, timing.repeat,
+              1e3 * timing.upload, 1e3 * timing.download);
   (void)sig;
   return rc;
+}
+
+int runEntry(const char *tool, EntryFn fn, const Signature &sig,
+             const Options &opts, const Memory &memory) {
+  std::vector<Buffer> args, results;
+  std::string err;
+  if (!makeArguments(sig, opts, args, &err)) {
+    std::fprintf(stderr, "%s: %s\n", tool, err.c_str());
+    return 1;
+  }
+  Timing timing;
+  if (!invoke(fn, sig, args, memory, opts.repeat, results, timing, &err)) {
+    std::fprintf(stderr, "%s: %s\n", tool, err.c_str());
+    return 1;
+  }
+  return report(sig, results, opts, timing);
 }
 
 const char *kHarnessFlagsHelp =
     "  --input FILE.npy     argument data, once per argument in order (<f4;\n"
     "                       <u2 raw bits for bf16/f16, |u1 for 8-bit types);\n"
     "                       f32 data is rounded to nearest even for bf16/f16;\n"
-    "                       for an i64/i32 scalar argument, its value\n"
+    "                       for a scalar argument, its value\n"
     "  --seed N             without --input: standard-normal arguments from\n"
-    "                       seed N (default 0); i64/i32 scalar arguments are "
-    "N\n"
+    "                       seed N (default 0); scalar arguments are N\n"
     "  --dynamic-dim N      without --input: the size of every `?` dimension\n"
     "  --fill I=V           without --input: argument I (from 0) is the\n"
     "                       constant V instead of random; repeatable\n"
@@ -633,7 +888,10 @@ const char *kHarnessFlagsHelp =
     "  --max-rel-err E      also require ||got-want||_2 / ||want||_2 <= E\n"
     "  --exact I            compare result I bit for bit (value equality,\n"
     "                       NaN = NaN) whatever the tolerances; repeatable\n"
-    "  --repeat N           call N times, report the mean time\n"
+    "  --repeat N           call N times (each call device-synchronised);\n"
+    "                       prints `timing: step_ms=MEAN min_ms=MIN repeat=N\n"
+    "                       upload_ms=X download_ms=Y` (transfers of device\n"
+    "                       memory once, outside the steps)\n"
     "  --quiet              no summary lines\n";
 
 bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,

@@ -5,22 +5,37 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A compiled entry function is called through its C interface
-// (`llvm.emit_c_interface`): `void _mlir_ciface_f(R *results, D0 *arg0, ...)`
-// where every argument and result is a ranked memref descriptor
-// {allocated, aligned, offset, sizes[rank], strides[rank]}. The harness
-// builds the descriptors from .npy files or seeded random data, calls the
-// function, and writes, summarises or compares the results.
+// A compiled entry function is called through a packed wrapper that te-run
+// adds to the lowered module: `void _te_packed_f(void **args)`, where
+// args[i] points to the i-th parameter of the entry's C interface
+// (`llvm.emit_c_interface`), `_mlir_ciface_f([R *results,] P0, P1, ...)`.
+// A memref parameter is a pointer to a ranked descriptor {allocated,
+// aligned, offset, sizes[rank], strides[rank]}, so its slot points to that
+// pointer; a scalar's slot points to its value. The results struct comes
+// first when the entry returns a memref or several values; a single scalar
+// result is returned by the C interface and stored through the last slot.
+// The harness builds the descriptors from .npy files or seeded random data,
+// calls the function, and writes, summarises or compares the results.
 //
 // A signature is written `f32[32,64], bf16[?,64] -> f32, f32[32,64]`:
-// element types f32, f16, bf16, i8, f8E4M3FN, f8E5M2, f8E8M0FNU, i32, i64;
-// `?` is a dynamic dimension; a type without brackets is a scalar (allowed
-// among several results).
+// element types f32, f64, f16, bf16, i8, f8E4M3FN, f8E5M2, f8E8M0FNU, i32,
+// i64; `?` is a dynamic dimension; a type without brackets is a scalar.
+//
+// Memory: a program compiled for a GPU target (sm_90, sm_100) takes and
+// returns memrefs in the current te_rt context's memory, and on the cuda
+// backend that is device memory: the harness allocates the arguments with
+// te_rt_malloc, copies them to the device once before the timed calls,
+// copies the results back once after them and frees them with te_rt_free.
+// A program compiled for target cpu uses host memory (results allocated with
+// malloc); on the cuda backend the context stages host buffers per call
+// (te_rt_context_set_host_memory).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TE_TOOLS_TE_RUN_HARNESS_H
 #define TE_TOOLS_TE_RUN_HARNESS_H
+
+#include "te_rt.h"
 
 #include <cstdint>
 #include <string>
@@ -30,11 +45,11 @@
 namespace te::run {
 
 struct TensorType {
-  std::string elementType; ///< "f32", "bf16", ...
+  std::string elementType;    ///< "f32", "bf16", ...
   std::vector<int64_t> shape; ///< -1: dynamic
-  bool scalar = false;        ///< a scalar, e.g. `f32` (arguments: i64/i32)
+  bool scalar = false;        ///< a scalar, e.g. `f32`
   int64_t elementBytes() const;
-  bool isFloat() const; ///< f32 / f16 / bf16
+  bool isFloat() const; ///< f32 / f64 / f16 / bf16
   std::string str() const;
 };
 
@@ -47,6 +62,15 @@ struct Signature {
 bool parseSignature(const std::string &text, Signature &out,
                     std::string *error);
 
+/// Parses a signature file (scripts/te-aot.sh compile): the signature on the
+/// first line, then `key value` lines; `target T` is the target the module
+/// was compiled for (`cpu` if absent).
+bool parseSignatureFile(const std::string &text, Signature &out,
+                        std::string &target, std::string *error);
+
+/// Whether `target` (a te-pipeline target) is a GPU target (sm_90, sm_100).
+bool isGpuTarget(const std::string &target);
+
 /// A dense row-major array of one of the signature's element types.
 struct Buffer {
   TensorType type; ///< static shape
@@ -57,7 +81,7 @@ struct Buffer {
 };
 
 struct Options {
-  std::vector<std::string> inputs;  ///< .npy per argument, in order
+  std::vector<std::string> inputs; ///< .npy per argument, in order
   uint64_t seed = 0;
   std::vector<std::pair<int, double>> fills; ///< --fill I=V: argument I is V
   int64_t dynamicDim = -1;          ///< size of `?` dims of generated args
@@ -72,29 +96,75 @@ struct Options {
 
 /// Makes the argument buffers: from the .npy files (checked against the
 /// signature; f32 data is rounded to nearest even for bf16/f16 arguments) or
-/// seeded standard-normal values, or the constant of --fill. An i64/i32
-/// scalar argument is the number its --input or --fill gives, or the seed.
+/// seeded standard-normal values, or the constant of --fill. A scalar
+/// argument is the number its --input or --fill gives, or the seed.
 bool makeArguments(const Signature &sig, const Options &opts,
                    std::vector<Buffer> &args, std::string *error);
 
-/// The entry point: `void f(void *results, void *desc...)`.
+/// The packed entry point: `void _te_packed_f(void **args)`.
 using EntryFn = void *;
 
-/// Calls `fn` through its C interface `repeat` times; the results of the
-/// last call are copied into `results`. `seconds` gets the mean wall time
-/// of a call.
+/// The name of the packed wrapper of `entry`.
+std::string packedName(const std::string &entry);
+
+/// The number of slots of the packed wrapper's argument array for `sig`.
+size_t packedSlots(const Signature &sig);
+
+/// Where a program's memrefs live and which context runs it.
+struct Memory {
+  te_rt_context *ctx = nullptr;
+  /// Memrefs in the context's device memory (te_rt_malloc); else host
+  /// memory (results allocated with malloc).
+  bool device = false;
+};
+
+/// Chooses the memory of a program compiled for `target` run on `backend`
+/// (cpu|cuda) with `ctx`: device memory for a GPU target on cuda; host
+/// memory for target cpu (on cuda the context is told to stage host
+/// buffers: te_rt_context_set_host_memory). A GPU target on the cpu backend
+/// is an error.
+bool selectMemory(te_rt_context *ctx, const std::string &backend,
+                  const std::string &target, Memory &memory,
+                  std::string *error);
+
+/// The message for a GPU-target program on the cpu backend, or "" if
+/// `backend` can run a program compiled for `target`.
+std::string backendMismatch(const std::string &backend,
+                            const std::string &target);
+
+/// Times of invoke(), in seconds.
+struct Timing {
+  double stepMean = 0, stepMin = 0; ///< one call, device-synchronised
+  int repeat = 1;
+  double upload = 0;   ///< arguments host -> device, once
+  double download = 0; ///< results device -> host, once
+};
+
+/// Calls `fn` (the packed wrapper) `repeat` times; the results of the last
+/// call are copied into `results`. In device memory the arguments are
+/// uploaded once before the calls and the results downloaded once after
+/// them; only the calls are timed as steps. The runtime's sticky status is
+/// checked after every call: a failure is an error with its message.
 bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
-            int repeat, std::vector<Buffer> &results, double &seconds,
-            std::string *error);
+            const Memory &memory, int repeat, std::vector<Buffer> &results,
+            Timing &timing, std::string *error);
 
 /// Prints a summary line per result, writes .npy files and compares with
 /// the references. Returns the process exit code (0 = all PASS).
+/// Ends with the line
+/// `timing: step_ms=M min_ms=M repeat=N upload_ms=X download_ms=Y`.
 int report(const Signature &sig, const std::vector<Buffer> &results,
-           const Options &opts, double seconds);
+           const Options &opts, const Timing &timing);
+
+/// makeArguments + invoke + report, with messages prefixed by `tool`.
+/// Returns the process exit code.
+int runEntry(const char *tool, EntryFn fn, const Signature &sig,
+             const Options &opts, const Memory &memory);
 
 /// Parses the harness flags shared by te-run and te-aot-run (--input,
 /// --seed, --output-dir, --compare, --rtol, --atol, --max-rel-err,
-/// --exact, --repeat, --quiet, --dynamic-dim) at argv[i]; advances i. False if argv[i] is not one.
+/// --exact, --repeat, --quiet, --dynamic-dim) at argv[i]; advances i. False if
+/// argv[i] is not one.
 bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,
                       std::string *error);
 extern const char *kHarnessFlagsHelp;

@@ -10,9 +10,14 @@
 //   te-aot-run --signature-file F.sig [--entry main] [--backend cpu|cuda]
 //              [harness flags: --input, --seed, --output-dir, --compare, ...]
 //
-// The entry's C interface `_mlir_ciface_<entry>` is found with dlsym in the
-// executable itself (linked with --export-dynamic); the signature file is
-// the one `te-run --print-signature` wrote when the object was made.
+// The entry's packed wrapper `_te_packed_<entry>` (added by te-run
+// --emit-lowered, see Harness.h) is found with dlsym in the executable
+// itself (linked with --export-dynamic). The signature file is the one
+// scripts/te-aot.sh compile wrote: the entry's signature (te-run
+// --print-signature) and the line `target T`, the target the object was
+// compiled for (`cpu` if the line is absent), which decides where the
+// arguments live (device memory for sm_90/sm_100 on the cuda backend).
+// --signature TEXT and --target T give both on the command line instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +34,7 @@
 #include <string>
 
 int main(int argc, char **argv) {
-  std::string entry = "main", backend = "cpu", sigText, sigFile;
+  std::string entry = "main", backend = "cpu", sigText, sigFile, target;
   int threads = 0;
   te::run::Options opts;
   for (int i = 1; i < argc; ++i) {
@@ -50,7 +55,12 @@ int main(int argc, char **argv) {
     };
     if (a == "--help" || a == "-h") {
       std::printf("usage: te-aot-run --signature-file F.sig [--entry NAME] "
-                  "[--backend cpu|cuda] [--threads N] [--signature TEXT]\n%s",
+                  "[--backend cpu|cuda] [--threads N] [--signature TEXT] "
+                  "[--target T]\n"
+                  "  --target T           the target the object was compiled "
+                  "for (default:\n"
+                  "                       the signature file's, else cpu)\n"
+                  "%s",
                   te::run::kHarnessFlagsHelp);
       return 0;
     } else if (a == "--entry") {
@@ -61,6 +71,8 @@ int main(int argc, char **argv) {
       value(sigText);
     } else if (a == "--signature-file") {
       value(sigFile);
+    } else if (a == "--target") {
+      value(target);
     } else if (a == "--threads") {
       std::string v;
       value(v);
@@ -81,28 +93,38 @@ int main(int argc, char **argv) {
     sigText = ss.str();
   }
   te::run::Signature sig;
-  std::string err;
-  if (sigText.empty() || !te::run::parseSignature(sigText, sig, &err)) {
+  std::string err, fileTarget;
+  if (sigText.empty() ||
+      !te::run::parseSignatureFile(sigText, sig, fileTarget, &err)) {
     std::fprintf(stderr, "te-aot-run: %s\n",
                  sigText.empty() ? "--signature-file is required"
                                  : err.c_str());
     return 2;
   }
-  void *fn = dlsym(RTLD_DEFAULT, ("_mlir_ciface_" + entry).c_str());
+  if (target.empty())
+    target = fileTarget;
+  if (backend != "cpu" && backend != "cuda") {
+    std::fprintf(stderr, "te-aot-run: --backend must be cpu or cuda\n");
+    return 2;
+  }
+  std::string mismatch = te::run::backendMismatch(backend, target);
+  if (!mismatch.empty()) {
+    std::fprintf(stderr, "te-aot-run: %s\n", mismatch.c_str());
+    return 2;
+  }
+  std::string packed = te::run::packedName(entry);
+  void *fn = dlsym(RTLD_DEFAULT, packed.c_str());
   if (!fn) {
     std::fprintf(stderr,
-                 "te-aot-run: no _mlir_ciface_%s in this executable (was it "
-                 "linked with the module's object and --export-dynamic?)\n",
-                 entry.c_str());
+                 "te-aot-run: no %s in this executable (was it linked with "
+                 "the module's object, made by scripts/te-aot.sh compile, and "
+                 "--export-dynamic?)\n",
+                 packed.c_str());
     return 1;
   }
   te_rt_context *ctx = nullptr;
   te_rt_backend kind =
       backend == "cuda" ? TE_RT_BACKEND_CUDA : TE_RT_BACKEND_CPU;
-  if (backend != "cpu" && backend != "cuda") {
-    std::fprintf(stderr, "te-aot-run: --backend must be cpu or cuda\n");
-    return 2;
-  }
   if (te_rt_context_create(kind, &ctx) != TE_RT_OK) {
     std::fprintf(stderr, "te-aot-run: backend %s: %s\n", backend.c_str(),
                  te_rt_last_error());
@@ -111,22 +133,12 @@ int main(int argc, char **argv) {
   if (threads > 0)
     te_rt_context_set_num_threads(ctx, threads);
   te_rt_set_current_context(ctx);
-  std::vector<te::run::Buffer> args, results;
-  if (!te::run::makeArguments(sig, opts, args, &err)) {
+  te::run::Memory memory;
+  if (!te::run::selectMemory(ctx, backend, target, memory, &err)) {
     std::fprintf(stderr, "te-aot-run: %s\n", err.c_str());
     return 1;
   }
-  double seconds = 0;
-  if (!te::run::invoke(fn, sig, args, opts.repeat, results, seconds, &err)) {
-    std::fprintf(stderr, "te-aot-run: %s\n", err.c_str());
-    return 1;
-  }
-  if (te_rt_current_status() != 0) {
-    std::fprintf(stderr, "te-aot-run: runtime error in %s\n",
-                 static_cast<const char *>(te_rt_current_error()));
-    return 1;
-  }
-  int rc = te::run::report(sig, results, opts, seconds);
+  int rc = te::run::runEntry("te-aot-run", fn, sig, opts, memory);
   te_rt_set_current_context(nullptr);
   te_rt_context_destroy(ctx);
   return rc;

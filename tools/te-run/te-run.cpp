@@ -8,13 +8,15 @@
 //        [--comm-group NAME=cpu:1|nccl:1]
 //        [harness flags: --input, --seed, --fill, --output-dir, --compare, ...]
 //
-// Parses a module, lowers it with te-pipeline{target} unless it is already
-// in the LLVM dialect, JIT-compiles it with MLIR's ExecutionEngine (libte_rt
-// linked into this tool: the entry points of te_rt_abi.def are registered
-// with the engine's symbol map) and calls the entry function through its C
-// interface on the chosen backend. --comm-group registers a single-rank
-// communicator under a process group's name (te_rt_comm_register_group), for
-// the te.allreduce_max of the program.
+// Parses a module, lowers it with te-pipeline{target}, adds the packed
+// wrapper `_te_packed_<entry>(void **args)` of the entry's C interface (see
+// Harness.h), JIT-compiles it with MLIR's ExecutionEngine (libte_rt linked
+// into this tool: the entry points of te_rt_abi.def are registered with the
+// engine's symbol map) and calls the wrapper on the chosen backend; a
+// GPU-target program on the cuda backend gets its arguments in device
+// memory. --comm-group registers a single-rank communicator under a process
+// group's name (te_rt_comm_register_group), for the te.allreduce_max of the
+// program.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,8 +36,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "te/Conversion/Passes.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
@@ -64,7 +65,10 @@ void usage() {
       "  --entry NAME         the function to call (default: main)\n"
       "  --backend cpu|cuda   runtime backend (default: cpu)\n"
       "  --target T           te-pipeline target cpu|sm_90|sm_100 (default:\n"
-      "                       cpu on the cpu backend, sm_90 on cuda)\n"
+      "                       cpu on the cpu backend, sm_90 on cuda); an\n"
+      "                       sm_90/sm_100 program needs --backend cuda and\n"
+      "                       gets its arguments and results in device\n"
+      "                       memory (copied once, outside the timed calls)\n"
       "  --threads N          cpu backend worker threads (default: all)\n"
       "  --reference          run the program's high-precision twin\n"
       "                       (te-pipeline{reference}: te ops replaced by\n"
@@ -72,7 +76,8 @@ void usage() {
       "  --print-signature    print the entry's harness signature and exit\n"
       "  --emit-lowered FILE  write the lowered (LLVM dialect) module with "
       "the\n"
-      "                       entry's C interface to FILE and exit (for AOT)\n"
+      "                       entry's C interface and its packed wrapper\n"
+      "                       _te_packed_<entry> to FILE and exit (for AOT)\n"
       "  --comm-group NAME=cpu:1|nccl:1\n"
       "                       register a single-rank communicator for the\n"
       "                       process group NAME (te.allreduce_max group\n"
@@ -84,10 +89,14 @@ void usage() {
 
 /// The harness type of an argument/result type, or an error.
 bool toHarnessType(Type type, ::te::run::TensorType &out, std::string &error) {
-  if (type.isF32() || type.isInteger(64) || type.isInteger(32)) {
+  if (type.isF32() || type.isF64() || type.isInteger(64) ||
+      type.isInteger(32)) {
     out.scalar = true;
     out.shape.clear();
-    out.elementType = type.isF32() ? "f32" : type.isInteger(64) ? "i64" : "i32";
+    out.elementType = type.isF32()         ? "f32"
+                      : type.isF64()       ? "f64"
+                      : type.isInteger(64) ? "i64"
+                                           : "i32";
     return true;
   }
   auto shaped = dyn_cast<ShapedType>(type);
@@ -183,6 +192,61 @@ struct CommGroups {
   }
 };
 
+/// Adds `void _te_packed_<entry>(ptr args)` to the lowered module: it loads
+/// the i-th parameter of `_mlir_ciface_<entry>` from the pointer args[i],
+/// calls it and stores a returned value through args[#parameters]. The
+/// number of slots must be the harness's for `sig`. The entry function gets
+/// internal linkage.
+bool addPackedEntry(ModuleOp module, const std::string &entry,
+                    const ::te::run::Signature &sig, std::string &error) {
+  auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" + entry);
+  if (!ciface) {
+    error = "the lowered module has no _mlir_ciface_" + entry;
+    return false;
+  }
+  LLVM::LLVMFunctionType cifaceType = ciface.getFunctionType();
+  bool returnsValue = !isa<LLVM::LLVMVoidType>(cifaceType.getReturnType());
+  size_t slots = cifaceType.getNumParams() + (returnsValue ? 1 : 0);
+  if (slots != ::te::run::packedSlots(sig)) {
+    llvm::raw_string_ostream os(error);
+    os << "the C interface of @" << entry << " (" << cifaceType
+       << ") does not match its signature " << sig.str();
+    return false;
+  }
+  MLIRContext *context = module.getContext();
+  // The entry itself is reached through the wrappers only: internal, so that
+  // an entry named like a C function (`main`) does not clash with the
+  // driver's when the object is linked (AOT).
+  if (auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(entry))
+    if (!function.isExternal())
+      function.setLinkageAttr(
+          LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
+  Location loc = ciface.getLoc();
+  auto ptrType = LLVM::LLVMPointerType::get(context);
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  auto packed = LLVM::LLVMFuncOp::create(
+      builder, loc, ::te::run::packedName(entry),
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context), {ptrType}));
+  Block *body = packed.addEntryBlock(builder);
+  builder.setInsertionPointToStart(body);
+  Value args = body->getArgument(0);
+  auto slot = [&](unsigned i) -> Value {
+    Value address =
+        LLVM::GEPOp::create(builder, loc, ptrType, ptrType, args,
+                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+    return LLVM::LoadOp::create(builder, loc, ptrType, address);
+  };
+  SmallVector<Value> operands;
+  for (auto [i, type] : llvm::enumerate(cifaceType.getParams()))
+    operands.push_back(LLVM::LoadOp::create(builder, loc, type, slot(i)));
+  auto call = LLVM::CallOp::create(builder, loc, ciface, operands);
+  if (returnsValue)
+    LLVM::StoreOp::create(builder, loc, call.getResult(),
+                          slot(cifaceType.getNumParams()));
+  LLVM::ReturnOp::create(builder, loc, ValueRange());
+  return true;
+}
+
 bool isLowered(ModuleOp module) {
   bool lowered = true;
   module.walk([&](Operation *op) {
@@ -270,8 +334,9 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   mlir::te::registerBufferizableOpInterfaceExternalModels(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
+  // GPU targets: gpu.module-to-binary serializes NVVM, and the host code
+  // embeds the binary and launches from it (gpu.binary, gpu.launch_func).
+  registerAllGPUToLLVMIRTranslations(registry);
   registerAllPasses();
   mlir::te::registerTEPasses();
   mlir::te::registerTEConversionPasses();
@@ -327,6 +392,13 @@ int main(int argc, char **argv) {
     std::printf("%s\n", sig.str().c_str());
     return 0;
   }
+  if (emitLowered.empty()) {
+    std::string mismatch = ::te::run::backendMismatch(backend, target);
+    if (!mismatch.empty()) {
+      std::fprintf(stderr, "te-run: %s\n", mismatch.c_str());
+      return 2;
+    }
+  }
 
   // Lower.
   PassManager pm(&context);
@@ -337,6 +409,13 @@ int main(int argc, char **argv) {
   if (failed(pm.run(*module))) {
     std::fprintf(stderr, "te-run: lowering %s failed\n", file.c_str());
     return 1;
+  }
+  {
+    std::string err;
+    if (!addPackedEntry(*module, entry, sig, err)) {
+      std::fprintf(stderr, "te-run: %s\n", err.c_str());
+      return 1;
+    }
   }
 
   if (!emitLowered.empty()) {
@@ -372,7 +451,7 @@ int main(int argc, char **argv) {
     return map;
   });
   (*engine)->initialize();
-  auto fn = (*engine)->lookup("_mlir_ciface_" + entry);
+  auto fn = (*engine)->lookup(::te::run::packedName(entry));
   if (!fn) {
     std::fprintf(stderr, "te-run: %s\n",
                  llvm::toString(fn.takeError()).c_str());
@@ -399,22 +478,12 @@ int main(int argc, char **argv) {
       return 1;
     }
 
-  std::vector<::te::run::Buffer> args, results;
-  if (!::te::run::makeArguments(sig, opts, args, &err)) {
+  ::te::run::Memory memory;
+  if (!::te::run::selectMemory(ctx, backend, target, memory, &err)) {
     std::fprintf(stderr, "te-run: %s\n", err.c_str());
     return 1;
   }
-  double seconds = 0;
-  if (!::te::run::invoke(*fn, sig, args, opts.repeat, results, seconds, &err)) {
-    std::fprintf(stderr, "te-run: %s\n", err.c_str());
-    return 1;
-  }
-  if (te_rt_current_status() != 0) {
-    std::fprintf(stderr, "te-run: runtime error in %s\n",
-                 static_cast<const char *>(te_rt_current_error()));
-    return 1;
-  }
-  int rc = ::te::run::report(sig, results, opts, seconds);
+  int rc = ::te::run::runEntry("te-run", *fn, sig, opts, memory);
   te_rt_set_current_context(nullptr);
   te_rt_context_destroy(ctx);
   return rc;
