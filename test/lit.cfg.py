@@ -32,3 +32,14 @@ llvm_config.add_tool_substitutions(
 
 if config.te_have_cuda:
     config.available_features.add("cuda")
+
+# A CUDA toolkit (ptxas, fatbinary, libdevice) for te-pipeline's GPU targets
+# to compile their kernels into a fatbin; without it only gpu-format=isa
+# (PTX) works.
+def _cuda_toolkit():
+    for var in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            return os.environ[var]
+    return "/usr/local/cuda"
+if os.path.exists(os.path.join(_cuda_toolkit(), "bin", "ptxas")):
+    config.available_features.add("cuda-toolkit")

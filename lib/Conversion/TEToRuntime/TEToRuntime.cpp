@@ -902,7 +902,7 @@ LogicalResult Lowering::uploadGlobal(memref::GetGlobalOp op) {
 }
 
 /// Ops that may take memrefs on the host: views and metadata, allocation,
-/// control flow, calls and launches.
+/// control flow, calls, launches and linalg ops (kernels to be).
 bool allowedOnHost(Operation *op) {
   if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
           memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
@@ -913,8 +913,11 @@ bool allowedOnHost(Operation *op) {
           memref::GetGlobalOp, arith::SelectOp, gpu::LaunchOp,
           gpu::LaunchFuncOp>(op))
     return true;
+  // linalg ops become kernels (te-linalg-to-gpu, after this pass too: it
+  // lowers the copies of strided operands made here).
   StringRef d = op->getName().getDialectNamespace();
-  return d == "func" || d == "scf" || d == "cf" || d == "llvm";
+  return d == "func" || d == "scf" || d == "cf" || d == "llvm" ||
+         d == "linalg";
 }
 
 LogicalResult Lowering::lowerHostAccesses() {

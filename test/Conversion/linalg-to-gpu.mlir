@@ -1,0 +1,169 @@
+// te-linalg-to-gpu: every linalg op and strided copy on memrefs becomes a
+// gpu.launch (GPU targets keep tensor data in device memory).
+//
+// RUN: te-opt %s --te-linalg-to-gpu --canonicalize --split-input-file | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Elementwise, static, identity layouts: 8 bf16 lanes per thread (16-byte
+// vector accesses), 128 * 1024 / 8 / 256 = 64 blocks of 256 threads, the
+// region on vectors.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C64]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[C256]]
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<128x1024xbf16>, vector<8xbf16>
+// CHECK: arith.extf {{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK: math.tanh {{.*}} : vector<8xf32>
+// CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<128x1024xbf16>, vector<8xbf16>
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.generic
+func.func @elementwise(%h: memref<128x1024xbf16>, %a: memref<128x1024xbf16>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h : memref<128x1024xbf16>) outs(%a : memref<128x1024xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %x = arith.extf %in : bf16 to f32
+    %t = math.tanh %x : f32
+    %r = arith.truncf %t : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// A microbatch slice (dynamic offset): the host picks the vector kernel when
+// the offset keeps 16-byte alignment, the scalar one otherwise.
+// CHECK-LABEL: func.func @slice
+// CHECK: memref.extract_strided_metadata
+// CHECK: arith.remui
+// CHECK: scf.if
+// CHECK: gpu.launch
+// CHECK: vector.load
+// CHECK: } else {
+// CHECK: gpu.launch
+// CHECK-NOT: vector.load
+// CHECK: memref.load
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @slice(%x: memref<?x256xbf16>, %row: index, %acc: memref<128x256xf32>) {
+  %s = memref.subview %x[%row, 0] [128, 256] [1, 1]
+      : memref<?x256xbf16> to memref<128x256xbf16, strided<[256, 1], offset: ?>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<128x256xbf16, strided<[256, 1], offset: ?>>) outs(%acc : memref<128x256xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %e = arith.extf %in : bf16 to f32
+    %r = arith.addf %out, %e : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Bias broadcast along the rows: the bias is read as a vector along the
+// innermost loop; a fill writes its scalar to every lane (a constant vector
+// once folded).
+// CHECK-LABEL: func.func @bias
+// CHECK: gpu.launch
+// CHECK-COUNT-2: vector.load
+// CHECK: vector.store
+// CHECK: gpu.launch
+// CHECK: vector.store %[[ZEROS:.*]], %{{.*}} : memref<64x512xf32>, vector<4xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @bias(%x: memref<64x512xbf16>, %b: memref<512xbf16>, %y: memref<64x512xbf16>, %z: memref<64x512xf32>) {
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<64x512xbf16>, memref<512xbf16>) outs(%y : memref<64x512xbf16>) {
+  ^bb0(%a: bf16, %c: bf16, %out: bf16):
+    %r = arith.addf %a, %c : bf16
+    linalg.yield %r : bf16
+  }
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%z : memref<64x512xf32>)
+  return
+}
+
+// -----
+
+// A reduction over every element (a loss): chunks of the reduction per
+// block, combined across the block with gpu.all_reduce into a temporary
+// buffer, then one thread per output adds its initial value and the chunks.
+// CHECK-LABEL: func.func @loss
+// 128 * 256 elements in chunks of at least 16 per thread: 8 chunks.
+// CHECK: %[[P:.*]] = memref.alloc() : memref<8xf32>
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK: gpu.all_reduce add %{{.*}} uniform
+// CHECK: memref.store %{{.*}}, %[[P]]
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK: memref.load %[[P]]
+// CHECK: memref.store %{{.*}}, %{{.*}}[] : memref<f32>
+// CHECK: memref.dealloc %[[P]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+func.func @loss(%y: memref<128x256xbf16>, %l: memref<f32>) {
+  linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction", "reduction"]}
+      ins(%y : memref<128x256xbf16>) outs(%l : memref<f32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %f = arith.extf %a : bf16 to f32
+    %d = arith.mulf %f, %f : f32
+    %r = arith.addf %acc, %d : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A column reduction (a bias gradient): one thread per output, no block
+// reduction.
+// CHECK-LABEL: func.func @dbias
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.for
+// CHECK: arith.addf
+// CHECK: gpu.launch
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @dbias(%g: memref<2048x4096xbf16>, %db: memref<4096xf32>) {
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%g : memref<2048x4096xbf16>) outs(%db : memref<4096xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %f = arith.extf %a : bf16 to f32
+    %r = arith.addf %acc, %f : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A max reduction: the identity is -inf, the block reduction a max.
+// CHECK-LABEL: func.func @rowmax
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: gpu.all_reduce maxnumf
+func.func @rowmax(%x: memref<64x4096xf32>, %m: memref<64xf32>) {
+  linalg.reduce ins(%x : memref<64x4096xf32>) outs(%m : memref<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.maxnumf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  return
+}
+
+// -----
+
+// A copy into a column slice (tensor.insert_slice at a column offset) is a
+// kernel; a contiguous copy is left to convert-te-to-runtime (one memcpy).
+// CHECK-LABEL: func.func @copies
+// CHECK: gpu.launch
+// CHECK: vector.load %{{.*}} : memref<32x64xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}} : memref<32x64xf32, strided<[128, 1], offset: 64>>, vector<4xf32>
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<32x64xf32> to memref<32x64xf32>
+func.func @copies(%a: memref<32x64xf32>, %b: memref<32x128xf32>, %c: memref<32x64xf32>) {
+  %s = memref.subview %b[0, 64] [32, 64] [1, 1] : memref<32x128xf32> to memref<32x64xf32, strided<[128, 1], offset: 64>>
+  memref.copy %a, %s : memref<32x64xf32> to memref<32x64xf32, strided<[128, 1], offset: 64>>
+  memref.copy %a, %c : memref<32x64xf32> to memref<32x64xf32>
+  return
+}
