@@ -17,7 +17,7 @@
 # 2. bench/step/torch_step.py: eager bf16, torch.compile bf16 and PyTorch's
 #    FP8 step                                    -> OUT/step_torch.csv
 # 3. Links each object with the AOT driver (scripts/te-aot.sh link) and runs
-#    it on the cuda backend, --repeat TE_STEP_REPEAT
+#    it on the cuda backend, --warmup TE_STEP_WARMUP (3) untimed steps, then --repeat TE_STEP_REPEAT
 #                                                -> OUT/step_te.csv
 # 4. One step of each profiled object by category (GEMM, quantize, generated
 #    kernels, ..., gaps) with nsys, else ncu, else says there is neither
@@ -139,7 +139,7 @@ set_args() { # NAME REPEAT -> ARGS: the driver's arguments
   local n=$1 rep=$2 r=${1#step-}
   local size=${r##*-} recipe=${r%-*}
   ARGS=(--signature-file "$OBJS/$n.sig" --entry train_step --backend cuda
-        --dynamic-dim "$(tokens_of "$size")" --seed 1 --repeat "$rep")
+        --dynamic-dim "$(tokens_of "$size")" --seed 1 --repeat "$rep" --warmup "${TE_STEP_WARMUP:-3}")
   [ "$recipe" = delayed ] && ARGS+=(--fill "6=1" --fill "7=0") # TE's initial state: scales 1, histories 0
   return 0
 }

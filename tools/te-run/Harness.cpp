@@ -504,7 +504,7 @@ bool makeArguments(const Signature &sig, const Options &opts,
 
 bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
             const Memory &memory, int repeat, std::vector<Buffer> &results,
-            Timing &timing, std::string *error) {
+            Timing &timing, std::string *error, int warmup) {
   te_rt_context *ctx = memory.ctx;
   const bool device = memory.device;
   if (repeat < 1)
@@ -631,7 +631,10 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
 
   using PackedFn = void (*)(void **);
   double total = 0, fastest = std::numeric_limits<double>::infinity();
-  for (int r = 0; r < repeat; ++r) {
+  std::vector<double> times;
+  if (warmup < 0)
+    warmup = 0;
+  for (int r = 0; r < warmup + repeat; ++r) {
     Clock::time_point start = Clock::now();
     reinterpret_cast<PackedFn>(fn)(slots.data());
     te_rt_status sync = te_rt_synchronize(ctx, nullptr);
@@ -646,13 +649,22 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
           "te_rt_synchronize after call " + std::to_string(r + 1), sync);
       return false;
     }
-    total += seconds;
-    fastest = std::min(fastest, seconds);
-    if (r + 1 < repeat && !freeReturnedBuffers())
+    if (r >= warmup) {
+      total += seconds;
+      fastest = std::min(fastest, seconds);
+      times.push_back(seconds);
+    }
+    if (r + 1 < warmup + repeat && !freeReturnedBuffers())
       return false;
   }
   timing.stepMean = total / repeat;
   timing.stepMin = fastest;
+  std::sort(times.begin(), times.end());
+  timing.stepMedian = times.size() % 2
+                          ? times[times.size() / 2]
+                          : 0.5 * (times[times.size() / 2 - 1] +
+                                   times[times.size() / 2]);
+  timing.warmup = warmup;
 
   results.clear();
   Clock::time_point downloadStart = Clock::now();
@@ -846,9 +858,10 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
   if (!opts.quiet)
     std::printf("time %.6f s per call\n", timing.stepMean);
   std::printf("timing: step_ms=%.6f min_ms=%.6f repeat=%d upload_ms=%.6f "
-              "download_ms=%.6f\n",
+              "download_ms=%.6f median_ms=%.6f warmup=%d\n",
               1e3 * timing.stepMean, 1e3 * timing.stepMin, timing.repeat,
-              1e3 * timing.upload, 1e3 * timing.download);
+              1e3 * timing.upload, 1e3 * timing.download,
+              1e3 * timing.stepMedian, timing.warmup);
   (void)sig;
   return rc;
 }
@@ -862,7 +875,8 @@ int runEntry(const char *tool, EntryFn fn, const Signature &sig,
     return 1;
   }
   Timing timing;
-  if (!invoke(fn, sig, args, memory, opts.repeat, results, timing, &err)) {
+  if (!invoke(fn, sig, args, memory, opts.repeat, results, timing, &err,
+              opts.warmup)) {
     std::fprintf(stderr, "%s: %s\n", tool, err.c_str());
     return 1;
   }
@@ -890,8 +904,11 @@ const char *kHarnessFlagsHelp =
     "                       NaN = NaN) whatever the tolerances; repeatable\n"
     "  --repeat N           call N times (each call device-synchronised);\n"
     "                       prints `timing: step_ms=MEAN min_ms=MIN repeat=N\n"
-    "                       upload_ms=X download_ms=Y` (transfers of device\n"
-    "                       memory once, outside the steps)\n"
+    "                       upload_ms=X download_ms=Y median_ms=M warmup=W`\n"
+    "                       (transfers of device memory once, outside the\n"
+    "                       steps)\n"
+    "  --warmup N           N untimed calls before the timed ones (module\n"
+    "                       loading, first allocations)\n"
     "  --quiet              no summary lines\n";
 
 bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,
@@ -964,6 +981,9 @@ bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,
   } else if (a == "--repeat") {
     if (number(d))
       opts.repeat = static_cast<int>(d);
+  } else if (a == "--warmup") {
+    if (number(d))
+      opts.warmup = static_cast<int>(d);
   } else if (a == "--quiet") {
     opts.quiet = true;
   } else {

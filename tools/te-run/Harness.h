@@ -91,6 +91,7 @@ struct Options {
   double maxRelErr = -1;            ///< normwise ||a-b|| / ||b|| bound
   std::vector<int> exact;           ///< results compared bit for bit
   int repeat = 1;
+  int warmup = 0; ///< untimed calls before the timed ones
   bool quiet = false;
 };
 
@@ -135,6 +136,8 @@ std::string backendMismatch(const std::string &backend,
 /// Times of invoke(), in seconds.
 struct Timing {
   double stepMean = 0, stepMin = 0; ///< one call, device-synchronised
+  double stepMedian = 0;
+  int warmup = 0;
   int repeat = 1;
   double upload = 0;   ///< arguments host -> device, once
   double download = 0; ///< results device -> host, once
@@ -145,14 +148,17 @@ struct Timing {
 /// uploaded once before the calls and the results downloaded once after
 /// them; only the calls are timed as steps. The runtime's sticky status is
 /// checked after every call: a failure is an error with its message.
+/// `warmup` calls come first, untimed (module loading, the allocator's
+/// first allocations).
 bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
             const Memory &memory, int repeat, std::vector<Buffer> &results,
-            Timing &timing, std::string *error);
+            Timing &timing, std::string *error, int warmup = 0);
 
 /// Prints a summary line per result, writes .npy files and compares with
 /// the references. Returns the process exit code (0 = all PASS).
 /// Ends with the line
-/// `timing: step_ms=M min_ms=M repeat=N upload_ms=X download_ms=Y`.
+/// `timing: step_ms=M min_ms=M repeat=N upload_ms=X download_ms=Y
+/// median_ms=M warmup=W`.
 int report(const Signature &sig, const std::vector<Buffer> &results,
            const Options &opts, const Timing &timing);
 
