@@ -101,8 +101,11 @@ std::string blobTarget(const Module &m) {
       out += *t++;
     return out;
   }
-  if (m.size >= 16 + 28 && u32(0) == 0xBA55ED50u) // fatbin: first entry
-    return sm(u32(16 + 24));
+  // fatbin: a 16-byte header, then the first entry, whose 32-bit SM
+  // version is at offset 28 (after kind, version, header size, payload
+  // sizes and flags).
+  if (m.size >= 16 + 32 && u32(0) == 0xBA55ED50u)
+    return sm(u32(16 + 28));
   if (m.size >= 52 && std::memcmp(b,
                                   "\x7f"
                                   "ELF",
