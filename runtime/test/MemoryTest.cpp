@@ -216,11 +216,14 @@ TEST_F(CpuContext, ModuleOnCpuContextRecordsAndDoesNotCrash) {
 }
 
 TEST_F(CpuContext, FatbinTargetInTheMessage) {
-  // A fatbin header and one entry of arch 90 (the fields the message reads).
+  // A fatbin header and one entry of arch 90, as `nvcc -fatbin -arch=sm_90`
+  // (CUDA 13) writes them: the entry's word at offset 24 is 0x10008 (not
+  // the arch), the arch is at offset 28.
   std::vector<unsigned char> blob(64, 0);
-  const uint32_t magic = 0xBA55ED50u, arch = 90;
+  const uint32_t magic = 0xBA55ED50u, flags = 0x10008u, arch = 90;
   std::memcpy(blob.data(), &magic, 4);
-  std::memcpy(blob.data() + 16 + 24, &arch, 4);
+  std::memcpy(blob.data() + 16 + 24, &flags, 4);
+  std::memcpy(blob.data() + 16 + 28, &arch, 4);
   void *m = mgpuModuleLoad(blob.data(), int64_t(blob.size()));
   EXPECT_EQ(mgpuModuleGetFunction(m, "kernel"), nullptr);
   EXPECT_NE(error().find("gpu.launch_func @kernel: this module was compiled "
