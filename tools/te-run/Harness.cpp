@@ -11,6 +11,7 @@
 #include "te_rt_abi.h"
 
 #include <algorithm>
+#include <unistd.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -167,6 +168,14 @@ std::vector<int64_t> descriptor(void *data, const std::vector<int64_t> &shape) {
 
 /// The largest argument the harness generates (bytes).
 constexpr int64_t kMaxBytes = int64_t(1) << 46;
+
+/// The machine's physical memory in bytes (kMaxBytes if unknown).
+int64_t physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || size <= 0)
+    return kMaxBytes;
+  return std::min<int64_t>(kMaxBytes, int64_t(pages) * size);
+}
 
 /// Whether the C interface takes the results struct as its first
 /// parameter: for a memref result or several results (a single scalar is
@@ -342,6 +351,7 @@ double Buffer::at(int64_t i) const {
 
 bool makeArguments(const Signature &sig, const Options &opts,
                    std::vector<Buffer> &args, std::string *error) {
+  int64_t generatedBytes = 0;
   if (!opts.inputs.empty() && opts.inputs.size() != sig.args.size()) {
     *error = "the entry function takes " + std::to_string(sig.args.size()) +
              " arguments, " + std::to_string(opts.inputs.size()) +
@@ -438,6 +448,17 @@ bool makeArguments(const Signature &sig, const Options &opts,
           elements *= d;
       if (elements < 0) {
         *error = which + ": " + b.type.str() + " is too large";
+        return false;
+      }
+      // Generated inputs live in host memory first: more than the machine
+      // has would have the process killed, not refused.
+      generatedBytes += elements * t.elementBytes();
+      if (generatedBytes > physicalMemoryBytes()) {
+        *error = which + ": " + b.type.str() + " needs " +
+                 std::to_string(generatedBytes >> 20) +
+                 " MiB of host memory for the generated arguments so far; "
+                 "this machine has " +
+                 std::to_string(physicalMemoryBytes() >> 20) + " MiB";
         return false;
       }
       b.bytes.resize(elements * t.elementBytes());

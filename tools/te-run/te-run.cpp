@@ -217,10 +217,13 @@ bool addPackedEntry(ModuleOp module, const std::string &entry,
   // The entry itself is reached through the wrappers only: internal, so that
   // an entry named like a C function (`main`) does not clash with the
   // driver's when the object is linked (AOT).
-  if (auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(entry))
-    if (!function.isExternal())
-      function.setLinkageAttr(
-          LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
+  // So does another function of the module called `main` (its C interface
+  // `_mlir_ciface_main`, if any, keeps its name).
+  for (StringRef name : {StringRef(entry), StringRef("main")})
+    if (auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      if (!function.isExternal())
+        function.setLinkageAttr(
+            LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
   Location loc = ciface.getLoc();
   auto ptrType = LLVM::LLVMPointerType::get(context);
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
