@@ -25,6 +25,7 @@
 // TIMING: TEInferShapes
 // TIMING-NEXT: TEDecomposeLinear
 // REFERENCE-NEXT: ConvertTEToReference
+// TIMING-NEXT: TEFuseAccumulate
 // TIMING-NEXT: TEInferUsages
 // TIMING-NEXT: TEEliminateAliases
 // TIMING-NEXT: TEExpandQTensors

@@ -43,6 +43,12 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
                      "(default; needs the toolkit), bin, isa (PTX, JIT-loaded "
                      "by the driver), offload or llvm (IR, for inspection)"),
       llvm::cl::init("fatbin")};
+  PassOptions::Option<bool> fuseAccumulate{
+      *this, "fuse-accumulate",
+      llvm::cl::desc("te-fuse-accumulate: `acc += gemm(...)` accumulates "
+                     "in fp32 inside the GEMM (TE's fuse_wgrad_accumulation; "
+                     "the GEMM's result is not rounded to its type first)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> reference{
       *this, "reference",
       llvm::cl::desc("compile the program's high-precision twin instead: "

@@ -463,6 +463,11 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   addIfRegistered("te-decompose-linear", "te-decompose-linear");
   if (options.reference)
     add("convert-te-to-reference");
+  // Gradient accumulation into fp32 inside the GEMM (TE's
+  // fuse_wgrad_accumulation); after the twin's conversion, which keeps the
+  // program's rounding.
+  if (options.fuseAccumulate)
+    addIfRegistered("te-fuse-accumulate", "te-fuse-accumulate");
   addIfRegistered("te-infer-usages", "te-infer-usages");
   addIfRegistered("te-eliminate-aliases", "te-eliminate-aliases");
   std::string legalizeTarget =

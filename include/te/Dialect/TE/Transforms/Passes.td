@@ -215,6 +215,48 @@ def TEDecomposeLinear : Pass<"te-decompose-linear"> {
 }
 
 //===----------------------------------------------------------------------===//
+// te-fuse-accumulate
+//===----------------------------------------------------------------------===//
+
+def TEFuseAccumulate : Pass<"te-fuse-accumulate"> {
+  let summary = "accumulate a GEMM's result into an fp32 tensor inside the GEMM";
+  let description = [{
+    Gradient accumulation across microbatches, `acc += extf(gemm(...))`
+    written as an elementwise `linalg.generic` on the GEMM's result, becomes
+    the GEMM's own accumulation: `te.gemm ... accumulate(%acc)` with an fp32
+    result (cuBLASLt reads C and writes D in fp32). This is
+    TransformerEngine's `fuse_wgrad_accumulation` (Megatron-LM's
+    `gradient_accumulation_fusion`): the GEMM's bf16 result is neither
+    written nor read again, and the separate read-modify-write of the fp32
+    accumulator is gone. The sum is the GEMM's unrounded fp32 result added
+    to the accumulator, where the program rounded it to the GEMM's type
+    first: a more accurate result, not the same bits. `te-pipeline` runs it
+    unless `fuse-accumulate=false`.
+
+    Matched: a `te.gemm` without bias, accumulation or quantized result
+    whose result has one use, through `tensor.cast`s, by an all-parallel
+    `linalg.generic` with identity maps, that input and one fp32 output,
+    whose region is `out + extf(in)` (either order, `extf` omitted for an
+    f32 input).
+
+    ```mlir
+    %g = te.gemm %xq, %dyq layout NT : ... -> tensor<256x128xbf16>
+    %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%g : tensor<256x128xbf16>) outs(%acc : tensor<256x128xf32>) {
+    ^bb0(%in: bf16, %out: f32):
+      %e = arith.extf %in : bf16 to f32
+      %s = arith.addf %out, %e : f32
+      linalg.yield %s : f32
+    } -> tensor<256x128xf32>
+    // becomes
+    %r = te.gemm %xq, %dyq layout NT accumulate(%acc : tensor<256x128xf32>)
+        : ... -> tensor<256x128xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // te-eliminate-aliases
 //===----------------------------------------------------------------------===//
 
