@@ -90,7 +90,9 @@ done
 say "run_step: ${#NAMES[@]} objects in $OBJS: ${NAMES[*]:-none}"
 
 # The GPU's target, to compare with the objects' (.sig line 'target sm_XX').
-CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+# Not CC: an exported CC (the C compiler) would reach torch.compile, which
+# runs it to build its kernels.
+GPU_CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | head -1
   nvcc --version 2>&1 | tail -1; } | sed 's/^/run_step: /' | tee -a "$LOG"
 
@@ -150,8 +152,8 @@ for n in "${NAMES[@]}"; do
   r=${n#step-}; size=${r##*-}; recipe=${r%-*}
   exe=$WORK/$n
   tgt=$(sed -n 's/^target[[:space:]]\{1,\}sm_\([0-9]*\).*/\1/p' "$OBJS/$n.sig" | head -1)
-  if [ -n "$tgt" ] && [ -n "$CC" ] && [ "$tgt" != "$CC" ]; then
-    say "run_step: $n: compiled for sm_$tgt, this GPU is sm_$CC"
+  if [ -n "$tgt" ] && [ -n "$GPU_CC" ] && [ "$tgt" != "$GPU_CC" ]; then
+    say "run_step: $n: compiled for sm_$tgt, this GPU is sm_$GPU_CC"
   fi
   if ! bash "$AOT" link "$OBJS/$n.o" "$exe" "$RT" > "$WORK/$n.link.log" 2>&1; then
     say "run_step: $n: link failed: $(tail -3 "$WORK/$n.link.log" | tr '\n' ' ')"
