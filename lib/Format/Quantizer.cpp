@@ -148,6 +148,12 @@ QuantizerConfig defaultConfig(Recipe recipe) {
   return c;
 }
 
+/// The element type `t` stores, as MLIR spells it (E2M1x2 bytes hold
+/// f4E2M1FN elements).
+static const char *elementTypeName(DType t) {
+  return t == DType::E2M1x2 ? "f4E2M1FN" : dtypeName(t);
+}
+
 std::string verifyConfig(const QuantizerConfig &c) {
   if (!isKnownRecipe(c.recipe))
     return format("unknown recipe %d", static_cast<int>(c.recipe));
@@ -156,10 +162,11 @@ std::string verifyConfig(const QuantizerConfig &c) {
   // Element type.
   if (c.recipe == Recipe::NVFP4) {
     if (c.dtype != DType::E2M1x2)
-      return format("NVFP4 needs dtype f4E2M1FNx2, got %s", dtypeName(c.dtype));
+      return format("NVFP4 needs element type f4E2M1FN, got %s",
+                    elementTypeName(c.dtype));
   } else if (c.dtype != DType::E4M3 && c.dtype != DType::E5M2) {
-    return format("%s needs dtype f8E4M3FN or f8E5M2, got %s", title,
-                  dtypeName(c.dtype));
+    return format("%s needs element type f8E4M3FN or f8E5M2, got %s", title,
+                  elementTypeName(c.dtype));
   }
 
   // Fields of other recipes keep their defaults.

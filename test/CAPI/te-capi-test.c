@@ -179,9 +179,9 @@ static void testQuantizers(MlirContext ctx) {
          mlirAttributeIsATEQuantizer(unit), (int)recipe.length, recipe.data,
          mlirTypeIsNull(mlirTEQuantizerAttrGetElementType(unit)));
 
-  // Invalid configurations: a diagnostic from the dialect (Format's
-  // verifyConfig) and a null attribute.
-  // CHECK: diagnostic: delayed scaling needs historyLength >= 1, got 0
+  // Invalid configurations: a diagnostic from the dialect (the attribute's
+  // verifier, then Format's verifyConfig) and a null attribute.
+  // CHECK: diagnostic: 'history' of #te.delayed (the amax history length) must be >= 1, got 0
   // CHECK: bad history: <null>
   printAttr("bad history",
             mlirTEDelayedAttrGet(ctx, e4m3, 0, 0, MlirTEAmaxAlgoMax));

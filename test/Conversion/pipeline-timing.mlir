@@ -8,12 +8,14 @@
 // RUN: te-opt %s --te-pipeline="target=cpu lower-to-llvm=false" --mlir-timing -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARKCPU,NOLLVM
 // RUN: te-opt %s --te-pipeline="target=sm_100" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM100 --allow-empty
 //
-// The remark, once per emulated GEMM (NVFP4 and MXFP8 on sm_90 / cpu):
-// REMARK90: remark: nvfp4 GEMM has no native kernel on sm_90: the runtime emulates it exactly (dequantized operands, fp32 GEMM)
-// REMARK90: remark: mxfp8 GEMM has no native kernel on sm_90: the runtime emulates it exactly (dequantized operands, fp32 GEMM)
+// The remark, once per function and emulated recipe (NVFP4 and MXFP8 on
+// sm_90 / cpu), without the op printed:
+// REMARK90: remark: nvfp4 GEMM has no native kernel on sm_90: the runtime emulates it exactly (dequantized operands, fp32 GEMM); remarked once per function, remarks=false silences it
+// REMARK90-NOT: see current operation
+// REMARK90: remark: mxfp8 GEMM has no native kernel on sm_90: the runtime emulates it exactly (dequantized operands, fp32 GEMM); remarked once per function, remarks=false silences it
 // REMARK90-NOT: remark
-// REMARKCPU: remark: nvfp4 GEMM has no native kernel on cpu: the runtime emulates it exactly (dequantized operands, fp32 GEMM)
-// REMARKCPU: remark: mxfp8 GEMM has no native kernel on cpu: the runtime emulates it exactly (dequantized operands, fp32 GEMM)
+// REMARKCPU: remark: nvfp4 GEMM has no native kernel on cpu: the runtime emulates it exactly (dequantized operands, fp32 GEMM); remarked once per function, remarks=false silences it
+// REMARKCPU: remark: mxfp8 GEMM has no native kernel on cpu: the runtime emulates it exactly (dequantized operands, fp32 GEMM); remarked once per function, remarks=false silences it
 // sm_100 has native MXFP8 and NVFP4 GEMMs: no remark.
 // SM100-NOT: remark
 //

@@ -54,6 +54,11 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
       llvm::cl::desc("compile the program's high-precision twin instead: "
                      "convert-te-to-reference after te-decompose-linear"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> remarks{
+      *this, "remarks",
+      llvm::cl::desc("remark on MXFP8/NVFP4 GEMMs the runtime emulates on the "
+                     "target (one per function and recipe)"),
+      llvm::cl::init(true)};
 };
 
 /// Adds the whole te flow (DESIGN.md "The flow") to `pm`.

@@ -120,39 +120,48 @@ struct TESetTargetPass
     else if (target == "sm_100")
       t = Target::SM100;
     else {
-      module.emitError("te-set-target: target must be cpu, sm_90 or sm_100, "
-                       "got '")
+      // At the module's location only: an error on the module op would
+      // print the whole module after it.
+      emitError(module.getLoc(), "te-set-target: target must be cpu, sm_90 "
+                                 "or sm_100, got '")
           << target << "'";
       return signalPassFailure();
     }
     if (auto existing = module->getAttrOfType<TargetAttr>("te.target")) {
       if (existing.getValue() != t) {
-        module.emitError("module has te.target = ")
+        emitError(module.getLoc(), "module has te.target = ")
             << existing << " but the pipeline targets " << target;
         return signalPassFailure();
       }
     } else {
       module->setAttr("te.target", TargetAttr::get(&getContext(), t));
     }
-    if (t == Target::SM100)
+    if (t == Target::SM100 || !remarks)
       return;
-    module.walk(
-        [&](Operation *op) {
-          Attribute q;
-          if (auto gemm = dyn_cast<GemmOp>(op))
-            q = quantizerOf(gemm.getA().getType());
-          else if (auto linear = dyn_cast<LinearOp>(op))
-            q = linear.getInputQuantizer();
-          else if (auto grad = dyn_cast<LinearGradOp>(op))
-            q = grad.getGradOutputQuantizer();
-          if (isEmulatedOnSm90(q))
-            op->emitRemark()
-                << ::te::format::recipeName(
-                       cast<QuantizerAttrInterface>(q).getFormatConfig().recipe)
-                << " GEMM has no native kernel on " << target
-                << ": the runtime emulates it exactly (dequantized operands, "
-                   "fp32 GEMM)";
-        });
+    // One remark per function and emulated recipe, at its first GEMM, with
+    // the location only (emitRemark on the op would print the op).
+    DenseSet<std::pair<Operation *, int>> remarked;
+    module.walk([&](Operation *op) {
+      Attribute q;
+      if (auto gemm = dyn_cast<GemmOp>(op))
+        q = quantizerOf(gemm.getA().getType());
+      else if (auto linear = dyn_cast<LinearOp>(op))
+        q = linear.getInputQuantizer();
+      else if (auto grad = dyn_cast<LinearGradOp>(op))
+        q = grad.getGradOutputQuantizer();
+      if (!isEmulatedOnSm90(q))
+        return;
+      ::te::format::Recipe recipe =
+          cast<QuantizerAttrInterface>(q).getFormatConfig().recipe;
+      Operation *function = op->getParentOfType<FunctionOpInterface>();
+      if (!remarked.insert({function, static_cast<int>(recipe)}).second)
+        return;
+      emitRemark(op->getLoc())
+          << ::te::format::recipeName(recipe)
+          << " GEMM has no native kernel on " << target
+          << ": the runtime emulates it exactly (dequantized operands, fp32 "
+             "GEMM); remarked once per function, remarks=false silences it";
+    });
   }
 };
 
@@ -454,7 +463,8 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
     if (PassInfo::lookup(name))
       add(stage);
   };
-  add("te-set-target{target=" + options.target.getValue() + "}");
+  add("te-set-target{target=" + options.target.getValue() +
+      " remarks=" + (options.remarks ? "true" : "false") + "}");
   // Private helpers (e.g. an accumulation over tensor<?x?xf32>) are inlined
   // first: their dynamic signatures would otherwise survive to bufferization
   // and leave casts the LLVM lowering cannot reconcile.

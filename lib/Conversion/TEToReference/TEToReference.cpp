@@ -70,11 +70,18 @@ Value castElements(OpBuilder &b, Location loc, Value v, Type elementType) {
       .getResult(0);
 }
 
-/// Collapses the leading dimensions: [..., K] -> [M, K].
+/// Collapses the leading dimensions: [..., K] -> [M, K] ([K] -> [1, K]).
 Value to2D(OpBuilder &b, Location loc, Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.getRank() == 2)
     return v;
+  if (type.getRank() == 1)
+    return tensor::ExpandShapeOp::create(
+        b, loc,
+        RankedTensorType::get({1, type.getDimSize(0)}, type.getElementType()),
+        v, {{0, 1}},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                               tensor::getMixedSize(b, loc, v, 0)});
   SmallVector<ReassociationIndices> re(2);
   for (int64_t i = 0; i + 1 < type.getRank(); ++i)
     re[0].push_back(i);
@@ -120,38 +127,54 @@ struct GemmPattern : OpConversionPattern<GemmOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
-    auto resultType = dyn_cast<RankedTensorType>(
+    auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getResult().getType()));
-    if (!resultType || !resultType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs a static result shape");
-    Value a = to2D(rewriter, loc, adaptor.getA());
-    Value b = to2D(rewriter, loc, adaptor.getB());
-    auto aType = cast<RankedTensorType>(a.getType());
-    auto bType = cast<RankedTensorType>(b.getType());
-    if (!aType.hasStaticShape() || !bType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs static operand shapes");
     bool transa = op.getTransA(), transb = op.getTransB();
-    int64_t n = transa ? aType.getDimSize(0) : aType.getDimSize(1);
-    int64_t m = transb ? bType.getDimSize(1) : bType.getDimSize(0);
-    // Loops (m, n, k).
-    AffineExpr dm = getAffineDimExpr(0, ctx), dn = getAffineDimExpr(1, ctx),
-               dk = getAffineDimExpr(2, ctx);
-    AffineMap aMap = transa ? AffineMap::get(3, 0, {dn, dk}, ctx)
-                            : AffineMap::get(3, 0, {dk, dn}, ctx);
-    AffineMap bMap = transb ? AffineMap::get(3, 0, {dk, dm}, ctx)
-                            : AffineMap::get(3, 0, {dm, dk}, ctx);
-    AffineMap dMap = AffineMap::get(3, 0, {dm, dn}, ctx);
+    // TN / NN: D takes B's leading dimensions, which the loops run over
+    // as they are (A is 2-D). NT contracts over the leading dimensions of
+    // both operands: flattened to 2-D, D is 2-D. Dynamic dimensions (a
+    // batch te-infer-shapes could not make static) are sized at run time
+    // from the operands: the twin allocates no quantized buffers.
+    bool nt = op.getLayout() == GemmLayout::NT;
+    Value a = nt ? to2D(rewriter, loc, adaptor.getA()) : adaptor.getA();
+    Value b = nt ? to2D(rewriter, loc, adaptor.getB()) : adaptor.getB();
+    int64_t lead = nt ? 1 : cast<RankedTensorType>(b.getType()).getRank() - 1;
+    // Loops (m..., n, k).
+    unsigned numLoops = lead + 2;
+    SmallVector<AffineExpr> dm;
+    for (int64_t i = 0; i < lead; ++i)
+      dm.push_back(getAffineDimExpr(i, ctx));
+    AffineExpr dn = getAffineDimExpr(lead, ctx),
+               dk = getAffineDimExpr(lead + 1, ctx);
+    AffineMap aMap = transa ? AffineMap::get(numLoops, 0, {dn, dk}, ctx)
+                            : AffineMap::get(numLoops, 0, {dk, dn}, ctx);
+    SmallVector<AffineExpr> bExprs(dm);
+    if (transb)
+      bExprs.insert(bExprs.begin(), dk);
+    else
+      bExprs.push_back(dk);
+    AffineMap bMap = AffineMap::get(numLoops, 0, bExprs, ctx);
+    SmallVector<AffineExpr> dExprs(dm);
+    dExprs.push_back(dn);
+    AffineMap dMap = AffineMap::get(numLoops, 0, dExprs, ctx);
+
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t i = 0; i < lead; ++i)
+      sizes.push_back(
+          tensor::getMixedSize(rewriter, loc, b, transb ? i + 1 : i));
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, a, transa ? 0 : 1));
     Type f32 = rewriter.getF32Type();
-    Value init = tensor::EmptyOp::create(rewriter, loc, {m, n}, f32);
+    Value init = tensor::EmptyOp::create(rewriter, loc, sizes, f32);
     Value zero =
         arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
     init = linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
+    SmallVector<utils::IteratorType> iterators(numLoops - 1,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
     Value acc =
         linalg::GenericOp::create(
             rewriter, loc, init.getType(), ValueRange{a, b}, ValueRange{init},
-            ArrayRef<AffineMap>{aMap, bMap, dMap},
-            {utils::IteratorType::parallel, utils::IteratorType::parallel,
-             utils::IteratorType::reduction},
+            ArrayRef<AffineMap>{aMap, bMap, dMap}, iterators,
             [&](OpBuilder &nb, Location nl, ValueRange args) {
               Value p = arith::MulFOp::create(nb, nl, extend(nb, nl, args[1]),
                                               extend(nb, nl, args[0]));
@@ -159,28 +182,35 @@ struct GemmPattern : OpConversionPattern<GemmOp> {
               linalg::YieldOp::create(nb, nl, sum);
             })
             .getResult(0);
-    // Epilogue: + bias[n] + C[m, n], rounded once to D's element type.
+    // Epilogue: + bias[n] + C[m..., n], rounded once to D's element type.
     Type outElement = resultType.getElementType();
-    Value out = tensor::EmptyOp::create(rewriter, loc, {m, n}, outElement);
+    Value out = tensor::EmptyOp::create(rewriter, loc, sizes, outElement);
     SmallVector<Value> ins{acc};
-    AffineExpr e0 = getAffineDimExpr(0, ctx), e1 = getAffineDimExpr(1, ctx);
-    AffineMap id = AffineMap::get(2, 0, {e0, e1}, ctx);
+    unsigned outRank = lead + 1;
+    AffineMap id = rewriter.getMultiDimIdentityMap(outRank);
     SmallVector<AffineMap> maps{id};
     Value bias = adaptor.getBias();
     if (bias) {
       ins.push_back(bias);
-      maps.push_back(AffineMap::get(2, 0, {e1}, ctx));
+      maps.push_back(
+          AffineMap::get(outRank, 0, {getAffineDimExpr(lead, ctx)}, ctx));
     }
-    Value c = adaptor.getAccumulate();
-    if (c) {
-      ins.push_back(to2D(rewriter, loc, c));
+    if (Value c = adaptor.getAccumulate()) {
+      if (c.getType() != out.getType())
+        c = tensor::CastOp::create(
+            rewriter, loc,
+            cast<RankedTensorType>(out.getType())
+                .clone(cast<RankedTensorType>(c.getType()).getElementType()),
+            c);
+      ins.push_back(c);
       maps.push_back(id);
     }
     maps.push_back(id);
     Value d =
         linalg::GenericOp::create(
             rewriter, loc, out.getType(), ins, ValueRange{out}, maps,
-            {utils::IteratorType::parallel, utils::IteratorType::parallel},
+            SmallVector<utils::IteratorType>(outRank,
+                                             utils::IteratorType::parallel),
             [&](OpBuilder &nb, Location nl, ValueRange args) {
               Value v = args[0];
               for (size_t i = 1; i + 1 < args.size(); ++i)
@@ -190,13 +220,8 @@ struct GemmPattern : OpConversionPattern<GemmOp> {
               linalg::YieldOp::create(nb, nl, v);
             })
             .getResult(0);
-    if (resultType.getRank() != 2) {
-      SmallVector<ReassociationIndices> re(2);
-      for (int64_t i = 0; i + 1 < resultType.getRank(); ++i)
-        re[0].push_back(i);
-      re[1].push_back(resultType.getRank() - 1);
-      d = tensor::ExpandShapeOp::create(rewriter, loc, resultType, d, re);
-    }
+    if (d.getType() != resultType)
+      d = tensor::CastOp::create(rewriter, loc, resultType, d);
     SmallVector<Value> results{d};
     if (op.getAmax())
       results.push_back(zerosF32x1(rewriter, loc));

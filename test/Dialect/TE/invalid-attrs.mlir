@@ -19,23 +19,70 @@ func.func private @f() attributes {a = #te.mxfp8<f8E4M3FN, block_2d = true, bloc
 
 // -----
 
-// expected-error @+1 {{expected 'true' or 'false'}}
+// expected-error @+1 {{expected 'true' or 'false' for 'rht' of #te.nvfp4, got '1'}}
 func.func private @f() attributes {a = #te.nvfp4<f4E2M1FN, rht = 1>}
 
 // -----
 
-// expected-error @+1 {{expected 'max' or 'most_recent', got 'mean'}}
+// expected-error @+1 {{expected 'max' or 'most_recent' for 'algo' of #te.delayed, got 'mean'}}
 func.func private @f() attributes {a = #te.delayed<f8E4M3FN, algo = mean>}
 
 // -----
 
-// expected-error @+1 {{expected 'up' or 'floor', got 'nearest'}}
+// expected-error @+1 {{expected 'up' or 'floor' for 'e8m0_rounding' of #te.mxfp8, got 'nearest'}}
 func.func private @f() attributes {a = #te.mxfp8<f8E4M3FN, e8m0_rounding = nearest>}
 
 // -----
 
-// expected-error @+1 {{expected 'mae' or 'mse', got 'rmse'}}
+// expected-error @+1 {{expected 'mae' or 'mse' for 'err_mode' of #te.nvfp4, got 'rmse'}}
 func.func private @f() attributes {a = #te.nvfp4<f4E2M1FN, four_over_six = true, err_mode = rmse>}
+
+// -----
+
+// A field of the wrong kind names the field, what it takes and what was
+// written. (MLIR's integer parser would read `true` as the i1 value -1.)
+// expected-error @+1 {{expected an integer for 'history' of #te.delayed, got 'true'}}
+func.func private @f() attributes {a = #te.delayed<f8E4M3FN, history = true>}
+
+// -----
+
+// expected-error @+1 {{expected an integer for 'margin' of #te.delayed, got 'true'}}
+func.func private @f() attributes {a = #te.delayed<f8E4M3FN, margin = true>}
+
+// -----
+
+// expected-error @+1 {{expected an integer for 'dims' of #te.block, got 'true'}}
+func.func private @f() attributes {a = #te.block<f8E4M3FN, dims = true>}
+
+// -----
+
+// expected-error @+1 {{expected an integer for 'history' of #te.delayed, got '16.0'}}
+func.func private @f() attributes {a = #te.delayed<f8E4M3FN, history = 16.0>}
+
+// -----
+
+// expected-error @+1 {{expected a 32-bit integer for 'dims' of #te.block, got '99999999999999'}}
+func.func private @f() attributes {a = #te.block<f8E4M3FN, dims = 99999999999999>}
+
+// -----
+
+// expected-error @+1 {{expected an integer for 'rht_sign_mask' of #te.nvfp4, got '"0xD7E8"'}}
+func.func private @f() attributes {a = #te.nvfp4<f4E2M1FN, rht = true, rht_sign_mask = "0xD7E8">}
+
+// -----
+
+// expected-error @+1 {{expected 'true' or 'false' for 'pow2_scales' of #te.current, got 'yes'}}
+func.func private @f() attributes {a = #te.current<f8E4M3FN, pow2_scales = yes>}
+
+// -----
+
+// expected-error @+1 {{expected a number for 'amax_epsilon' of #te.current, got 'true'}}
+func.func private @f() attributes {a = #te.current<f8E4M3FN, amax_epsilon = true>}
+
+// -----
+
+// expected-error @+1 {{expected 'max' or 'most_recent' for 'algo' of #te.delayed, got '"max"'}}
+func.func private @f() attributes {a = #te.delayed<f8E4M3FN, algo = "max">}
 
 // -----
 
@@ -45,52 +92,52 @@ func.func private @f() attributes {a = #te.current<f8E4M3FN, amax_epsilon = 1>}
 
 // -----
 
-// expected-error @+1 {{delayed scaling needs dtype f8E4M3FN or f8E5M2, got f4E2M1FNx2}}
+// expected-error @+1 {{delayed scaling needs element type f8E4M3FN or f8E5M2, got f4E2M1FN}}
 func.func private @f() attributes {a = #te.delayed<f4E2M1FN>}
 
 // -----
 
-// expected-error @+1 {{current scaling needs dtype f8E4M3FN or f8E5M2, got f4E2M1FNx2}}
+// expected-error @+1 {{current scaling needs element type f8E4M3FN or f8E5M2, got f4E2M1FN}}
 func.func private @f() attributes {a = #te.current<f4E2M1FN>}
 
 // -----
 
-// expected-error @+1 {{block scaling needs dtype f8E4M3FN or f8E5M2, got f4E2M1FNx2}}
+// expected-error @+1 {{block scaling needs element type f8E4M3FN or f8E5M2, got f4E2M1FN}}
 func.func private @f() attributes {a = #te.block<f4E2M1FN>}
 
 // -----
 
-// expected-error @+1 {{MXFP8 needs dtype f8E4M3FN or f8E5M2, got f4E2M1FNx2}}
+// expected-error @+1 {{MXFP8 needs element type f8E4M3FN or f8E5M2, got f4E2M1FN}}
 func.func private @f() attributes {a = #te.mxfp8<f4E2M1FN>}
 
 // -----
 
-// expected-error @+1 {{NVFP4 needs dtype f4E2M1FNx2, got f8E4M3FN}}
+// expected-error @+1 {{NVFP4 needs element type f4E2M1FN, got f8E4M3FN}}
 func.func private @f() attributes {a = #te.nvfp4<f8E4M3FN>}
 
 // -----
 
-// expected-error @+1 {{amaxEpsilon must be finite and >= 0, got -1}}
+// expected-error @+1 {{'amax_epsilon' of #te.current must be finite and >= 0, got -1}}
 func.func private @f() attributes {a = #te.current<f8E4M3FN, amax_epsilon = -1.0>}
 
 // -----
 
-// expected-error @+1 {{amaxEpsilon must be finite and >= 0, got inf}}
+// expected-error @+1 {{'amax_epsilon' of #te.block must be finite and >= 0, got inf}}
 func.func private @f() attributes {a = #te.block<f8E4M3FN, amax_epsilon = 0x7F800000>}
 
 // -----
 
-// expected-error @+1 {{block scaling needs blockDim 1 (1x128) or 2 (128x128), got 3}}
+// expected-error @+1 {{'dims' of #te.block must be 1 (1x128 blocks) or 2 (128x128 blocks), got 3}}
 func.func private @f() attributes {a = #te.block<f8E4M3FN, dims = 3>}
 
 // -----
 
-// expected-error @+1 {{delayed scaling needs historyLength >= 1, got 0}}
+// expected-error @+1 {{'history' of #te.delayed (the amax history length) must be >= 1, got 0}}
 func.func private @f() attributes {a = #te.delayed<f8E4M3FN, history = 0>}
 
 // -----
 
-// expected-error @+1 {{delayed scaling needs margin >= 0, got -1}}
+// expected-error @+1 {{'margin' of #te.delayed must be >= 0, got -1}}
 func.func private @f() attributes {a = #te.delayed<f8E4M3FN, margin = -1>}
 
 // -----
@@ -120,27 +167,27 @@ func.func private @f() attributes {a = #te.nvfp4<f4E2M1FN, stochastic_rounding =
 
 // -----
 
-// expected-error @+1 {{NVFP4 e4m3Max must be 448 or 256, got 300}}
+// expected-error @+1 {{'e4m3_max' of #te.nvfp4 must be 448.0 or 256.0, got 300}}
 func.func private @f() attributes {a = #te.nvfp4<f4E2M1FN, four_over_six = true, e4m3_max = 300.0>}
 
 // -----
 
-// expected-error @+1 {{NVFP4 e4m3Max 256 is only valid with 4over6}}
+// expected-error @+1 {{'e4m3_max' = 256.0 of #te.nvfp4 needs four_over_six = true}}
 func.func private @f() attributes {a = #te.nvfp4<f4E2M1FN, e4m3_max = 256.0>}
 
 // -----
 
-// expected-error @+1 {{NVFP4 errMode MSE is only valid with 4over6}}
+// expected-error @+1 {{'err_mode' = mse of #te.nvfp4 needs four_over_six = true}}
 func.func private @f() attributes {a = #te.nvfp4<f4E2M1FN, err_mode = mse>}
 
 // -----
 
-// expected-error @+1 {{NVFP4 rhtSignMask is only valid with rht}}
+// expected-error @+1 {{'rht_sign_mask' of #te.nvfp4 needs rht = true}}
 func.func private @f() attributes {a = #te.nvfp4<f4E2M1FN, rht_sign_mask = 0xD7E8>}
 
 // -----
 
-// expected-error @+1 {{NVFP4 rhtSignMask must be below 2^16, got 0x10000}}
+// expected-error @+1 {{'rht_sign_mask' of #te.nvfp4 must be below 0x10000 (one sign bit per row of the 16x16 Hadamard matrix), got 0x10000}}
 func.func private @f() attributes {a = #te.nvfp4<f4E2M1FN, rht = true, rht_sign_mask = 0x10000>}
 
 // -----

@@ -83,23 +83,23 @@ TEST(Config, DTypeRules) {
   EXPECT_EQ(
       verifyConfig(make(Recipe::Current,
                         [](QuantizerConfig &c) { c.dtype = DType::F32; })),
-      "current scaling needs dtype f8E4M3FN or f8E5M2, got f32");
+      "current scaling needs element type f8E4M3FN or f8E5M2, got f32");
   EXPECT_EQ(
       verifyConfig(make(Recipe::Delayed,
                         [](QuantizerConfig &c) { c.dtype = DType::E2M1x2; })),
-      "delayed scaling needs dtype f8E4M3FN or f8E5M2, got f4E2M1FNx2");
+      "delayed scaling needs element type f8E4M3FN or f8E5M2, got f4E2M1FN");
   EXPECT_EQ(
       verifyConfig(make(Recipe::Block,
                         [](QuantizerConfig &c) { c.dtype = DType::BF16; })),
-      "block scaling needs dtype f8E4M3FN or f8E5M2, got bf16");
+      "block scaling needs element type f8E4M3FN or f8E5M2, got bf16");
   EXPECT_EQ(
       verifyConfig(make(Recipe::MXFP8,
                         [](QuantizerConfig &c) { c.dtype = DType::E8M0; })),
-      "MXFP8 needs dtype f8E4M3FN or f8E5M2, got f8E8M0FNU");
+      "MXFP8 needs element type f8E4M3FN or f8E5M2, got f8E8M0FNU");
   EXPECT_EQ(
       verifyConfig(make(Recipe::NVFP4,
                         [](QuantizerConfig &c) { c.dtype = DType::E5M2; })),
-      "NVFP4 needs dtype f4E2M1FNx2, got f8E5M2");
+      "NVFP4 needs element type f4E2M1FN, got f8E5M2");
   QuantizerConfig u;
   u.recipe = static_cast<Recipe>(9);
   EXPECT_EQ(verifyConfig(u), "unknown recipe 9");

@@ -415,7 +415,7 @@ TEST(Layout, InvalidRequests) {
   auto bad = cfg(Recipe::NVFP4);
   bad.dtype = E4M3;
   expectError(bad, {16, 16}, Rowwise, SM100,
-              "NVFP4 needs dtype f4E2M1FNx2, got f8E4M3FN");
+              "NVFP4 needs element type f4E2M1FN, got f8E4M3FN");
   // No error pointer: still false.
   std::vector<BufferDesc> out;
   EXPECT_FALSE(getBufferLayout(c, {}, Rowwise, SM90, out));

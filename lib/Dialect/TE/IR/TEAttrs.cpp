@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <charconv>
 #include <cmath>
@@ -72,6 +73,24 @@ verifyQuantizedType(function_ref<InFlightDiagnostic()> emitError, Type dtype) {
   return result;
 }
 
+/// The shortest decimal of `value` ("300", "1e-06", "inf"), for messages.
+static std::string floatText(float value) {
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return ec == std::errc() ? std::string(buffer, end) : std::string("?");
+}
+
+/// `amax_epsilon` of #te.current / #te.block: finite and >= 0.
+static LogicalResult
+verifyAmaxEpsilon(function_ref<InFlightDiagnostic()> emitError,
+                  StringRef mnemonic, const APFloat &amaxEpsilon) {
+  float epsilon = toFloat(amaxEpsilon);
+  if (std::isfinite(epsilon) && epsilon >= 0.0f)
+    return success();
+  return emitError() << "'amax_epsilon' of #te." << mnemonic
+                     << " must be finite and >= 0, got " << floatText(epsilon);
+}
+
 /// Emits Format's verdict on `config`.
 static LogicalResult
 verifyFormatConfig(function_ref<InFlightDiagnostic()> emitError,
@@ -109,7 +128,35 @@ ParseResult parseQuantizer(AsmParser &parser, StringRef mnemonic, Type &dtype,
   return parser.parseGreater();
 }
 
-ParseResult parseBool(AsmParser &parser, bool &value) {
+/// The token at `loc` as the user spelled it (a string literal with its
+/// quotes), for messages about a field's value.
+StringRef spellingAt(SMLoc loc) {
+  StringRef rest(loc.getPointer());
+  if (rest.starts_with("\"")) {
+    size_t close = rest.find('"', 1);
+    return rest.take_front(close == StringRef::npos ? rest.size() : close + 1)
+        .take_front(40);
+  }
+  auto endsToken = [](char c) {
+    return StringRef(",<>()[]{} \t\r\n").contains(c);
+  };
+  return rest.take_until(endsToken).take_front(40);
+}
+
+/// Reports a field value of the wrong kind, echoing it.
+ParseResult fieldError(AsmParser &parser, SMLoc loc, StringRef mnemonic,
+                       StringRef key, StringRef expected) {
+  InFlightDiagnostic diag = parser.emitError(loc);
+  diag << "expected " << expected << " for '" << key << "' of #te." << mnemonic;
+  StringRef spelling = spellingAt(loc);
+  if (!spelling.empty())
+    diag << ", got '" << spelling << "'";
+  return diag;
+}
+
+ParseResult parseBool(AsmParser &parser, StringRef mnemonic, StringRef key,
+                      bool &value) {
+  SMLoc loc = parser.getCurrentLocation();
   if (succeeded(parser.parseOptionalKeyword("true"))) {
     value = true;
     return success();
@@ -118,26 +165,61 @@ ParseResult parseBool(AsmParser &parser, bool &value) {
     value = false;
     return success();
   }
-  return parser.emitError(parser.getCurrentLocation(),
-                          "expected 'true' or 'false'");
+  return fieldError(parser, loc, mnemonic, key, "'true' or 'false'");
 }
 
-ParseResult parseF32(AsmParser &parser, APFloat &value) {
+/// An integer field. MLIR's integer parser also reads `true` and `false`
+/// (as i1 values): they are refused here, as is anything but an integer
+/// literal.
+template <typename IntT>
+ParseResult parseInt(AsmParser &parser, StringRef mnemonic, StringRef key,
+                     IntT &value) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef spelling = spellingAt(loc);
+  if (spelling == "true" || spelling == "false")
+    return fieldError(parser, loc, mnemonic, key, "an integer");
+  APInt parsed;
+  OptionalParseResult result = parser.parseOptionalInteger(parsed);
+  if (!result.has_value())
+    return fieldError(parser, loc, mnemonic, key, "an integer");
+  if (failed(*result))
+    return failure();
+  // The parsed value is signed, with a bit to spare for positive values.
+  constexpr unsigned bits = sizeof(IntT) * 8;
+  bool fits = std::is_signed_v<IntT>
+                  ? parsed.getSignificantBits() <= bits
+                  : !parsed.isNegative() && parsed.getActiveBits() <= bits;
+  if (!fits)
+    return fieldError(parser, loc, mnemonic, key,
+                      std::is_signed_v<IntT> ? "a 32-bit integer"
+                                             : "a 32-bit unsigned integer");
+  value = static_cast<IntT>(std::is_signed_v<IntT> ? parsed.getSExtValue()
+                                                   : parsed.getZExtValue());
+  return success();
+}
+
+/// An fp32 field: a float or integer literal (MLIR's float syntax).
+ParseResult parseF32(AsmParser &parser, StringRef mnemonic, StringRef key,
+                     APFloat &value) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef spelling = spellingAt(loc);
+  if (spelling.empty() || !(llvm::isDigit(spelling.front()) ||
+                            StringRef("+-.").contains(spelling.front())))
+    return fieldError(parser, loc, mnemonic, key, "a number");
   return parser.parseFloat(APFloat::IEEEsingle(), value);
 }
 
 template <typename EnumT>
-ParseResult parseEnum(AsmParser &parser, EnumT &value,
-                      std::optional<EnumT> (*symbolize)(StringRef),
-                      StringRef expected) {
+ParseResult
+parseEnum(AsmParser &parser, StringRef mnemonic, StringRef key, EnumT &value,
+          std::optional<EnumT> (*symbolize)(StringRef), StringRef expected) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
-  if (parser.parseKeyword(&keyword))
-    return failure();
+  if (failed(parser.parseOptionalKeyword(&keyword)))
+    return fieldError(parser, loc, mnemonic, key, expected);
   std::optional<EnumT> parsed = symbolize(keyword);
   if (!parsed)
-    return parser.emitError(loc)
-           << "expected " << expected << ", got '" << keyword << "'";
+    return fieldError(parser, loc, mnemonic, key, expected);
   value = *parsed;
   return success();
 }
@@ -195,13 +277,15 @@ Attribute DelayedAttr::parse(AsmParser &parser, Type) {
   int margin = 0, history = 1024;
   AmaxAlgo algo = AmaxAlgo::Max;
   SMLoc loc = parser.getCurrentLocation();
-  if (parseQuantizer(parser, getMnemonic(), dtype,
-                     {"margin", "history", "algo"}, [&](StringRef key) {
+  StringRef mnemonic = getMnemonic();
+  if (parseQuantizer(parser, mnemonic, dtype, {"margin", "history", "algo"},
+                     [&](StringRef key) {
                        if (key == "margin")
-                         return parser.parseInteger(margin);
+                         return parseInt(parser, mnemonic, key, margin);
                        if (key == "history")
-                         return parser.parseInteger(history);
-                       return parseEnum(parser, algo, symbolizeAmaxAlgo,
+                         return parseInt(parser, mnemonic, key, history);
+                       return parseEnum(parser, mnemonic, key, algo,
+                                        symbolizeAmaxAlgo,
                                         "'max' or 'most_recent'");
                      }))
     return {};
@@ -227,6 +311,13 @@ LogicalResult DelayedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   std::optional<fmt::DType> type = verifyQuantizedType(emitError, dtype);
   if (!type)
     return failure();
+  if (history < 1)
+    return emitError() << "'history' of #te.delayed (the amax history "
+                          "length) must be >= 1, got "
+                       << history;
+  if (margin < 0)
+    return emitError() << "'margin' of #te.delayed must be >= 0, got "
+                       << margin;
   return verifyFormatConfig(emitError,
                             delayedConfig(*type, margin, history, algo));
 }
@@ -256,11 +347,12 @@ Attribute CurrentAttr::parse(AsmParser &parser, Type) {
   bool pow2Scales = false;
   APFloat amaxEpsilon = makeFloat(0.0f);
   SMLoc loc = parser.getCurrentLocation();
-  if (parseQuantizer(parser, getMnemonic(), dtype,
-                     {"pow2_scales", "amax_epsilon"}, [&](StringRef key) {
+  StringRef mnemonic = getMnemonic();
+  if (parseQuantizer(parser, mnemonic, dtype, {"pow2_scales", "amax_epsilon"},
+                     [&](StringRef key) {
                        if (key == "pow2_scales")
-                         return parseBool(parser, pow2Scales);
-                       return parseF32(parser, amaxEpsilon);
+                         return parseBool(parser, mnemonic, key, pow2Scales);
+                       return parseF32(parser, mnemonic, key, amaxEpsilon);
                      }))
     return {};
   return parser.getChecked<CurrentAttr>(loc, parser.getContext(), dtype,
@@ -282,6 +374,8 @@ LogicalResult CurrentAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   APFloat amaxEpsilon) {
   std::optional<fmt::DType> type = verifyQuantizedType(emitError, dtype);
   if (!type)
+    return failure();
+  if (failed(verifyAmaxEpsilon(emitError, getMnemonic(), amaxEpsilon)))
     return failure();
   return verifyFormatConfig(emitError,
                             currentConfig(*type, pow2Scales, amaxEpsilon));
@@ -315,14 +409,15 @@ Attribute BlockAttr::parse(AsmParser &parser, Type) {
   bool pow2Scales = true;
   APFloat amaxEpsilon = makeFloat(0.0f);
   SMLoc loc = parser.getCurrentLocation();
-  if (parseQuantizer(parser, getMnemonic(), dtype,
+  StringRef mnemonic = getMnemonic();
+  if (parseQuantizer(parser, mnemonic, dtype,
                      {"dims", "pow2_scales", "amax_epsilon"},
                      [&](StringRef key) {
                        if (key == "dims")
-                         return parser.parseInteger(dims);
+                         return parseInt(parser, mnemonic, key, dims);
                        if (key == "pow2_scales")
-                         return parseBool(parser, pow2Scales);
-                       return parseF32(parser, amaxEpsilon);
+                         return parseBool(parser, mnemonic, key, pow2Scales);
+                       return parseF32(parser, mnemonic, key, amaxEpsilon);
                      }))
     return {};
   return parser.getChecked<BlockAttr>(loc, parser.getContext(), dtype, dims,
@@ -346,6 +441,12 @@ LogicalResult BlockAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 APFloat amaxEpsilon) {
   std::optional<fmt::DType> type = verifyQuantizedType(emitError, dtype);
   if (!type)
+    return failure();
+  if (dims != 1 && dims != 2)
+    return emitError() << "'dims' of #te.block must be 1 (1x128 blocks) or 2 "
+                          "(128x128 blocks), got "
+                       << dims;
+  if (failed(verifyAmaxEpsilon(emitError, getMnemonic(), amaxEpsilon)))
     return failure();
   return verifyFormatConfig(emitError,
                             blockConfig(*type, dims, pow2Scales, amaxEpsilon));
@@ -376,11 +477,13 @@ Attribute MXFP8Attr::parse(AsmParser &parser, Type) {
   bool block2D = false;
   E8M0Rounding rounding = E8M0Rounding::Up;
   SMLoc loc = parser.getCurrentLocation();
-  if (parseQuantizer(parser, getMnemonic(), dtype,
-                     {"block_2d", "e8m0_rounding"}, [&](StringRef key) {
+  StringRef mnemonic = getMnemonic();
+  if (parseQuantizer(parser, mnemonic, dtype, {"block_2d", "e8m0_rounding"},
+                     [&](StringRef key) {
                        if (key == "block_2d")
-                         return parseBool(parser, block2D);
-                       return parseEnum(parser, rounding, symbolizeE8M0Rounding,
+                         return parseBool(parser, mnemonic, key, block2D);
+                       return parseEnum(parser, mnemonic, key, rounding,
+                                        symbolizeE8M0Rounding,
                                         "'up' or 'floor'");
                      }))
     return {};
@@ -458,26 +561,28 @@ Attribute NVFP4Attr::parse(AsmParser &parser, Type) {
   NVFP4Fields f;
   std::optional<uint32_t> mask;
   SMLoc loc = parser.getCurrentLocation();
-  if (parseQuantizer(parser, getMnemonic(), dtype,
+  StringRef mnemonic = getMnemonic();
+  if (parseQuantizer(parser, mnemonic, dtype,
                      {"rht", "rht_sign_mask", "block_2d", "stochastic_rounding",
                       "row_scaled", "four_over_six", "e4m3_max", "err_mode"},
                      [&](StringRef key) {
                        if (key == "rht")
-                         return parseBool(parser, f.rht);
+                         return parseBool(parser, mnemonic, key, f.rht);
                        if (key == "rht_sign_mask")
-                         return parser.parseInteger(mask.emplace());
+                         return parseInt(parser, mnemonic, key, mask.emplace());
                        if (key == "block_2d")
-                         return parseBool(parser, f.block2D);
+                         return parseBool(parser, mnemonic, key, f.block2D);
                        if (key == "stochastic_rounding")
-                         return parseBool(parser, f.stochasticRounding);
+                         return parseBool(parser, mnemonic, key,
+                                          f.stochasticRounding);
                        if (key == "row_scaled")
-                         return parseBool(parser, f.rowScaled);
+                         return parseBool(parser, mnemonic, key, f.rowScaled);
                        if (key == "four_over_six")
-                         return parseBool(parser, f.fourOverSix);
+                         return parseBool(parser, mnemonic, key, f.fourOverSix);
                        if (key == "e4m3_max")
-                         return parseF32(parser, f.e4m3Max);
-                       return parseEnum(parser, f.errMode, symbolizeErrMode,
-                                        "'mae' or 'mse'");
+                         return parseF32(parser, mnemonic, key, f.e4m3Max);
+                       return parseEnum(parser, mnemonic, key, f.errMode,
+                                        symbolizeErrMode, "'mae' or 'mse'");
                      }))
     return {};
   f.rhtSignMask = mask.value_or(defaultRHTSignMask(f.rht));
@@ -519,6 +624,25 @@ LogicalResult NVFP4Attr::verify(function_ref<InFlightDiagnostic()> emitError,
     return failure();
   NVFP4Fields f{rht,       rhtSignMask, block2D, stochasticRounding,
                 rowScaled, fourOverSix, e4m3Max, errMode};
+  // Single fields, in the attribute's spelling; Format checks the rest.
+  if (rhtSignMask >= (1u << 16))
+    return emitError() << "'rht_sign_mask' of #te.nvfp4 must be below "
+                          "0x10000 (one sign bit per row of the 16x16 "
+                          "Hadamard matrix), got "
+                       << llvm::formatv("{0:X}", rhtSignMask).str();
+  if (rhtSignMask != 0 && !rht)
+    return emitError() << "'rht_sign_mask' of #te.nvfp4 needs rht = true";
+  float max = toFloat(e4m3Max);
+  if (max != 448.0f && max != 256.0f)
+    return emitError() << "'e4m3_max' of #te.nvfp4 must be 448.0 or 256.0, "
+                          "got "
+                       << floatText(max);
+  if (max == 256.0f && !fourOverSix)
+    return emitError()
+           << "'e4m3_max' = 256.0 of #te.nvfp4 needs four_over_six = true";
+  if (errMode != ErrMode::MAE && !fourOverSix)
+    return emitError() << "'err_mode' = " << stringifyErrMode(errMode)
+                       << " of #te.nvfp4 needs four_over_six = true";
   return verifyFormatConfig(emitError, nvfp4Config(*type, f));
 }
 
