@@ -785,6 +785,24 @@ LogicalResult Lowering::run() {
     alloc.erase();
   if (deviceMemory)
     return lowerHostAccesses();
+  // Host memory: a copy between memrefs that are not both row-major
+  // contiguous (tensor.insert_slice at a column offset, a qtensor yielded
+  // by scf.if) becomes linalg.copy, i.e. loops (convert-linalg-to-loops);
+  // the memref lowering would call `memrefCopy` of MLIR's C runner
+  // utilities, which neither te-run nor an AOT object links.
+  SmallVector<memref::CopyOp> strided;
+  module.walk([&](memref::CopyOp c) {
+    auto from = dyn_cast<MemRefType>(c.getSource().getType());
+    auto to = dyn_cast<MemRefType>(c.getTarget().getType());
+    if (from && to &&
+        (!isRowMajorContiguous(from) || !isRowMajorContiguous(to)))
+      strided.push_back(c);
+  });
+  for (memref::CopyOp c : strided) {
+    OpBuilder b(c);
+    linalg::CopyOp::create(b, c.getLoc(), c.getSource(), c.getTarget());
+    c.erase();
+  }
   return success();
 }
 
