@@ -143,3 +143,106 @@ func.func @step(%x: tensor<2x16x64xbf16>, %w: tensor<32x64xbf16>, %dy: tensor<2x
       -> (tensor<?x16x32xbf16>, tensor<?x16x64xbf16>)
   return %y, %dx : tensor<?x16x32xbf16>, tensor<?x16x64xbf16>
 }
+
+// -----
+
+// A self-recursive private function (a stack of n layers written as a
+// recursion): the caller's static batch reaches the layer and the recursive
+// call, which calls the specialisation it lives in; the generic function
+// goes away, and no call is left to a function that does not exist.
+// CHECK-NOT: func.func private @stack(
+// CHECK-LABEL: func.func private @stack_32x64_64x64(
+// CHECK-SAME: %{{.*}}: tensor<32x64xbf16>, %{{.*}}: tensor<64x64xbf16>, %{{.*}}: index) -> tensor<?x64xbf16>
+// CHECK: te.quantize %{{.*}} : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.current<f8E4M3FN>, rowwise>
+// CHECK: %[[H:.*]] = te.gemm {{.*}} -> tensor<32x64xbf16>
+// CHECK: call @stack_32x64_64x64(%[[H]], %{{.*}}, %{{.*}}) : (tensor<32x64xbf16>, tensor<64x64xbf16>, index) -> tensor<?x64xbf16>
+// CHECK-LABEL: func.func @stack_main
+// CHECK: call @stack_32x64_64x64(
+// CHECK-NOT: call @stack(
+func.func private @stack(%x: tensor<?x64xbf16>, %w: tensor<64x64xbf16>, %n: index) -> tensor<?x64xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %done = arith.cmpi eq, %n, %c0 : index
+  %y = scf.if %done -> tensor<?x64xbf16> {
+    scf.yield %x : tensor<?x64xbf16>
+  } else {
+    %qx = te.quantize %x : tensor<?x64xbf16> -> !te.qtensor<?x64xbf16, #te.current<f8E4M3FN>, rowwise>
+    %qw = te.quantize %w : tensor<64x64xbf16> -> !te.qtensor<64x64xbf16, #te.current<f8E4M3FN>, rowwise>
+    %h = te.gemm %qw, %qx layout TN
+        : !te.qtensor<64x64xbf16, #te.current<f8E4M3FN>, rowwise>, !te.qtensor<?x64xbf16, #te.current<f8E4M3FN>, rowwise>
+        -> tensor<?x64xbf16>
+    %m = arith.subi %n, %c1 : index
+    %r = func.call @stack(%h, %w, %m) : (tensor<?x64xbf16>, tensor<64x64xbf16>, index) -> tensor<?x64xbf16>
+    scf.yield %r : tensor<?x64xbf16>
+  }
+  return %y : tensor<?x64xbf16>
+}
+
+func.func @stack_main(%x: tensor<32x64xbf16>, %w: tensor<64x64xbf16>, %n: index) -> tensor<?x64xbf16> {
+  %c = tensor.cast %x : tensor<32x64xbf16> to tensor<?x64xbf16>
+  %y = call @stack(%c, %w, %n) : (tensor<?x64xbf16>, tensor<64x64xbf16>, index) -> tensor<?x64xbf16>
+  return %y : tensor<?x64xbf16>
+}
+
+// -----
+
+// Mutually recursive private functions (layers alternating between two
+// recipes), called with two batch sizes: each batch gets its pair of
+// specialisations calling each other, and a call with a dynamic batch keeps
+// the generic pair.
+// CHECK-DAG: func.func private @even_64x64_64x64(%{{.*}}: tensor<64x64xbf16>
+// CHECK-DAG: func.func private @odd_64x64_64x64(%{{.*}}: tensor<64x64xbf16>
+// CHECK-DAG: func.func private @even_32x64_64x64(%{{.*}}: tensor<32x64xbf16>
+// CHECK-DAG: func.func private @odd_32x64_64x64(%{{.*}}: tensor<32x64xbf16>
+// CHECK-DAG: func.func private @even(%{{.*}}: tensor<?x64xbf16>
+// CHECK-DAG: func.func private @odd(%{{.*}}: tensor<?x64xbf16>
+// CHECK-DAG: call @odd_64x64_64x64({{.*}}) : (tensor<64x64xbf16>,
+// CHECK-DAG: call @even_64x64_64x64({{.*}}) : (tensor<64x64xbf16>,
+// CHECK-DAG: call @odd_32x64_64x64({{.*}}) : (tensor<32x64xbf16>,
+// CHECK-DAG: call @even_32x64_64x64({{.*}}) : (tensor<32x64xbf16>,
+// CHECK-DAG: call @odd({{.*}}) : (tensor<?x64xbf16>,
+// CHECK-DAG: call @even({{.*}}) : (tensor<?x64xbf16>,
+// CHECK-LABEL: func.func @alternate
+// CHECK: call @even_64x64_64x64(
+// CHECK: call @even_32x64_64x64(
+// CHECK: call @even(
+func.func private @even(%x: tensor<?x64xbf16>, %w: tensor<64x64xbf16>, %n: index) -> tensor<?x64xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %done = arith.cmpi eq, %n, %c0 : index
+  %y = scf.if %done -> tensor<?x64xbf16> {
+    scf.yield %x : tensor<?x64xbf16>
+  } else {
+    %qx = te.quantize %x : tensor<?x64xbf16> -> !te.qtensor<?x64xbf16, #te.current<f8E4M3FN>, rowwise>
+    %qw = te.quantize %w : tensor<64x64xbf16> -> !te.qtensor<64x64xbf16, #te.current<f8E4M3FN>, rowwise>
+    %h = te.gemm %qw, %qx layout TN
+        : !te.qtensor<64x64xbf16, #te.current<f8E4M3FN>, rowwise>, !te.qtensor<?x64xbf16, #te.current<f8E4M3FN>, rowwise>
+        -> tensor<?x64xbf16>
+    %m = arith.subi %n, %c1 : index
+    %r = func.call @odd(%h, %w, %m) : (tensor<?x64xbf16>, tensor<64x64xbf16>, index) -> tensor<?x64xbf16>
+    scf.yield %r : tensor<?x64xbf16>
+  }
+  return %y : tensor<?x64xbf16>
+}
+
+func.func private @odd(%x: tensor<?x64xbf16>, %w: tensor<64x64xbf16>, %n: index) -> tensor<?x64xbf16> {
+  %c1 = arith.constant 1 : index
+  %qx = te.quantize %x : tensor<?x64xbf16> -> !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
+  %qw = te.quantize %w : tensor<64x64xbf16> -> !te.qtensor<64x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
+  %h = te.gemm %qw, %qx layout TN
+      : !te.qtensor<64x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>, !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
+      -> tensor<?x64xbf16>
+  %m = arith.subi %n, %c1 : index
+  %r = func.call @even(%h, %w, %m) : (tensor<?x64xbf16>, tensor<64x64xbf16>, index) -> tensor<?x64xbf16>
+  return %r : tensor<?x64xbf16>
+}
+
+func.func @alternate(%a: tensor<64x64xbf16>, %b: tensor<32x64xbf16>, %c: tensor<?x64xbf16>, %w: tensor<64x64xbf16>, %n: index)
+    -> (tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?x64xbf16>) {
+  %ca = tensor.cast %a : tensor<64x64xbf16> to tensor<?x64xbf16>
+  %ya = call @even(%ca, %w, %n) : (tensor<?x64xbf16>, tensor<64x64xbf16>, index) -> tensor<?x64xbf16>
+  %cb = tensor.cast %b : tensor<32x64xbf16> to tensor<?x64xbf16>
+  %yb = call @even(%cb, %w, %n) : (tensor<?x64xbf16>, tensor<64x64xbf16>, index) -> tensor<?x64xbf16>
+  %yc = call @even(%c, %w, %n) : (tensor<?x64xbf16>, tensor<64x64xbf16>, index) -> tensor<?x64xbf16>
+  return %ya, %yb, %yc : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?x64xbf16>
+}

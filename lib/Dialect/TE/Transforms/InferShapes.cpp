@@ -10,6 +10,14 @@
 // collapse_shape / expand_shape, scf.for / scf.if, and into private callees
 // (specialised per distinct static signature when callers disagree).
 //
+// Specialisations are made once per original function and signature and
+// are shared by every call that asks for that signature, so the recursive
+// calls of a (mutually) recursive function reach the specialisation of
+// their own signature. A function whose calls all moved to specialisations
+// is erased. A recursion that asks for a new signature at every level (its
+// shapes grow or shrink with the depth) is an error after
+// kMaxRecursiveSpecialisations.
+//
 // Types are refined in place. Where a refined value meets a place whose
 // type must not change (an op the pass does not know, a yield whose loop
 // argument stays dynamic, a public callee), a cast back is inserted:
@@ -44,6 +52,10 @@ using namespace mlir::te;
 namespace {
 
 constexpr StringLiteral kLoopIdAttr = "te.infer_shapes.loop";
+
+/// Specialisations of one function that its recursive calls may ask for
+/// before the inference gives up on giving the recursion static shapes.
+constexpr unsigned kMaxRecursiveSpecialisations = 16;
 
 //===----------------------------------------------------------------------===//
 // Shape lattice: a static dimension is more precise than `?`.
@@ -195,6 +207,20 @@ private:
   /// te ops whose result types could not be inferred from refined operands
   /// (finish() reports why).
   llvm::SetVector<Operation *> failedInference;
+  /// The input's function each specialisation was cloned from.
+  DenseMap<StringAttr, StringAttr> originOf;
+  /// (input function, argument types) -> the specialisation for them.
+  DenseMap<std::pair<StringAttr, Attribute>, StringAttr> specialisations;
+  /// Per input function: the specialisations its recursive calls asked for.
+  DenseMap<StringAttr, unsigned> numRecursive;
+  /// Functions that have specialisations or are one: erased once no function
+  /// outside this set reaches them through calls.
+  DenseSet<StringAttr> specialised;
+  /// The input's call graph, closed: the functions each function reaches
+  /// through one or more calls.
+  DenseMap<StringAttr, DenseSet<StringAttr>> reaches;
+  /// Set after an error in inferCalls.
+  bool failedCalls = false;
 
   void refine(Value value, Type type) {
     if (!type || type == value.getType())
@@ -232,7 +258,14 @@ private:
   }
 
   void inferOp(Operation *op);
+  void computeCallGraph();
+  StringAttr originOfFunction(func::FuncOp func) const {
+    StringAttr origin = originOf.lookup(func.getSymNameAttr());
+    return origin ? origin : func.getSymNameAttr();
+  }
+  bool isRecursiveCall(func::CallOp call, StringAttr calleeOrigin) const;
   void inferCalls();
+  void eraseUnreachableSpecialisations(SymbolTable &symbols);
   void inferFunctionResults();
   Value castTo(OpBuilder &builder, Location loc, Value value, Type type);
   LogicalResult finish(SmallVectorImpl<std::pair<int64_t, unsigned>> &);
@@ -376,9 +409,42 @@ void ShapeInference::inferOp(Operation *op) {
     }
 }
 
+/// Fills `reaches` from the module as it is before the inference.
+void ShapeInference::computeCallGraph() {
+  DenseMap<StringAttr, SmallVector<StringAttr>> callees;
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    func.walk([&](func::CallOp call) {
+      callees[func.getSymNameAttr()].push_back(call.getCalleeAttr().getAttr());
+    });
+  for (auto &[func, direct] : callees) {
+    DenseSet<StringAttr> &seen = reaches[func];
+    SmallVector<StringAttr> worklist(direct.begin(), direct.end());
+    while (!worklist.empty()) {
+      StringAttr next = worklist.pop_back_val();
+      if (!seen.insert(next).second)
+        continue;
+      auto it = callees.find(next);
+      if (it != callees.end())
+        worklist.append(it->second.begin(), it->second.end());
+    }
+  }
+}
+
+/// Whether `call`, a call of a function cloned from `calleeOrigin`, lies on
+/// a cycle of the input's call graph.
+bool ShapeInference::isRecursiveCall(func::CallOp call,
+                                     StringAttr calleeOrigin) const {
+  auto caller = call->getParentOfType<func::FuncOp>();
+  if (!caller)
+    return false;
+  auto it = reaches.find(calleeOrigin);
+  return it != reaches.end() && it->second.contains(originOfFunction(caller));
+}
+
 /// Private callees take their callers' shapes: refined in place when all
-/// callers agree, specialised per distinct signature otherwise. Call results
-/// take the callee's result shapes.
+/// callers agree, specialised per distinct signature otherwise (calls asking
+/// for the callee's own signature keep calling it). Call results take the
+/// callee's result shapes.
 void ShapeInference::inferCalls() {
   SymbolTable symbols(module);
   SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
@@ -393,7 +459,6 @@ void ShapeInference::inferCalls() {
       continue;
     // The signature each call asks for.
     llvm::MapVector<Attribute, SmallVector<func::CallOp>> bySignature;
-    SmallVector<SmallVector<Type>> signatures;
     for (const SymbolTable::SymbolUse &use : *uses) {
       auto call = cast<func::CallOp>(use.getUser());
       SmallVector<Type> sig;
@@ -402,8 +467,8 @@ void ShapeInference::inferCalls() {
         Type refined = meet(argType, shapeOf(operand.getType()));
         sig.push_back(refined ? refined : argType);
       }
-      Attribute key = TypeAttr::get(
-          FunctionType::get(func.getContext(), sig, func.getResultTypes()));
+      Attribute key =
+          TypeAttr::get(FunctionType::get(func.getContext(), sig, {}));
       bySignature[key].push_back(call);
     }
     if (bySignature.empty())
@@ -411,33 +476,70 @@ void ShapeInference::inferCalls() {
     auto signatureOf = [](Attribute key) {
       return cast<FunctionType>(cast<TypeAttr>(key).getValue()).getInputs();
     };
+    StringAttr origin = originOfFunction(func);
     if (bySignature.size() == 1) {
       ArrayRef<Type> sig = signatureOf(bySignature.front().first);
+      if (llvm::equal(sig, func.getArgumentTypes()))
+        continue;
       for (auto [arg, type] : llvm::zip_equal(func.getArguments(), sig))
         refine(arg, type);
       func.setType(FunctionType::get(func.getContext(),
                                      func.front().getArgumentTypes(),
                                      func.getResultTypes()));
+      if (specialised.contains(func.getSymNameAttr()))
+        specialisations[{origin, bySignature.front().first}] =
+            func.getSymNameAttr();
       continue;
     }
-    // Callers disagree: one clone per static signature.
+    // Callers disagree: each signature other than the callee's own goes to
+    // the specialisation made for it, cloned from this function when there
+    // is none yet.
     for (auto &[key, calls] : bySignature) {
       ArrayRef<Type> sig = signatureOf(key);
-      func::FuncOp clone = func.clone();
-      clone.setSymName((func.getSymName() + "_" + mangle(sig)).str());
-      symbols.insert(clone, Block::iterator(func));
-      for (auto [arg, type] : llvm::zip_equal(clone.getArguments(), sig))
-        refine(arg, type);
-      clone.setType(FunctionType::get(clone.getContext(),
-                                      clone.front().getArgumentTypes(),
-                                      clone.getResultTypes()));
+      if (llvm::equal(sig, func.getArgumentTypes()))
+        continue;
+      func::FuncOp target;
+      if (StringAttr name = specialisations.lookup({origin, key}))
+        if (auto existing = symbols.lookup<func::FuncOp>(name);
+            existing && llvm::equal(existing.getArgumentTypes(), sig))
+          target = existing;
+      if (!target) {
+        if (llvm::any_of(calls,
+                         [&](func::CallOp call) {
+                           return isRecursiveCall(call, origin);
+                         }) &&
+            ++numRecursive[origin] > kMaxRecursiveSpecialisations) {
+          std::string types;
+          llvm::raw_string_ostream os(types);
+          llvm::interleaveComma(sig, os);
+          calls.front().emitOpError()
+              << "asks for a specialisation of recursive function '"
+              << origin.getValue() << "' for (" << types
+              << "), a new signature after " << kMaxRecursiveSpecialisations
+              << " others: its argument shapes change with the depth of the "
+                 "recursion, so te-infer-shapes cannot make them static";
+          failedCalls = true;
+          return;
+        }
+        target = func.clone();
+        target.setSymName((origin.getValue() + "_" + mangle(sig)).str());
+        symbols.insert(target, Block::iterator(func));
+        for (auto [arg, type] : llvm::zip_equal(target.getArguments(), sig))
+          refine(arg, type);
+        target.setType(FunctionType::get(target.getContext(),
+                                         target.front().getArgumentTypes(),
+                                         target.getResultTypes()));
+        originOf[target.getSymNameAttr()] = origin;
+        specialisations[{origin, key}] = target.getSymNameAttr();
+        specialised.insert(target.getSymNameAttr());
+      }
       for (func::CallOp call : calls)
-        call.setCallee(clone.getSymName());
+        call.setCallee(target.getSymName());
+      specialised.insert(func.getSymNameAttr());
+      changed = true;
     }
-    forget(func);
-    symbols.erase(func);
-    changed = true;
   }
+  eraseUnreachableSpecialisations(symbols);
 
   module.walk([&](func::CallOp call) {
     auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
@@ -448,6 +550,36 @@ void ShapeInference::inferCalls() {
       if (isShaped(type))
         refineShape(result, shapeOf(type));
   });
+}
+
+/// Erases the functions in `specialised` that no other function reaches
+/// through calls: a generic function whose calls all went to
+/// specialisations, and the recursive specialisations only they called.
+void ShapeInference::eraseUnreachableSpecialisations(SymbolTable &symbols) {
+  DenseSet<StringAttr> live;
+  SmallVector<func::FuncOp> worklist;
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    if (!specialised.contains(func.getSymNameAttr()) &&
+        live.insert(func.getSymNameAttr()).second)
+      worklist.push_back(func);
+  while (!worklist.empty()) {
+    func::FuncOp func = worklist.pop_back_val();
+    func.walk([&](func::CallOp call) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (callee && live.insert(callee.getSymNameAttr()).second)
+        worklist.push_back(callee);
+    });
+  }
+  SmallVector<func::FuncOp> dead;
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    if (!live.contains(func.getSymNameAttr()))
+      dead.push_back(func);
+  for (func::FuncOp func : dead) {
+    specialised.erase(func.getSymNameAttr());
+    forget(func);
+    symbols.erase(func);
+    changed = true;
+  }
 }
 
 /// Function results: static where every return agrees.
@@ -508,6 +640,7 @@ Value ShapeInference::castTo(OpBuilder &builder, Location loc, Value value,
 
 LogicalResult
 ShapeInference::run(SmallVectorImpl<std::pair<int64_t, unsigned>> &conflicts) {
+  computeCallGraph();
   do {
     changed = false;
     SmallVector<Operation *> ops;
@@ -515,6 +648,8 @@ ShapeInference::run(SmallVectorImpl<std::pair<int64_t, unsigned>> &conflicts) {
     for (Operation *op : ops)
       inferOp(op);
     inferCalls();
+    if (failedCalls)
+      return failure();
     inferFunctionResults();
   } while (changed);
   return finish(conflicts);
