@@ -141,3 +141,22 @@ func.func @public(%a: !te.qtensor<32x64xbf16, #te.block<f8E4M3FN>, rowwise|colum
   %q = te.quantize %x : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.block<f8E4M3FN>, rowwise|columnwise>
   return %q : !te.qtensor<32x64xbf16, #te.block<f8E4M3FN>, rowwise|columnwise>
 }
+
+// -----
+
+// A usage view nobody reads (te.buffers + te.from_buffers, as
+// te-decompose-linear makes for a saved input) is erased: it does not keep
+// the columnwise copy of the value it views alive.
+// CHECK-LABEL: func.func @dead_view
+// CHECK: te.quantize %{{.*}} -> !te.qtensor<32x64xbf16, #te.current<f8E4M3FN>, rowwise>
+// CHECK-NOT: te.buffers
+// CHECK-NOT: te.from_buffers
+func.func @dead_view(%x: tensor<32x64xbf16>) -> tensor<32x64xf32> {
+  %q = te.quantize %x : tensor<32x64xbf16> -> !te.qtensor<32x64xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>
+  %b:3 = te.buffers %q : !te.qtensor<32x64xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>
+      -> tensor<32x64xf8E4M3FN>, tensor<64x32xf8E4M3FN>, tensor<1xf32>
+  %v = te.from_buffers %b#1, %b#2 : tensor<64x32xf8E4M3FN>, tensor<1xf32>
+      -> !te.qtensor<32x64xbf16, #te.current<f8E4M3FN>, columnwise>
+  %d = te.dequantize %q : !te.qtensor<32x64xbf16, #te.current<f8E4M3FN>, rowwise|columnwise> -> tensor<32x64xf32>
+  return %d : tensor<32x64xf32>
+}

@@ -9,7 +9,8 @@
 //   te.linear      X, W         quantize X (rowwise|columnwise) and W (unless
 //                               the cached workspace is given), fprop
 //                               gemm(W, X, TN) with the bias fused, the
-//                               quantized input saved columnwise only;
+//                               quantized input saved columnwise only
+//                               (when the saved input is used);
 //   te.linear_grad dY, X_q, W_q quantize dY (rowwise|columnwise), dgrad
 //                               gemm(W, dY, NN), wgrad gemm(X, dY, NT), bias
 //                               grad = the sum of dY over its leading
@@ -174,17 +175,22 @@ LogicalResult decompose(LinearOp op) {
       useSplitAccumulator(LinearGemm::Fprop, weightQ, inputQ));
 
   // Saved for backward: the input without its rowwise data (TE's
-  // update_usage(rowwise=False)), the quantized weight as is.
-  FailureOr<Value> savedInput = createUsageView(
-      builder, loc, xq, op.getSavedInput().getType().getUsage());
-  if (failed(savedInput))
-    return failure();
-
-  SmallVector<Value> replacements = {fprop.getResult(), *savedInput, wq};
+  // update_usage(rowwise=False)), the quantized weight as is. The view is
+  // made only when something reads the saved input: its te.buffers reads
+  // every buffer of X_q and would keep the columnwise copy of a forward-only
+  // program alive.
+  if (!op.getSavedInput().use_empty()) {
+    FailureOr<Value> savedInput = createUsageView(
+        builder, loc, xq, op.getSavedInput().getType().getUsage());
+    if (failed(savedInput))
+      return failure();
+    op.getSavedInput().replaceAllUsesWith(*savedInput);
+  }
+  op.getOutput().replaceAllUsesWith(fprop.getResult());
+  op.getSavedWeight().replaceAllUsesWith(wq);
   // On a cache miss the new workspace *is* the quantized weight.
-  if (op.getNewWorkspace())
-    replacements.push_back(wq);
-  op->replaceAllUsesWith(replacements);
+  if (Value newWorkspace = op.getNewWorkspace())
+    newWorkspace.replaceAllUsesWith(wq);
   op->erase();
   return success();
 }

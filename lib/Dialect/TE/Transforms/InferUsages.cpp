@@ -160,6 +160,25 @@ struct TEInferUsagesPass
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
 
+    // A usage view nobody reads (a te.from_buffers without uses, of a
+    // te.buffers nothing else reads) needs nothing of the value it views;
+    // its te.buffers would pin every usage of that value. Both are pure:
+    // erased.
+    SmallVector<Operation *> deadViews;
+    module.walk([&](FromBuffersOp op) {
+      if (op->use_empty())
+        deadViews.push_back(op);
+    });
+    for (Operation *op : deadViews)
+      op->erase();
+    deadViews.clear();
+    module.walk([&](BuffersOp op) {
+      if (op->use_empty())
+        deadViews.push_back(op);
+    });
+    for (Operation *op : deadViews)
+      op->erase();
+
     // Members and their fixed-ness.
     module.walk([&](Operation *op) {
       for (Region &region : op->getRegions())

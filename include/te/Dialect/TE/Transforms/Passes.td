@@ -102,7 +102,9 @@ def TEInferUsages : Pass<"te-infer-usages", "::mlir::ModuleOp"> {
     * `te.linear_grad`: columnwise of the saved input and saved weight;
       `te.linear`'s workspace: rowwise + columnwise;
     * `te.buffers`, a public function's `return`, and ops the pass does not
-      know: every usage the value's type declares (they are kept);
+      know: every usage the value's type declares (they are kept); a usage
+      view nobody reads (`te.from_buffers` without uses of a `te.buffers`
+      nothing else reads) is erased first and needs nothing;
     * `func.call` / `return` of private functions, `scf.for` / `scf.if` /
       `scf.yield`: the needs of the callee argument / caller result / region
       argument / op result they flow into.
