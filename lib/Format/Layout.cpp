@@ -107,8 +107,16 @@ const BufferDesc *findBuffer(const std::vector<BufferDesc> &buffers,
 //===----------------------------------------------------------------------===//
 
 std::string verifyShape(const QuantizerConfig &config, const Shape &shape) {
-  if (shape.empty())
-    return "a quantized tensor needs rank >= 1";
+  // A 0-d tensor is one element: per-tensor scaling quantizes it (TE's
+  // Float8Quantizer / Float8CurrentScalingQuantizer); block recipes have no
+  // block to lay out.
+  if (shape.empty() && config.recipe != Recipe::Delayed &&
+      config.recipe != Recipe::Current)
+    return std::string(config.recipe == Recipe::Block   ? "block scaling"
+                       : config.recipe == Recipe::MXFP8 ? "MXFP8"
+                                                        : "NVFP4") +
+           " needs rank >= 1 (a 0-d tensor has no blocks); per-tensor "
+           "current and delayed scaling quantize 0-d tensors";
   for (size_t i = 0; i < shape.size(); ++i)
     if (shape[i] < 0 && shape[i] != kDynamic)
       return "dimension " + std::to_string(i) + " must be non-negative, got " +
@@ -182,8 +190,11 @@ struct LayoutBuilder {
   }
 };
 
-/// (d_{n-1}, d0, ..., d_{n-2}): the last dim moved first.
+/// (d_{n-1}, d0, ..., d_{n-2}): the last dim moved first; a 0-d shape
+/// stays 0-d.
 Shape transposedShape(const Shape &shape) {
+  if (shape.empty())
+    return shape;
   Shape t;
   t.push_back(shape.back());
   t.insert(t.end(), shape.begin(), shape.end() - 1);

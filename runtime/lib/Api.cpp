@@ -230,7 +230,8 @@ te_rt_status decodeLayout(const te_rt_quantizer *tq, int32_t rank,
                           QTensor &q) {
   if (te_rt_status s = decodeQuantizer(tq, q.config))
     return s;
-  if (te_rt_status s = decodeShape("quantized tensor", rank, dims, 1, q.shape))
+  // Rank 0 passes here; Format's layout refuses it for block recipes.
+  if (te_rt_status s = decodeShape("quantized tensor", rank, dims, 0, q.shape))
     return s;
   if (usage < TE_RT_ROWWISE || usage > TE_RT_ROWWISE_AND_COLUMNWISE)
     return fail(TE_RT_INVALID_ARGUMENT,

@@ -319,10 +319,14 @@ static void testQTensors(MlirContext ctx) {
   // CHECK: bad rank: <null>
   printType("bad rank",
             mlirTEQTensorTypeGet(-1, shape, bf16, mxfp8, MlirTEUsageRowwise));
-  // CHECK: diagnostic: !te.qtensor needs a rank >= 1 shape
+  // A 0-d tensor: per-tensor scaling only.
+  // CHECK: diagnostic: MXFP8 needs rank >= 1 (a 0-d tensor has no blocks); per-tensor current and delayed scaling quantize 0-d tensors
   // CHECK: rank 0: <null>
   printType("rank 0",
             mlirTEQTensorTypeGet(0, NULL, bf16, mxfp8, MlirTEUsageRowwise));
+  // CHECK: rank 0 current: !te.qtensor<bf16, #te.current<f8E4M3FN>, rowwise>
+  printType("rank 0 current",
+            mlirTEQTensorTypeGet(0, NULL, bf16, current, MlirTEUsageRowwise));
 }
 
 static const char *kExpandProgram =

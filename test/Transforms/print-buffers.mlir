@@ -216,3 +216,18 @@ func.func @values(%d: !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>,
   }
   return
 }
+
+// -----
+
+// A 0-d tensor (one element), per-tensor scaling: _data and _transpose are
+// the element itself, _scale_inv is (1,) (TE's Float8Tensor of shape []).
+// CHECK: te-buffers @scalar %result = te.quantize : _data f8E4M3FN, _transpose f8E4M3FN, _scale_inv 1xf32{{$}}
+// CHECK-NEXT: te-buffers @scalar %result_0 = te.quantize : _data f8E5M2, _scale_inv 1xf32{{$}}
+func.func @scalar(%x: tensor<bf16>, %s: tensor<1xf32>) -> (tensor<f32>, tensor<f32>) {
+  %q = te.quantize %x : tensor<bf16> -> !te.qtensor<bf16, #te.current<f8E4M3FN>, rowwise|columnwise>
+  %d, %amax = te.quantize %x scale %s : tensor<bf16>
+      -> !te.qtensor<bf16, #te.delayed<f8E5M2>, rowwise>, tensor<1xf32>
+  %a = te.dequantize %q : !te.qtensor<bf16, #te.current<f8E4M3FN>, rowwise|columnwise> -> tensor<f32>
+  %b = te.dequantize %d : !te.qtensor<bf16, #te.delayed<f8E5M2>, rowwise> -> tensor<f32>
+  return %a, %b : tensor<f32>, tensor<f32>
+}

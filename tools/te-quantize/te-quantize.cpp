@@ -34,7 +34,8 @@ recipes, DIR/amax.npy.
 OPTIONS:
   --quantizer Q        the quantizer in the te dialect's attribute syntax:
                          #te.<recipe><element-type (, field = value)*>
-  --input X.npy        float32 ('<f4') C-order array, rank >= 1
+  --input X.npy        float32 ('<f4') C-order array; rank 0 (a scalar) for
+                       per-tensor recipes (current, delayed), else >= 1
   --input-type T       f32 (default) or bf16: with bf16 every value must be
                        exactly representable in bf16
   --usage U            rowwise, columnwise or rowwise,columnwise (default)
@@ -203,10 +204,6 @@ int main(int argc, char **argv) {
   if (in.kind != te::npy::Kind::F32)
     return error("input '" + inputPath + "' must be float32 ('<f4'), got '" +
                  te::npy::descr(in.kind) + "'");
-  if (in.shape.empty())
-    return error("input '" + inputPath +
-                 "' is a scalar; a quantized tensor "
-                 "needs rank >= 1");
   if (in.shape.size() > TE_RT_MAX_RANK)
     return error("input '" + inputPath + "' has rank " +
                  std::to_string(in.shape.size()) + ", at most " +

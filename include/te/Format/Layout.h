@@ -46,7 +46,7 @@ struct BufferDesc {
 /// are flattened to M, the last is K) quantized with `config` holding `usage`
 /// on `target`. Returns false and sets `*error` for an invalid request
 /// (an invalid config (verifyConfig), a shape the recipe forbids
-/// (verifyShape), an empty usage, a rank-0 shape, an int64 overflow, ...).
+/// (verifyShape), an empty usage, an int64 overflow, ...).
 ///
 /// Buffers (te-formats.md §3; C++ create_tensor layouts; M = d0*..*d_{n-2},
 /// K = d_{n-1}; only the requested usage's buffers appear):
@@ -54,7 +54,8 @@ struct BufferDesc {
 ///   columnwise on sm_100 (where it also serves columnwise reads; it is
 ///   marked columnwise only when the usage is columnwise alone);
 ///   `_transpose` (d_{n-1}, d0..d_{n-2}) if columnwise on sm_90;
-///   `_scale_inv` (1,) F32 always.
+///   `_scale_inv` (1,) F32 always. A 0-d tensor (rank 0 is valid for these
+///   two recipes only) has 0-d `_data` and `_transpose`, the one element.
 /// * Block: `_rowwise_data` (logical), `_rowwise_scale_inv` F32 1D
 ///   (ceil(K/128), rup(M,4)) / 2D (ceil(M/128), rup(ceil(K/128),4));
 ///   `_columnwise_data` (d_{n-1}, d0..d_{n-2}), `_columnwise_scale_inv`
@@ -71,8 +72,9 @@ bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
                      Usage usage, Target target, std::vector<BufferDesc> &out,
                      std::string *error = nullptr);
 
-/// Checks the recipe's shape rules (MXFP8: dims % 32 where TE's PyTorch layer
-/// requires it; NVFP4: M % 16 and K % 16; ...). Dynamic dims pass. Returns an
+/// Checks the recipe's shape rules (rank 0 for per-tensor scaling only;
+/// MXFP8: dims % 32 where TE's PyTorch layer requires it; NVFP4: M % 16 and
+/// K % 16; ...). Dynamic dims pass. Returns an
 /// empty string or a message naming the dimension and the rule, e.g.
 /// "NVFP4 needs the last dimension divisible by 16, got 100".
 std::string verifyShape(const QuantizerConfig &config, const Shape &shape);

@@ -208,8 +208,19 @@ module attributes {te.target = 1} {}
 
 // -----
 
-// expected-error @+1 {{!te.qtensor needs a rank >= 1 shape}}
-func.func private @f(!te.qtensor<bf16, #te.current<f8E4M3FN>, rowwise>)
+// A 0-d tensor is quantized per tensor only.
+// expected-error @+1 {{MXFP8 needs rank >= 1 (a 0-d tensor has no blocks); per-tensor current and delayed scaling quantize 0-d tensors}}
+func.func private @f(!te.qtensor<bf16, #te.mxfp8<f8E4M3FN>, rowwise>)
+
+// -----
+
+// expected-error @+1 {{NVFP4 needs rank >= 1 (a 0-d tensor has no blocks)}}
+func.func private @f(!te.qtensor<bf16, #te.nvfp4<f4E2M1FN>, rowwise>)
+
+// -----
+
+// expected-error @+1 {{block scaling needs rank >= 1 (a 0-d tensor has no blocks)}}
+func.func private @f(!te.qtensor<f32, #te.block<f8E4M3FN>, columnwise>)
 
 // -----
 

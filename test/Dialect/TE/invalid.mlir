@@ -847,3 +847,14 @@ module attributes {te.target = #te.target<sm_100>} {
     return
   }
 }
+
+// -----
+
+// A 0-d quantized tensor is a value, not a matrix.
+func.func @gemm_scalar(%a: !te.qtensor<64x32xbf16, #te.current<f8E4M3FN>, rowwise>,
+                       %b: !te.qtensor<bf16, #te.current<f8E4M3FN>, rowwise>) {
+  // expected-error @below {{'te.gemm' op needs operands of rank >= 1 (a 0-d tensor is not a matrix), got A [64, 32] and B []}}
+  %d = te.gemm %a, %b layout TN : !te.qtensor<64x32xbf16, #te.current<f8E4M3FN>, rowwise>,
+      !te.qtensor<bf16, #te.current<f8E4M3FN>, rowwise> -> tensor<64xbf16>
+  return
+}

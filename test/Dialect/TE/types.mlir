@@ -3,7 +3,7 @@
 // RUN: te-opt %s --emit-bytecode | te-opt | FileCheck %s
 
 // Round trip of !te.qtensor: every recipe, every usage, every nominal type,
-// ranks 1..3, static and dynamic dimensions.
+// ranks 0..3, static and dynamic dimensions.
 
 // CHECK-LABEL: func.func private @usages
 // CHECK-SAME: !te.qtensor<16x32xbf16, #te.current<f8E4M3FN>, rowwise>
@@ -41,3 +41,11 @@ func.func private @shapes(
   !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>,
   !te.qtensor<?x?x?xbf16, #te.nvfp4<f4E2M1FN>, columnwise>,
   !te.qtensor<0x16xbf16, #te.current<f8E4M3FN>, rowwise>)
+
+// A 0-d tensor, one element: per-tensor scaling (current, delayed) only.
+// CHECK-LABEL: func.func private @scalars
+// CHECK-SAME: !te.qtensor<bf16, #te.current<f8E4M3FN>, rowwise|columnwise>
+// CHECK-SAME: !te.qtensor<f32, #te.delayed<f8E5M2>, rowwise>
+func.func private @scalars(
+  !te.qtensor<bf16, #te.current<f8E4M3FN>, rowwise|columnwise>,
+  !te.qtensor<f32, #te.delayed<f8E5M2>, rowwise>)

@@ -137,6 +137,26 @@ TEST(Layout, PerTensorBlackwellHasNoTranspose) {
                 {"_scale_inv", {1}, F32, Scale, false}});
 }
 
+TEST(Layout, PerTensorZeroDim) {
+  // A 0-d tensor is one element: _data and _transpose are that element
+  // (0-d), _scale_inv is (1,) as for any per-tensor FP8 tensor.
+  for (Recipe r : {Recipe::Delayed, Recipe::Current}) {
+    auto c = cfg(r);
+    expectLayout(c, {}, RowwiseAndColumnwise, SM90,
+                 {{"_data", {}, E4M3, Data, false},
+                  {"_transpose", {}, E4M3, Data, true},
+                  {"_scale_inv", {1}, F32, Scale, false}});
+    expectLayout(c, {}, Columnwise, SM100,
+                 {{"_data", {}, E4M3, Data, true},
+                  {"_scale_inv", {1}, F32, Scale, false}});
+    EXPECT_EQ(verifyShape(c, {}), "");
+  }
+  int64_t m, k;
+  flatten2D({}, m, k);
+  EXPECT_EQ(m, 1);
+  EXPECT_EQ(k, 1);
+}
+
 //===----------------------------------------------------------------------===//
 // Float8Block
 //===----------------------------------------------------------------------===//
@@ -407,7 +427,15 @@ TEST(Layout, DynamicDims) {
 
 TEST(Layout, InvalidRequests) {
   auto c = cfg(Recipe::Current);
-  expectError(c, {}, Rowwise, SM90, "a quantized tensor needs rank >= 1");
+  expectError(cfg(Recipe::MXFP8), {}, Rowwise, SM100,
+              "MXFP8 needs rank >= 1 (a 0-d tensor has no blocks); per-tensor "
+              "current and delayed scaling quantize 0-d tensors");
+  expectError(cfg(Recipe::NVFP4), {}, Rowwise, SM100,
+              "NVFP4 needs rank >= 1 (a 0-d tensor has no blocks); per-tensor "
+              "current and delayed scaling quantize 0-d tensors");
+  expectError(blockCfg(2), {}, Columnwise, SM90,
+              "block scaling needs rank >= 1 (a 0-d tensor has no blocks); "
+              "per-tensor current and delayed scaling quantize 0-d tensors");
   expectError(c, {4, 4}, UsageNone, SM90,
               "a quantized tensor needs rowwise and/or columnwise usage");
   expectError(c, {4, -3}, Rowwise, SM90,
@@ -418,7 +446,7 @@ TEST(Layout, InvalidRequests) {
               "NVFP4 needs element type f4E2M1FN, got f8E4M3FN");
   // No error pointer: still false.
   std::vector<BufferDesc> out;
-  EXPECT_FALSE(getBufferLayout(c, {}, Rowwise, SM90, out));
+  EXPECT_FALSE(getBufferLayout(c, {4, 4}, UsageNone, SM90, out));
 }
 
 TEST(Layout, OverflowIsReported) {

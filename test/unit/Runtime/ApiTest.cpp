@@ -38,6 +38,32 @@ TEST(Api, EmptyTensorsQuantize) {
   EXPECT_EQ(*q.buf<float>("_scale_inv"), 1.0f);
 }
 
+TEST(Api, ZeroDimTensorsQuantize) {
+  // A 0-d tensor, per-tensor current scaling (te-formats.md §3.2): x = -3.7f
+  // is its own amax, scale = fl(448 / 3.7f), x * scale = -448 exactly, the
+  // E4M3 maximum with the sign set: 0xFE in _data and in _transpose.
+  Context ctx;
+  te_rt_quantizer qz = quantizer(TE_RT_RECIPE_CURRENT, TE_RT_E4M3);
+  QTensor q(ctx, qz, {}, TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM90);
+  ASSERT_EQ(q.status, TE_RT_OK) << te_rt_last_error();
+  EXPECT_EQ(q.desc("_data").rank, 0);
+  EXPECT_EQ(q.desc("_data").size_bytes, 1);
+  EXPECT_EQ(q.desc("_transpose").rank, 0);
+  EXPECT_EQ(q.desc("_scale_inv").rank, 1);
+  float value = -3.7f;
+  te_rt_tensor x;
+  std::memset(&x, 0, sizeof(x));
+  x.dtype = TE_RT_F32;
+  x.rank = 0;
+  x.data = &value;
+  ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK)
+      << te_rt_last_error();
+  EXPECT_EQ(*q.buf("_data"), 0xFE);
+  EXPECT_EQ(*q.buf("_transpose"), 0xFE);
+  volatile float scale = 448.0f / 3.7f;
+  EXPECT_EQ(*q.buf<float>("_scale_inv"), 1.0f / scale);
+}
+
 #define EXPECT_FAILS(call, status, message)                                    \
   do {                                                                         \
     te_rt_clear_error();                                                       \
@@ -252,14 +278,16 @@ TEST(Api, LayoutRejectsBadShapesAndUsages) {
                "quantized tensor shape [1099511627776, 1099511627776] has too "
                "many elements (int64 overflow)");
   int64_t ok[] = {64, 64};
+  // Rank 0 is a per-tensor recipe's one element; MXFP8 has no block there.
   EXPECT_FAILS(te_rt_qtensor_layout(&mx, 0, ok, TE_RT_ROWWISE, TE_RT_SM100, d,
                                     TE_RT_MAX_BUFFERS, &n),
                TE_RT_INVALID_ARGUMENT,
-               "quantized tensor has rank 0, expected 1..8");
+               "MXFP8 needs rank >= 1 (a 0-d tensor has no blocks); per-tensor "
+               "current and delayed scaling quantize 0-d tensors");
   EXPECT_FAILS(te_rt_qtensor_layout(&mx, 9, ok, TE_RT_ROWWISE, TE_RT_SM100, d,
                                     TE_RT_MAX_BUFFERS, &n),
                TE_RT_INVALID_ARGUMENT,
-               "quantized tensor has rank 9, expected 1..8");
+               "quantized tensor has rank 9, expected 0..8");
   EXPECT_FAILS(te_rt_qtensor_layout(&mx, 2, nullptr, TE_RT_ROWWISE, TE_RT_SM100,
                                     d, TE_RT_MAX_BUFFERS, &n),
                TE_RT_INVALID_ARGUMENT, "quantized tensor shape is null");

@@ -260,6 +260,9 @@ LogicalResult GemmBuffersOp::verify() {
 
   // D's logical shape, as te.gemm infers it.
   ArrayRef<int64_t> as = getAShape(), bs = getBShape();
+  if (as.empty() || bs.empty())
+    return emitOpError() << "needs operands of rank >= 1 (a 0-d tensor is "
+                            "not a matrix)";
   SmallVector<int64_t> dShape;
   if (getLayout() == GemmLayout::NT) {
     dShape = {bs.back(), as.back()};

@@ -337,6 +337,10 @@ LogicalResult GemmOp::verify() {
 
   // Shapes, with operands flattened to 2-D.
   ArrayRef<int64_t> as = a.getShape(), bs = b.getShape();
+  if (as.empty() || bs.empty())
+    return emitOpError() << "needs operands of rank >= 1 (a 0-d tensor is "
+                            "not a matrix), got A "
+                         << shapeStr(as) << " and B " << shapeStr(bs);
   int64_t kA = 0, kB = 0, n = 0;
   SmallVector<int64_t> expected;
   switch (getLayout()) {
@@ -607,6 +611,9 @@ LogicalResult LinearGradOp::verify() {
 
   ArrayRef<int64_t> gs = gradOutput.getShape(), xs = savedInput.getShape(),
                     ws = savedWeight.getShape();
+  if (xs.size() != gs.size())
+    return emitOpError() << "needs the saved input of the rank of grad_output ("
+                         << gs.size() << "), got " << shapeStr(xs);
   if (!dimsCompatible(gs.back(), ws[0]))
     return emitOpError() << "grad_output " << shapeStr(gs) << " has "
                          << gs.back() << " features, the weight "

@@ -74,8 +74,12 @@ Type QTensorType::parse(AsmParser &parser) {
 
 void QTensorType::print(AsmPrinter &printer) const {
   printer << "<";
-  printer.printDimensionList(getShape());
-  printer << "x" << getElementType() << ", ";
+  // A 0-d tensor prints as its element type alone, like tensor<bf16>.
+  if (!getShape().empty()) {
+    printer.printDimensionList(getShape());
+    printer << "x";
+  }
+  printer << getElementType() << ", ";
   printer.printAttribute(getQuantizer());
   printer << ", " << stringifyUsage(getUsage()) << ">";
 }
@@ -84,8 +88,6 @@ LogicalResult QTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                                   ArrayRef<int64_t> shape, Type elementType,
                                   QuantizerAttrInterface quantizer,
                                   Usage usage) {
-  if (shape.empty())
-    return emitError() << "!te.qtensor needs a rank >= 1 shape";
   if (!elementType.isBF16() && !elementType.isF16() && !elementType.isF32())
     return emitError() << "!te.qtensor nominal type must be bf16, f16 or f32, "
                           "got "
