@@ -187,3 +187,14 @@ func.func @gemm_operand_buffers(%d: tensor<32x64xf8E4M3FN>, %s: tensor<1xf32>, %
       outs(%o : tensor<32x32xbf16>) -> tensor<32x32xbf16>
   return
 }
+
+// -----
+
+// A 0-d operand (per-tensor scaling quantizes 0-d tensors) is not a matrix.
+func.func @gemm_scalar(%w: tensor<32x64xf8E4M3FN>, %e: tensor<f8E4M3FN>, %s: tensor<1xf32>, %o: tensor<32xbf16>) {
+  // expected-error @below {{'te.gemm_buffers' op needs operands of rank >= 1 (a 0-d tensor is not a matrix)}}
+  %r = te.gemm_buffers layout TN a(%w, %s : tensor<32x64xf8E4M3FN>, tensor<1xf32>) quantizer #te.current<f8E4M3FN> usage rowwise shape [32, 64]
+      b(%e, %s : tensor<f8E4M3FN>, tensor<1xf32>) quantizer #te.current<f8E4M3FN> usage rowwise shape []
+      outs(%o : tensor<32xbf16>) -> tensor<32xbf16>
+  return
+}

@@ -858,3 +858,17 @@ func.func @gemm_scalar(%a: !te.qtensor<64x32xbf16, #te.current<f8E4M3FN>, rowwis
       !te.qtensor<bf16, #te.current<f8E4M3FN>, rowwise> -> tensor<64xbf16>
   return
 }
+
+// -----
+
+// The saved input has the rank of grad_output (a 0-d saved input has no
+// features to match the weight's in_features).
+func.func @linear_grad_scalar_input(%dy: tensor<32x64xbf16>,
+    %xs: !te.qtensor<bf16, #te.current<f8E4M3FN>, columnwise>,
+    %ws: !te.qtensor<64x128xbf16, #te.current<f8E4M3FN>, columnwise>) {
+  // expected-error @below {{'te.linear_grad' op needs the saved input of the rank of grad_output (2), got []}}
+  %dx, %dw = te.linear_grad %dy, %xs, %ws {grad_output_quantizer = #te.current<f8E5M2>}
+      : tensor<32x64xbf16>, !te.qtensor<bf16, #te.current<f8E4M3FN>, columnwise>,
+        !te.qtensor<64x128xbf16, #te.current<f8E4M3FN>, columnwise>
+  return
+}
