@@ -58,8 +58,11 @@ const char *const kTEPasses[] = {
 };
 
 /// The whole flow (registered by registerTEPipeline), each on a fresh clone.
+/// The GPU target embeds PTX (gpu-format=isa): the kernels are generated and
+/// compiled in process, without ptxas per input.
 const char *const kTEPipelines[] = {
-    "te-pipeline",
+    "te-pipeline{target=sm_90 gpu-format=isa}",
+    "te-pipeline{target=cpu}",
     "te-pipeline{target=cpu reference=true}",
 };
 
