@@ -11,7 +11,6 @@
 #include "te_rt_abi.h"
 
 #include <algorithm>
-#include <unistd.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +19,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <unistd.h>
 #include <utility>
 
 namespace te::run {
@@ -681,10 +681,10 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
   timing.stepMean = total / repeat;
   timing.stepMin = fastest;
   std::sort(times.begin(), times.end());
-  timing.stepMedian = times.size() % 2
-                          ? times[times.size() / 2]
-                          : 0.5 * (times[times.size() / 2 - 1] +
-                                   times[times.size() / 2]);
+  timing.stepMedian =
+      times.size() % 2
+          ? times[times.size() / 2]
+          : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
   timing.warmup = warmup;
 
   results.clear();

@@ -1,4 +1,5 @@
-//===- LinalgToGPU.cpp - Tensor computations on memrefs -> GPU kernels -----===//
+//===- LinalgToGPU.cpp - Tensor computations on memrefs -> GPU kernels
+//-----===//
 //
 // Part of te.
 //
@@ -358,8 +359,8 @@ void KernelLowering::emitParallelKernel(OpBuilder &b, Location loc,
   int64_t n = op.getNumLoops();
   SmallVector<Value> threadSizes(sizes.begin(), sizes.end());
   if (n > 0 && lanes > 1)
-    threadSizes.back() = arith::DivUIOp::create(b, loc, threadSizes.back(),
-                                                cidx(b, loc, lanes));
+    threadSizes.back() =
+        arith::DivUIOp::create(b, loc, threadSizes.back(), cidx(b, loc, lanes));
   Value total = product(b, loc, threadSizes);
   Value block = cidx(b, loc, kBlockSize);
   Value one = cidx(b, loc, 1);
@@ -431,8 +432,8 @@ void KernelLowering::emitParallelKernel(OpBuilder &b, Location loc,
     Value v = map.lookupOrDefault(yield.getOperand(i));
     SmallVector<Value> at = access(o);
     if (vectorAccess(o))
-      vector::StoreOp::create(tb, loc, asVector(tb, loc, v, lanes), o.get(),
-                              at, /*nontemporal=*/false,
+      vector::StoreOp::create(tb, loc, asVector(tb, loc, v, lanes), o.get(), at,
+                              /*nontemporal=*/false,
                               alignment(o.get().getType()));
     else
       memref::StoreOp::create(tb, loc, v, o.get(), at);
@@ -443,7 +444,8 @@ LogicalResult KernelLowering::lowerParallel(linalg::GenericOp op) {
   Location loc = op.getLoc();
   OpBuilder b(op);
   SmallVector<Value> sizes;
-  for (Range r : cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+  for (Range r :
+       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
     sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
   int64_t lanes = vectorLanes(op);
   if (lanes > 1 && !staticallyAligned(op, lanes))
@@ -478,43 +480,57 @@ std::optional<Combiner> classifyCombiner(Operation *op, Type t) {
   auto fl = [&](double v) -> TypedAttr { return b.getFloatAttr(t, v); };
   auto inf = [&](bool negative) -> TypedAttr {
     auto ft = cast<FloatType>(t);
-    return b.getFloatAttr(
-        t, APFloat::getInf(ft.getFloatSemantics(), negative));
+    return b.getFloatAttr(t, APFloat::getInf(ft.getFloatSemantics(), negative));
   };
   auto in = [&](APInt v) -> TypedAttr { return b.getIntegerAttr(t, v); };
   unsigned w = t.isIntOrFloat() ? t.getIntOrFloatBitWidth() : 64;
   using K = gpu::AllReduceOperation;
   return TypeSwitch<Operation *, std::optional<Combiner>>(op)
-      .Case<arith::AddFOp>([&](auto) { return Combiner{K::ADD, fl(0.0)}; })
-      .Case<arith::MulFOp>([&](auto) { return Combiner{K::MUL, fl(1.0)}; })
-      .Case<arith::MaxNumFOp>(
-          [&](auto) { return Combiner{K::MAXNUMF, inf(true)}; })
-      .Case<arith::MaximumFOp>(
-          [&](auto) { return Combiner{K::MAXIMUMF, inf(true)}; })
-      .Case<arith::MinNumFOp>(
-          [&](auto) { return Combiner{K::MINNUMF, inf(false)}; })
-      .Case<arith::MinimumFOp>(
-          [&](auto) { return Combiner{K::MINIMUMF, inf(false)}; })
-      .Case<arith::AddIOp>(
-          [&](auto) { return Combiner{K::ADD, in(APInt(w, 0))}; })
-      .Case<arith::MulIOp>(
-          [&](auto) { return Combiner{K::MUL, in(APInt(w, 1))}; })
+      .Case<arith::AddFOp>([&](auto) {
+        return Combiner{K::ADD, fl(0.0)};
+      })
+      .Case<arith::MulFOp>([&](auto) {
+        return Combiner{K::MUL, fl(1.0)};
+      })
+      .Case<arith::MaxNumFOp>([&](auto) {
+        return Combiner{K::MAXNUMF, inf(true)};
+      })
+      .Case<arith::MaximumFOp>([&](auto) {
+        return Combiner{K::MAXIMUMF, inf(true)};
+      })
+      .Case<arith::MinNumFOp>([&](auto) {
+        return Combiner{K::MINNUMF, inf(false)};
+      })
+      .Case<arith::MinimumFOp>([&](auto) {
+        return Combiner{K::MINIMUMF, inf(false)};
+      })
+      .Case<arith::AddIOp>([&](auto) {
+        return Combiner{K::ADD, in(APInt(w, 0))};
+      })
+      .Case<arith::MulIOp>([&](auto) {
+        return Combiner{K::MUL, in(APInt(w, 1))};
+      })
       .Case<arith::MaxSIOp>([&](auto) {
         return Combiner{K::MAXSI, in(APInt::getSignedMinValue(w))};
       })
       .Case<arith::MinSIOp>([&](auto) {
         return Combiner{K::MINSI, in(APInt::getSignedMaxValue(w))};
       })
-      .Case<arith::MaxUIOp>(
-          [&](auto) { return Combiner{K::MAXUI, in(APInt(w, 0))}; })
-      .Case<arith::MinUIOp>(
-          [&](auto) { return Combiner{K::MINUI, in(APInt::getMaxValue(w))}; })
-      .Case<arith::AndIOp>(
-          [&](auto) { return Combiner{K::AND, in(APInt::getAllOnes(w))}; })
-      .Case<arith::OrIOp>(
-          [&](auto) { return Combiner{K::OR, in(APInt(w, 0))}; })
-      .Case<arith::XOrIOp>(
-          [&](auto) { return Combiner{K::XOR, in(APInt(w, 0))}; })
+      .Case<arith::MaxUIOp>([&](auto) {
+        return Combiner{K::MAXUI, in(APInt(w, 0))};
+      })
+      .Case<arith::MinUIOp>([&](auto) {
+        return Combiner{K::MINUI, in(APInt::getMaxValue(w))};
+      })
+      .Case<arith::AndIOp>([&](auto) {
+        return Combiner{K::AND, in(APInt::getAllOnes(w))};
+      })
+      .Case<arith::OrIOp>([&](auto) {
+        return Combiner{K::OR, in(APInt(w, 0))};
+      })
+      .Case<arith::XOrIOp>([&](auto) {
+        return Combiner{K::XOR, in(APInt(w, 0))};
+      })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -529,8 +545,8 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
   SmallVector<Operation *> combiners;
   Value reduced = matchReduction(op.getRegionOutputArgs(), 0, combiners);
   std::optional<Combiner> combiner;
-  if (reduced && combiners.size() == 1 &&
-      combiners[0]->getNumOperands() == 2 && acc.hasOneUse() &&
+  if (reduced && combiners.size() == 1 && combiners[0]->getNumOperands() == 2 &&
+      acc.hasOneUse() &&
       isa<linalg::YieldOp>(*combiners[0]->getUsers().begin()))
     combiner = classifyCombiner(combiners[0], acc.getType());
   if (!combiner)
@@ -546,7 +562,8 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
 
   OpBuilder b(op);
   SmallVector<Value> sizes;
-  for (Range r : cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+  for (Range r :
+       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
     sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
   SmallVector<unsigned> par, red;
   SmallVector<Value> parSizes, redSizes;
@@ -570,14 +587,14 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
   Value maxChunks = ceilDiv(b, loc, rTotal, cidx(b, loc, minChunk));
   Value chunks = arith::MaxUIOp::create(
       b, loc, one, arith::MinUIOp::create(b, loc, wantChunks, maxChunks));
-  Value chunk = arith::MaxUIOp::create(b, loc, one,
-                                       ceilDiv(b, loc, rTotal, chunks));
+  Value chunk =
+      arith::MaxUIOp::create(b, loc, one, ceilDiv(b, loc, rTotal, chunks));
   Value partialCount = arith::MulIOp::create(b, loc, chunks, pTotal);
   auto partialType = MemRefType::get({ShapedType::kDynamic}, accType);
-  Value partial = memref::AllocOp::create(b, loc, partialType,
-                                          ValueRange{partialCount});
-  Value nonEmpty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
-                                         pTotal, zero);
+  Value partial =
+      memref::AllocOp::create(b, loc, partialType, ValueRange{partialCount});
+  Value nonEmpty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, pTotal, zero);
   auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
   OpBuilder hb = ifOp.getThenBodyBuilder();
 
@@ -623,8 +640,8 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
   // Kernel 1: partial[s * pTotal + p] = combine over chunk s of output p.
   {
     Value gx = innerReduced ? pTotal : ceilDiv(hb, loc, pTotal, block);
-    auto launch = gpu::LaunchOp::create(hb, loc, gx, chunks, one, block, one,
-                                        one);
+    auto launch =
+        gpu::LaunchOp::create(hb, loc, gx, chunks, one, block, one, one);
     OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
     auto term = gpu::TerminatorOp::create(kb, loc);
     kb.setInsertionPoint(term);
@@ -646,12 +663,12 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
       Value lo = arith::AddIOp::create(kb, loc, start, tx);
       auto loop = scf::ForOp::create(kb, loc, lo, end, block, ValueRange{init},
                                      loopBody(p));
-      Value total = gpu::AllReduceOp::create(
-                        kb, loc, loop.getResult(0),
-                        gpu::AllReduceOperationAttr::get(kb.getContext(),
-                                                         combiner->kind),
-                        kb.getUnitAttr())
-                        .getResult();
+      Value total =
+          gpu::AllReduceOp::create(
+              kb, loc, loop.getResult(0),
+              gpu::AllReduceOperationAttr::get(kb.getContext(), combiner->kind),
+              kb.getUnitAttr())
+              .getResult();
       Value first =
           arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tx, zero);
       auto w = scf::IfOp::create(kb, loc, first, /*withElse=*/false);
@@ -667,9 +684,8 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
           arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, p, pTotal);
       auto g = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
       OpBuilder gb = g.getThenBodyBuilder();
-      auto loop =
-          scf::ForOp::create(gb, loc, start, end, one, ValueRange{init},
-                             loopBody(p));
+      auto loop = scf::ForOp::create(gb, loc, start, end, one, ValueRange{init},
+                                     loopBody(p));
       Value at = arith::AddIOp::create(
           gb, loc, arith::MulIOp::create(gb, loc, s, pTotal), p);
       memref::StoreOp::create(gb, loc, loop.getResult(0), partial, at);
@@ -678,8 +694,7 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
   // Kernel 2: out[p] = combine(out[p], partial[0][p], partial[1][p], ...).
   {
     Value gx = ceilDiv(hb, loc, pTotal, block);
-    auto launch =
-        gpu::LaunchOp::create(hb, loc, gx, one, one, block, one, one);
+    auto launch = gpu::LaunchOp::create(hb, loc, gx, one, one, block, one, one);
     OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
     auto term = gpu::TerminatorOp::create(kb, loc);
     kb.setInsertionPoint(term);
@@ -692,9 +707,8 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
     OpBuilder gb = g.getThenBodyBuilder();
     SmallVector<Value> idx = loopIndices(gb, p, zero);
     Value out = op.getDpsInits()[0];
-    SmallVector<Value> at =
-        applyMap(gb, loc, op.getMatchingIndexingMap(op.getDpsInitOperand(0)),
-                 idx);
+    SmallVector<Value> at = applyMap(
+        gb, loc, op.getMatchingIndexingMap(op.getDpsInitOperand(0)), idx);
     Value initial = memref::LoadOp::create(gb, loc, out, at);
     auto loop = scf::ForOp::create(
         gb, loc, zero, chunks, one, ValueRange{initial},
@@ -766,7 +780,8 @@ struct TELinalgToGPUPass
           op->getParentOfType<gpu::GPUModuleOp>())
         return;
       if (isa<linalg::LinalgOp>(op) ||
-          (isa<memref::CopyOp>(op) && !contiguousCopy(cast<memref::CopyOp>(op))))
+          (isa<memref::CopyOp>(op) &&
+           !contiguousCopy(cast<memref::CopyOp>(op))))
         work.push_back(op);
       else if (op->getDialect() &&
                op->getDialect()->getNamespace() == "linalg" &&
@@ -805,11 +820,10 @@ struct TELinalgToGPUPass
         }
         generic = *g;
       }
-      bool reduction = llvm::any_of(generic.getIteratorTypesArray(),
-                                    [](utils::IteratorType t) {
-                                      return t ==
-                                             utils::IteratorType::reduction;
-                                    });
+      bool reduction = llvm::any_of(
+          generic.getIteratorTypesArray(), [](utils::IteratorType t) {
+            return t == utils::IteratorType::reduction;
+          });
       if (failed(reduction ? lowering.lowerReduction(generic)
                            : lowering.lowerParallel(generic)))
         return signalPassFailure();

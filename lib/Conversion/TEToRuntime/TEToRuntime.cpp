@@ -28,9 +28,9 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -873,8 +873,7 @@ LogicalResult Lowering::lowerHostStore(memref::StoreOp op) {
   auto slotType = MemRefType::get({1}, op.getValueToStore().getType());
   Value slot = memref::AllocaOp::create(b, loc, slotType);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  memref::StoreOp::create(b, loc, op.getValueToStore(), slot,
-                          ValueRange{zero});
+  memref::StoreOp::create(b, loc, op.getValueToStore(), slot, ValueRange{zero});
   auto type = cast<MemRefType>(op.getMemRef().getType());
   int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
   func::CallOp::create(
@@ -897,16 +896,15 @@ LogicalResult Lowering::uploadGlobal(memref::GetGlobalOp op) {
   // At the very start of the function (before the constants this pass
   // creates there): everything it needs is made here.
   OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-  int64_t bytes = type.getNumElements() *
-                  ((type.getElementTypeBitWidth() + 7) / 8);
+  int64_t bytes =
+      type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
   Value host = memref::GetGlobalOp::create(b, loc, type, op.getName());
-  Value dev = memref::AllocOp::create(b, loc, type,
-                                      b.getI64IntegerAttr(64));
-  func::CallOp::create(b, loc, declare("te_rt_mlir_write"),
-                       ValueRange{elementPointer(b, loc, dev, {}),
-                                  elementPointer(b, loc, host, {}),
-                                  arith::ConstantIntOp::create(b, loc, bytes,
-                                                               64)});
+  Value dev = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
+  func::CallOp::create(
+      b, loc, declare("te_rt_mlir_write"),
+      ValueRange{elementPointer(b, loc, dev, {}),
+                 elementPointer(b, loc, host, {}),
+                 arith::ConstantIntOp::create(b, loc, bytes, 64)});
   op.getResult().replaceAllUsesWith(dev);
   op.erase();
   // Freed before every return that does not hand it to the caller.
@@ -934,8 +932,7 @@ bool allowedOnHost(Operation *op) {
   // linalg ops become kernels (te-linalg-to-gpu, after this pass too: it
   // lowers the copies of strided operands made here).
   StringRef d = op->getName().getDialectNamespace();
-  return d == "func" || d == "scf" || d == "cf" || d == "llvm" ||
-         d == "linalg";
+  return d == "func" || d == "scf" || d == "cf" || d == "llvm" || d == "linalg";
 }
 
 LogicalResult Lowering::lowerHostAccesses() {
@@ -987,7 +984,8 @@ LogicalResult Lowering::lowerHostAccesses() {
       return failure();
   }
   for (Operation *op : accesses) {
-    entry = &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
+    entry =
+        &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
     LogicalResult r =
         TypeSwitch<Operation *, LogicalResult>(op)
             .Case([&](memref::CopyOp c) { return lowerHostCopy(c); })

@@ -1,4 +1,5 @@
-//===- FuseAccumulate.cpp - Gradient accumulation inside the GEMM -*- C++ -*-===//
+//===- FuseAccumulate.cpp - Gradient accumulation inside the GEMM -*- C++
+//-*-===//
 //
 // Part of te.
 //
@@ -95,14 +96,14 @@ struct FuseAccumulate : OpRewritePattern<linalg::GenericOp> {
         return failure();
       acc = tensor::CastOp::create(rewriter, loc, accType, acc);
     }
-    auto fused = GemmOp::create(rewriter, gemm.getLoc(), accType, Type(),
-                                gemm.getA(), gemm.getB(), gemm.getLayoutAttr(),
-                                Value(), acc, Value(),
-                                gemm.getUseSplitAccumulatorAttr());
+    auto fused =
+        GemmOp::create(rewriter, gemm.getLoc(), accType, Type(), gemm.getA(),
+                       gemm.getB(), gemm.getLayoutAttr(), Value(), acc, Value(),
+                       gemm.getUseSplitAccumulatorAttr());
     Value result = fused.getResult();
     if (result.getType() != op->getResult(0).getType())
-      result = tensor::CastOp::create(rewriter, loc,
-                                      op->getResult(0).getType(), result);
+      result = tensor::CastOp::create(rewriter, loc, op->getResult(0).getType(),
+                                      result);
     rewriter.replaceOp(op, result);
     return success();
   }
