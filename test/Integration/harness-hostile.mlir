@@ -19,3 +19,15 @@ func.func @scale(%x: tensor<?x256xbf16>) -> tensor<?x256xbf16> {
   } -> tensor<?x256xbf16>
   return %r : tensor<?x256xbf16>
 }
+
+// --quiet silences the compiler's remarks too (an emulated MXFP8 GEMM).
+// RUN: te-run %s --entry mx --seed 1 --quiet 2>&1 | FileCheck %s --check-prefix=QUIET
+// RUN: te-run %s --entry mx --seed 1 2>&1 | FileCheck %s --check-prefix=LOUD
+// QUIET-NOT: remark
+// LOUD: remark: mxfp8 GEMM has no native kernel on cpu
+func.func @mx(%x: tensor<32x128xbf16>, %w: tensor<64x128xbf16>) -> tensor<32x64xbf16> {
+  %y, %xs, %ws = te.linear %x, %w
+      {input_quantizer = #te.mxfp8<f8E4M3FN>, weight_quantizer = #te.mxfp8<f8E4M3FN>}
+      : tensor<32x128xbf16>, tensor<64x128xbf16>
+  return %y : tensor<32x64xbf16>
+}

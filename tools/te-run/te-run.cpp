@@ -408,6 +408,8 @@ int main(int argc, char **argv) {
   mlir::te::TEPipelineOptions pipelineOptions;
   pipelineOptions.target = target;
   pipelineOptions.reference = reference;
+  // --quiet: no remarks on emulated GEMMs either.
+  pipelineOptions.remarks = !opts.quiet;
   mlir::te::buildTEPipeline(pm, pipelineOptions);
   if (failed(pm.run(*module))) {
     std::fprintf(stderr, "te-run: lowering %s failed\n", file.c_str());
