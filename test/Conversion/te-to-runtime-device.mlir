@@ -88,3 +88,31 @@ func.func @constant(%a: memref<1xf32>) {
   te.amax_buffers %t outs(%a : memref<1xf32>) : memref<4xf32>
   return
 }
+
+// -----
+
+// Small buffers only the host touches (upstream deallocation's bookkeeping
+// arrays and its helper function) stay on the host stack; the helper keeps
+// its host loads and stores.
+// CHECK-LABEL: func.func private @helper
+// CHECK-NOT: te_rt_mlir_read
+// CHECK: memref.load
+// CHECK-LABEL: func.func @bookkeeping
+// CHECK: memref.alloca() : memref<4xindex>
+// CHECK-NOT: te_rt_mlir_write
+// CHECK: call @helper
+// CHECK-NOT: memref.dealloc
+func.func private @helper(%a: memref<?xindex>) -> index {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0] : memref<?xindex>
+  return %v : index
+}
+func.func @bookkeeping(%i: index) -> index {
+  %c0 = arith.constant 0 : index
+  %b = memref.alloc() : memref<4xindex>
+  memref.store %i, %b[%c0] : memref<4xindex>
+  %c = memref.cast %b : memref<4xindex> to memref<?xindex>
+  %r = call @helper(%c) : (memref<?xindex>) -> index
+  memref.dealloc %b : memref<4xindex>
+  return %r : index
+}

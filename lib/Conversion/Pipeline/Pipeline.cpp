@@ -489,7 +489,8 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // function-boundary analysis is O(arguments x results) otherwise
   // (docs/performance.md "Compile time").
   addIfRegistered("te-bufferize-boundaries", "te-bufferize-boundaries");
-  add("one-shot-bufferize{bufferize-function-boundaries "
+  add("one-shot-bufferize{allow-return-allocs-from-loops "
+      "bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map}");
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error("te-pipeline: cannot build the pipeline");

@@ -132,6 +132,16 @@ bool isRowMajorContiguous(MemRefType type) {
   return true;
 }
 
+/// Bytes of one element of `type` in memory (index: 64 bits; i1: a byte).
+int64_t elementBytes(MemRefType type) {
+  Type e = type.getElementType();
+  if (e.isIndex())
+    return 8;
+  if (!e.isIntOrFloat())
+    return 8;
+  return (e.getIntOrFloatBitWidth() + 7) / 8;
+}
+
 /// Whether `op` runs on the host (not in a kernel).
 bool onHost(Operation *op) {
   return !op->getParentOfType<gpu::LaunchOp>() &&
@@ -808,7 +818,7 @@ LogicalResult Lowering::run() {
 
 Value Lowering::byteSize(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
-  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  int64_t bytes = elementBytes(type);
   return arith::MulIOp::create(b, loc, numElements(b, loc, memref),
                                i64c(b, loc, bytes));
 }
@@ -816,7 +826,7 @@ Value Lowering::byteSize(OpBuilder &b, Location loc, Value memref) {
 Value Lowering::elementPointer(OpBuilder &b, Location loc, Value memref,
                                ValueRange indices) {
   auto type = cast<MemRefType>(memref.getType());
-  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  int64_t bytes = elementBytes(type);
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   Value linear = meta.getOffset();
   for (auto [i, stride] : llvm::zip(indices, meta.getStrides()))
@@ -854,7 +864,7 @@ LogicalResult Lowering::lowerHostLoad(memref::LoadOp op) {
   auto slotType = MemRefType::get({1}, op.getType());
   Value slot = memref::AllocaOp::create(b, loc, slotType);
   auto type = cast<MemRefType>(op.getMemRef().getType());
-  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  int64_t bytes = elementBytes(type);
   func::CallOp::create(
       b, loc, declare("te_rt_mlir_read"),
       ValueRange{elementPointer(b, loc, slot, {}),
@@ -875,7 +885,7 @@ LogicalResult Lowering::lowerHostStore(memref::StoreOp op) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   memref::StoreOp::create(b, loc, op.getValueToStore(), slot, ValueRange{zero});
   auto type = cast<MemRefType>(op.getMemRef().getType());
-  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  int64_t bytes = elementBytes(type);
   func::CallOp::create(
       b, loc, declare("te_rt_mlir_write"),
       ValueRange{elementPointer(b, loc, op.getMemRef(), op.getIndices()),
@@ -896,8 +906,7 @@ LogicalResult Lowering::uploadGlobal(memref::GetGlobalOp op) {
   // At the very start of the function (before the constants this pass
   // creates there): everything it needs is made here.
   OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-  int64_t bytes =
-      type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+  int64_t bytes = type.getNumElements() * (elementBytes(type));
   Value host = memref::GetGlobalOp::create(b, loc, type, op.getName());
   Value dev = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
   func::CallOp::create(
@@ -935,7 +944,95 @@ bool allowedOnHost(Operation *op) {
   return d == "func" || d == "scf" || d == "cf" || d == "llvm" || d == "linalg";
 }
 
+/// `v` and the memref.casts of it, transitively.
+void castClosure(Value v, SmallVectorImpl<Value> &out) {
+  out.push_back(v);
+  for (Operation *user : v.getUsers())
+    if (auto c = dyn_cast<memref::CastOp>(user))
+      castClosure(c.getResult(), out);
+}
+
+/// Small buffers only the host reads and writes stay in host memory, on the
+/// stack of their function: the bookkeeping of upstream's deallocation
+/// (bufferization-lower-deallocations' base-pointer and ownership arrays and
+/// its `dealloc_helper` function) and the like. A buffer qualifies when it
+/// has a static shape of at most 4 KiB and every use of it (through
+/// memref.cast) is a host memref.load/store, its memref.dealloc, or an
+/// operand of a call of a private function of the module that only loads
+/// and stores its memref arguments and calls nothing. Such functions are
+/// returned in `hostFunctions`: their accesses stay host accesses. The
+/// allocation becomes a memref.alloca at the function's entry (one per
+/// call; its uses never outlive one iteration of the block they are in).
+void keepHostBuffersOnHost(ModuleOp module,
+                           llvm::DenseSet<Operation *> &hostFunctions) {
+  auto isHostFunction = [&](func::FuncOp f) {
+    if (!f || !f.isPrivate() || f.isExternal())
+      return false;
+    bool ok = true;
+    f.walk([&](Operation *op) {
+      if (isa<func::CallOp, gpu::LaunchOp, gpu::LaunchFuncOp>(op))
+        ok = false;
+    });
+    for (BlockArgument arg : f.getArguments())
+      if (isa<BaseMemRefType>(arg.getType()))
+        for (Operation *user : arg.getUsers())
+          if (!isa<memref::LoadOp, memref::StoreOp, memref::DimOp>(user))
+            ok = false;
+    return ok;
+  };
+  SmallVector<memref::AllocOp> candidates;
+  module.walk([&](memref::AllocOp alloc) {
+    if (!onHost(alloc) || !alloc->getParentOfType<func::FuncOp>())
+      return;
+    MemRefType type = alloc.getType();
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        type.getNumElements() * elementBytes(type) > 4096)
+      return;
+    SmallVector<Value> values;
+    castClosure(alloc.getResult(), values);
+    for (Value v : values)
+      for (Operation *user : v.getUsers()) {
+        // Read or written by a kernel: device memory.
+        if (!onHost(user))
+          return;
+        if (isa<memref::CastOp, memref::DeallocOp, memref::LoadOp,
+                memref::StoreOp>(user))
+          continue;
+        auto call = dyn_cast<func::CallOp>(user);
+        if (!call)
+          return;
+        auto f = module.lookupSymbol<func::FuncOp>(call.getCallee());
+        if (!isHostFunction(f))
+          return;
+        hostFunctions.insert(f);
+      }
+    candidates.push_back(alloc);
+  });
+  for (memref::AllocOp alloc : candidates) {
+    auto func = alloc->getParentOfType<func::FuncOp>();
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    Value slot = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType());
+    SmallVector<Value> values;
+    castClosure(alloc.getResult(), values);
+    for (Value v : values)
+      for (Operation *user : llvm::make_early_inc_range(v.getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+    alloc.getResult().replaceAllUsesWith(slot);
+    alloc.erase();
+  }
+}
+
+/// Whether `m` is host memory: a stack slot, through memref.casts.
+bool isStackSlot(Value m) {
+  while (auto c = m.getDefiningOp<memref::CastOp>())
+    m = c.getSource();
+  return m.getDefiningOp<memref::AllocaOp>() != nullptr;
+}
+
 LogicalResult Lowering::lowerHostAccesses() {
+  llvm::DenseSet<Operation *> hostFunctions;
+  keepHostBuffersOnHost(module, hostFunctions);
   // Program globals read on the host (not te's descriptors and names).
   SmallVector<memref::GetGlobalOp> uploads;
   SmallVector<Operation *> accesses;
@@ -947,6 +1044,9 @@ LogicalResult Lowering::lowerHostAccesses() {
   bool failedAny = false;
   module.walk([&](Operation *op) {
     if (!onHost(op))
+      return;
+    if (auto f = op->getParentOfType<func::FuncOp>();
+        f && hostFunctions.contains(f))
       return;
     if (auto g = dyn_cast<memref::GetGlobalOp>(op)) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
@@ -961,7 +1061,7 @@ LogicalResult Lowering::lowerHostAccesses() {
                     ? cast<memref::StoreOp>(op).getMemRef()
                     : Value();
       // Stack slots are host memory.
-      if (m && m.getDefiningOp<memref::AllocaOp>())
+      if (m && isStackSlot(m))
         return;
       accesses.push_back(op);
       return;
