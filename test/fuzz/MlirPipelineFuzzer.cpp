@@ -58,10 +58,11 @@ const char *const kTEPasses[] = {
 };
 
 /// The whole flow (registered by registerTEPipeline), each on a fresh clone.
-/// The GPU target embeds PTX (gpu-format=isa): the kernels are generated and
-/// compiled in process, without ptxas per input.
+/// The GPU target down to its kernels and runtime calls (te-linalg-to-gpu,
+/// convert-te-to-runtime's device memory), not through LLVM's NVPTX backend
+/// and ptxas.
 const char *const kTEPipelines[] = {
-    "te-pipeline{target=sm_90 gpu-format=isa}",
+    "te-pipeline{target=sm_90 lower-to-llvm=false}",
     "te-pipeline{target=cpu}",
     "te-pipeline{target=cpu reference=true}",
 };

@@ -809,6 +809,27 @@ struct TELinalgToGPUPass
                         "one-shot bufferization first)");
         return signalPassFailure();
       }
+      // Float conversions to or from the 8- and 4-bit formats have no NVVM
+      // lowering in MLIR 22 (they stop at the translation to LLVM IR with a
+      // message about arith.truncf); quantization is te's.
+      bool narrowConversion = false;
+      linalgOp->walk([&](Operation *inner) {
+        if (!isa<arith::TruncFOp, arith::ExtFOp>(inner))
+          return;
+        for (Type t : llvm::concat<Type>(inner->getOperandTypes(),
+                                         inner->getResultTypes())) {
+          auto f = dyn_cast<FloatType>(getElementTypeOrSelf(t));
+          if (f && f.getWidth() <= 8 && !isa<Float8E8M0FNUType>(f)) {
+            inner->emitOpError("te-linalg-to-gpu: a conversion to or from ")
+                << f
+                << " has no GPU lowering; quantize with te.quantize (or "
+                   "compile for target=cpu)";
+            narrowConversion = true;
+          }
+        }
+      });
+      if (narrowConversion)
+        return signalPassFailure();
       auto generic = dyn_cast<linalg::GenericOp>(op);
       if (!generic) {
         FailureOr<linalg::GenericOp> g =
