@@ -136,8 +136,9 @@ def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
       `linalg.copy`, lowered as above; contiguous copies are left to
       `convert-te-to-runtime` (one stream-ordered memcpy).
 
-    Any other op of the linalg dialect, or a reduction of another form, is an
-    error naming the op.
+    Any other op of the linalg dialect, a reduction of another form, or a
+    float conversion to or from an 8- or 4-bit format inside a region (no
+    NVVM lowering; `te.quantize` quantizes) is an error naming the op.
 
     ```mlir
     linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
