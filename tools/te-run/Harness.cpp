@@ -930,7 +930,8 @@ const char *kHarnessFlagsHelp =
     "                       steps)\n"
     "  --warmup N           N untimed calls before the timed ones (module\n"
     "                       loading, first allocations)\n"
-    "  --quiet              no summary lines (te-run: and no compiler remarks)\n";
+    "  --quiet              no summary lines (te-run: and no compiler "
+    "remarks)\n";
 
 bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,
                       std::string *error) {

@@ -49,7 +49,8 @@ Value castElements(OpBuilder &b, Location loc, Value v, Type elementType) {
   for (int64_t i = 0; i < type.getRank(); ++i)
     if (type.isDynamicDim(i))
       dyn.push_back(tensor::DimOp::create(b, loc, v, i));
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), elementType, dyn);
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), elementType, dyn);
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
   SmallVector<utils::IteratorType> iters(type.getRank(),
                                          utils::IteratorType::parallel);
@@ -58,13 +59,12 @@ Value castElements(OpBuilder &b, Location loc, Value v, Type elementType) {
              ArrayRef<AffineMap>{id, id}, iters,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value x = args[0];
-               Value r =
-                   elementType.getIntOrFloatBitWidth() >
-                           x.getType().getIntOrFloatBitWidth()
-                       ? arith::ExtFOp::create(nb, nl, elementType, x)
-                             .getResult()
-                       : arith::TruncFOp::create(nb, nl, elementType, x)
-                             .getResult();
+               Value r = elementType.getIntOrFloatBitWidth() >
+                                 x.getType().getIntOrFloatBitWidth()
+                             ? arith::ExtFOp::create(nb, nl, elementType, x)
+                                   .getResult()
+                             : arith::TruncFOp::create(nb, nl, elementType, x)
+                                   .getResult();
                linalg::YieldOp::create(nb, nl, r);
              })
       .getResult(0);
@@ -113,9 +113,9 @@ struct DequantizePattern : OpConversionPattern<DequantizeOp> {
   LogicalResult
   matchAndRewrite(DequantizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, castElements(rewriter, op.getLoc(),
-                                        adaptor.getInput(),
-                                        op.getType().getElementType()));
+    rewriter.replaceOp(op,
+                       castElements(rewriter, op.getLoc(), adaptor.getInput(),
+                                    op.getType().getElementType()));
     return success();
   }
 };

@@ -412,8 +412,9 @@ TEST_F(QuantizeFixture, RejectsArgsOfOtherRecipes) {
                "amax in buffers");
   te_rt_quantize_args_init(&a);
   a.amax_in = &amax;
-  EXPECT_FAILS(te_rt_quantize(ctx, &xb, &qm2.q, &a), TE_RT_UNSUPPORTED,
-               "args->amax_in is only for current scaling and nvfp4, not mxfp8");
+  EXPECT_FAILS(
+      te_rt_quantize(ctx, &xb, &qm2.q, &a), TE_RT_UNSUPPORTED,
+      "args->amax_in is only for current scaling and nvfp4, not mxfp8");
 }
 
 TEST(Api, RHTNeedsBF16Input) {
