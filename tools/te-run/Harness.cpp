@@ -724,6 +724,29 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     }
     const uint8_t *aligned = reinterpret_cast<const uint8_t *>(d[1]);
     const uint8_t *span = aligned + lo * eb;
+    // A row-major contiguous view: one copy, straight into the result.
+    bool contiguous = true;
+    for (int64_t i = static_cast<int64_t>(rank) - 1, expect = 1; i >= 0; --i) {
+      if (sizes[i] != 1 && strides[i] != expect)
+        contiguous = false;
+      expect *= sizes[i];
+    }
+    if (contiguous) {
+      if (device) {
+        te_rt_status s =
+            te_rt_memcpy(ctx, b.bytes.data(), span, static_cast<size_t>(n * eb),
+                         TE_RT_DEVICE_TO_HOST);
+        if (s != TE_RT_OK) {
+          *error = runtimeMessage(
+              "result " + std::to_string(r) + ": copy from the device", s);
+          return false;
+        }
+      } else {
+        std::memcpy(b.bytes.data(), span, static_cast<size_t>(n * eb));
+      }
+      results.push_back(std::move(b));
+      continue;
+    }
     if (device) {
       size_t spanBytes = static_cast<size_t>(hi - lo + 1) * eb;
       staging.resize(spanBytes);
