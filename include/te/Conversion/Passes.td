@@ -68,6 +68,12 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
     llvm.call @free(%dp) : (!llvm.ptr) -> ()
     ```
 
+    Any `memref.copy` left between memrefs that are not both row-major
+    contiguous (a `tensor.insert_slice` at a column offset, a strided
+    operand's copy above) becomes `linalg.copy`: loops on host memory, a
+    kernel on device memory (`te-linalg-to-gpu`); the memref lowering would
+    call MLIR's `memrefCopy`, which te-run and AOT objects do not link.
+
     With `device-memory` (te-pipeline sets it on GPU targets) every memref
     is in the context's memory (device memory on the cuda backend), so the
     host never touches tensor data itself:

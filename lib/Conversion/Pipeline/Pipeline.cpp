@@ -566,9 +566,10 @@ void mlir::te::registerTEPipeline() {
       "te-pipeline",
       "the te flow: te-set-target, inline, te-infer-shapes, "
       "te-decompose-linear, "
-      "te-infer-usages, te-eliminate-aliases, te-legalize, "
-      "te-expand-qtensors, one-shot-bufferize, buffer deallocation, "
-      "convert-te-to-runtime, convert-bufferization-to-memref, "
+      "te-fuse-accumulate, te-infer-usages, te-eliminate-aliases, "
+      "te-legalize, te-expand-qtensors, one-shot-bufferize, buffer "
+      "deallocation, convert-te-to-runtime (GPU targets: te-linalg-to-gpu, "
+      "device memory, kernels outlined, NVVM, gpu-module-to-binary), "
       "convert-to-llvm",
       buildTEPipeline);
 }
