@@ -36,6 +36,8 @@
 
 #include "te/Conversion/Passes.h"
 
+#include "te/Conversion/DeviceMemory.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -68,6 +70,8 @@ namespace mlir::te {
 } // namespace mlir::te
 
 using namespace mlir;
+using mlir::te::isOnHost;
+using mlir::te::isRowMajorContiguous;
 
 namespace {
 
@@ -135,6 +139,13 @@ bool isVectorizableBodyOp(Operation &op) {
     return false;
   return llvm::all_of(op.getOperandTypes(), isScalarType) &&
          llvm::all_of(op.getResultTypes(), isScalarType);
+}
+
+/// The alignment, in elements, of a vector access of `lanes` elements of
+/// `type`: the access's bytes, at most 16.
+int64_t vectorAlignment(MemRefType type, int64_t lanes) {
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  return std::min<int64_t>(16, lanes * bytes) / bytes;
 }
 
 /// Row-major strides of `type`, and whether its innermost stride is 1.
@@ -308,8 +319,7 @@ Value KernelLowering::vectorCondition(OpBuilder &b, Location loc,
     // the offset and the outer strides are multiples of `align` / bytes.
     // Base pointers are at least 16-byte aligned (runtime allocations;
     // entry arguments by contract).
-    int64_t bytes = type.getElementTypeBitWidth() / 8;
-    int64_t align = std::min<int64_t>(16, lanes * bytes) / bytes;
+    int64_t align = vectorAlignment(type, lanes);
     if (align <= 1)
       continue;
     SmallVector<int64_t> strides;
@@ -338,8 +348,7 @@ bool staticallyAligned(linalg::GenericOp op, int64_t lanes) {
     auto type = dyn_cast<MemRefType>(o.get().getType());
     if (!type || !op.getMatchingIndexingMap(&o).isFunctionOfDim(innerLoop))
       continue;
-    int64_t bytes = type.getElementTypeBitWidth() / 8;
-    int64_t align = std::min<int64_t>(16, lanes * bytes) / bytes;
+    int64_t align = vectorAlignment(type, lanes);
     SmallVector<int64_t> strides;
     int64_t offset;
     if (failed(type.getStridesAndOffset(strides, offset)))
@@ -397,9 +406,9 @@ void KernelLowering::emitParallelKernel(OpBuilder &b, Location loc,
            op.getMatchingIndexingMap(&o).isFunctionOfDim(innerLoop);
   };
   auto alignment = [&](Type memref) {
-    int64_t bytes =
-        cast<MemRefType>(memref).getElementTypeBitWidth() / 8 * lanes;
-    return llvm::MaybeAlign(std::min<int64_t>(16, bytes));
+    auto type = cast<MemRefType>(memref);
+    return llvm::MaybeAlign(vectorAlignment(type, lanes) *
+                            type.getElementTypeBitWidth() / 8);
   };
   // Loads.
   Block &body = op.getRegion().front();
@@ -733,27 +742,6 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
 // The pass
 //===----------------------------------------------------------------------===//
 
-/// Whether `type` is laid out row-major without gaps (any offset).
-bool isRowMajorContiguous(MemRefType type) {
-  if (type.getLayout().isIdentity())
-    return true;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  int64_t expected = 1;
-  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
-    if (type.getDimSize(i) == 1)
-      continue;
-    if (ShapedType::isDynamic(strides[i]) || strides[i] != expected)
-      return false;
-    if (i > 0 && type.isDynamicDim(i))
-      return false;
-    expected *= type.getDimSize(i);
-  }
-  return true;
-}
-
 struct TELinalgToGPUPass
     : public mlir::te::impl::TELinalgToGPUBase<TELinalgToGPUPass> {
   using Base::Base;
@@ -776,8 +764,7 @@ struct TELinalgToGPUPass
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> work;
     module.walk([&](Operation *op) {
-      if (op->getParentOfType<gpu::LaunchOp>() ||
-          op->getParentOfType<gpu::GPUModuleOp>())
+      if (!isOnHost(op))
         return;
       if (isa<linalg::LinalgOp>(op) ||
           (isa<memref::CopyOp>(op) &&

@@ -24,6 +24,8 @@
 
 #include "te/Conversion/Passes.h"
 
+#include "te/Conversion/DeviceMemory.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -111,27 +113,6 @@ SmallVector<int64_t> encodeQuantizer(const ::te::format::QuantizerConfig &c) {
 // Lowering state
 //===----------------------------------------------------------------------===//
 
-/// Whether `type` is laid out row-major without gaps (at any offset).
-bool isRowMajorContiguous(MemRefType type) {
-  if (type.getLayout().isIdentity())
-    return true;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  int64_t expected = 1;
-  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
-    if (type.getDimSize(i) == 1)
-      continue;
-    if (ShapedType::isDynamic(strides[i]) || strides[i] != expected)
-      return false;
-    if (i > 0 && type.isDynamicDim(i))
-      return false;
-    expected *= type.getDimSize(i);
-  }
-  return true;
-}
-
 /// Bytes of one element of `type` in memory (index: 64 bits; i1: a byte).
 int64_t elementBytes(MemRefType type) {
   Type e = type.getElementType();
@@ -140,12 +121,6 @@ int64_t elementBytes(MemRefType type) {
   if (!e.isIntOrFloat())
     return 8;
   return (e.getIntOrFloatBitWidth() + 7) / 8;
-}
-
-/// Whether `op` runs on the host (not in a kernel).
-bool onHost(Operation *op) {
-  return !op->getParentOfType<gpu::LaunchOp>() &&
-         !op->getParentOfType<gpu::GPUModuleOp>();
 }
 
 class Lowering {
@@ -982,7 +957,7 @@ void keepHostBuffersOnHost(ModuleOp module,
   };
   SmallVector<memref::AllocOp> candidates;
   module.walk([&](memref::AllocOp alloc) {
-    if (!onHost(alloc) || !alloc->getParentOfType<func::FuncOp>())
+    if (!isOnHost(alloc) || !alloc->getParentOfType<func::FuncOp>())
       return;
     MemRefType type = alloc.getType();
     if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
@@ -993,7 +968,7 @@ void keepHostBuffersOnHost(ModuleOp module,
     for (Value v : values)
       for (Operation *user : v.getUsers()) {
         // Read or written by a kernel: device memory.
-        if (!onHost(user))
+        if (!isOnHost(user))
           return;
         if (isa<memref::CastOp, memref::DeallocOp, memref::LoadOp,
                 memref::StoreOp>(user))
@@ -1043,7 +1018,7 @@ LogicalResult Lowering::lowerHostAccesses() {
     ownGlobals.insert(entry.second);
   bool failedAny = false;
   module.walk([&](Operation *op) {
-    if (!onHost(op))
+    if (!isOnHost(op))
       return;
     if (auto f = op->getParentOfType<func::FuncOp>();
         f && hostFunctions.contains(f))
