@@ -311,6 +311,45 @@ void launch(void *function, const int64_t cluster[3], const int64_t grid[3],
 #endif
 }
 
+/// gpu.memset of `count` elements of type T (uint32_t, uint16_t) to
+/// `value`, on the context's stream: cudaMemsetAsync when every byte of the
+/// pattern is the same, else the driver's `driverName` (cuMemsetD32Async,
+/// cuMemsetD16Async).
+template <typename T>
+void memsetPattern(void *dst, T value, int64_t count, const char *driverName) {
+  if (count <= 0 || !requireCuda("gpu.memset"))
+    return;
+#if TE_RT_GPU_ABI_CUDA
+  auto s = static_cast<cudaStream_t>(contextStream(currentContext()));
+  T bytes = 0;
+  for (size_t i = 0; i < sizeof(T); ++i)
+    bytes = T(bytes << 8 | (value & 0xff));
+  if (bytes == value) {
+    check(cudaMemsetAsync(dst, int(value & 0xff), size_t(count) * sizeof(T), s),
+          "gpu.memset", "cudaMemsetAsync");
+    return;
+  }
+  using Fn = CUresult (*)(CUdeviceptr, T, size_t, CUstream);
+  static const Fn fn = driverFunction<Fn>(driverName);
+  if (!fn) {
+    recordFailure(TE_RT_CUDA_ERROR, "gpu.memset",
+                  (std::string(driverName) + " is not available").c_str());
+    return;
+  }
+  if (CUresult r =
+          fn(reinterpret_cast<CUdeviceptr>(dst), value,
+             static_cast<size_t>(count), reinterpret_cast<CUstream>(s)))
+    recordFailure(
+        TE_RT_CUDA_ERROR, "gpu.memset",
+        (std::string(driverName) + " failed with CUresult " + std::to_string(r))
+            .c_str());
+#else
+  (void)dst;
+  (void)value;
+  (void)driverName;
+#endif
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -559,62 +598,12 @@ void mgpuMemcpy(void *dst, void *src, int64_t sizeBytes, void *stream) {
 
 void mgpuMemset32(void *dst, uint32_t value, int64_t count, void *stream) {
   (void)stream;
-  if (count <= 0 || !requireCuda("gpu.memset"))
-    return;
-#if TE_RT_GPU_ABI_CUDA
-  auto s = static_cast<cudaStream_t>(contextStream(currentContext()));
-  if ((value & 0xff) * 0x01010101u == value) {
-    check(cudaMemsetAsync(dst, int(value & 0xff), size_t(count) * 4, s),
-          "gpu.memset", "cudaMemsetAsync");
-    return;
-  }
-  using Fn = CUresult (*)(CUdeviceptr, unsigned int, size_t, CUstream);
-  static const Fn fn = driverFunction<Fn>("cuMemsetD32Async");
-  if (!fn) {
-    recordFailure(TE_RT_CUDA_ERROR, "gpu.memset",
-                  "cuMemsetD32Async is not available");
-    return;
-  }
-  if (CUresult r =
-          fn(reinterpret_cast<CUdeviceptr>(dst), value,
-             static_cast<size_t>(count), reinterpret_cast<CUstream>(s)))
-    recordFailure(
-        TE_RT_CUDA_ERROR, "gpu.memset",
-        ("cuMemsetD32Async failed with CUresult " + std::to_string(r)).c_str());
-#else
-  (void)dst;
-  (void)value;
-#endif
+  memsetPattern<uint32_t>(dst, value, count, "cuMemsetD32Async");
 }
 
 void mgpuMemset16(void *dst, uint16_t value, int64_t count, void *stream) {
   (void)stream;
-  if (count <= 0 || !requireCuda("gpu.memset"))
-    return;
-#if TE_RT_GPU_ABI_CUDA
-  auto s = static_cast<cudaStream_t>(contextStream(currentContext()));
-  if ((value & 0xff) * 0x0101u == value) {
-    check(cudaMemsetAsync(dst, int(value & 0xff), size_t(count) * 2, s),
-          "gpu.memset", "cudaMemsetAsync");
-    return;
-  }
-  using Fn = CUresult (*)(CUdeviceptr, unsigned short, size_t, CUstream);
-  static const Fn fn = driverFunction<Fn>("cuMemsetD16Async");
-  if (!fn) {
-    recordFailure(TE_RT_CUDA_ERROR, "gpu.memset",
-                  "cuMemsetD16Async is not available");
-    return;
-  }
-  if (CUresult r =
-          fn(reinterpret_cast<CUdeviceptr>(dst), value,
-             static_cast<size_t>(count), reinterpret_cast<CUstream>(s)))
-    recordFailure(
-        TE_RT_CUDA_ERROR, "gpu.memset",
-        ("cuMemsetD16Async failed with CUresult " + std::to_string(r)).c_str());
-#else
-  (void)dst;
-  (void)value;
-#endif
+  memsetPattern<uint16_t>(dst, value, count, "cuMemsetD16Async");
 }
 
 /// A ranked memref descriptor: {allocated, aligned, offset, sizes[rank],
