@@ -112,20 +112,57 @@ UNITS = {"nsecond": 1.0, "ns": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "
          "second": 1e9, "s": 1e9}
 
 
-def read_ncu(path):
-    """[(name, ns)] from ncu --csv (one row per kernel launch and metric)."""
+BYTE_UNITS = {"byte": 1.0, "bytes": 1.0, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9}
+
+
+def read_ncu_launches(path):
+    """[(name, ns, dram bytes or None)] from ncu --csv (one row per kernel
+    launch and metric; the launches in order)."""
     with open(path, newline="", errors="replace") as f:
         rows = _rows_from(f.read(), '"Kernel Name"')
-    out = []
+    launches = {}
     for r in rows:
-        if r.get("Metric Name") != "gpu__time_duration.sum":
-            continue
+        key = r.get("ID") or str(len(launches))
+        name = r.get("Kernel Name") or ""
+        m = r.get("Metric Name") or ""
         try:
             v = float((r.get("Metric Value") or "").replace(",", ""))
         except ValueError:
             continue
-        out.append((r.get("Kernel Name") or "", v * UNITS.get((r.get("Metric Unit") or "ns").strip(), 1.0)))
-    return out
+        unit = (r.get("Metric Unit") or "").strip()
+        e = launches.setdefault(key, [name, None, None])
+        if m == "gpu__time_duration.sum":
+            e[1] = v * UNITS.get(unit or "ns", 1.0)
+        elif m in ("dram__bytes_read.sum", "dram__bytes_write.sum"):
+            e[2] = (e[2] or 0.0) + v * BYTE_UNITS.get(unit or "byte", 1.0)
+    return [tuple(e) for e in launches.values() if e[1] is not None]
+
+
+def read_ncu(path):
+    """[(name, ns)] from ncu --csv."""
+    return [(n, ns) for n, ns, _ in read_ncu_launches(path)]
+
+
+def per_kernel(launches, copy_tbps):
+    """Rows (category, kernel, launches, ms, GB, TB/s, % of copy) per kernel
+    name, slowest first: the memory-bound kernels' bandwidth."""
+    agg = {}
+    for name, ns, by in launches:
+        e = agg.setdefault(name, [0, 0.0, 0.0, True])
+        e[0] += 1
+        e[1] += ns
+        if by is None:
+            e[3] = False
+        else:
+            e[2] += by
+    rows = []
+    for name, (n, ns, by, have) in agg.items():
+        tbps = by / ns / 1e3 if have and ns > 0 else None
+        pct = 100.0 * tbps / copy_tbps if tbps is not None and copy_tbps else None
+        rows.append((category(name), short_name(name) or name, n, ns / 1e6,
+                     by / 1e9 if have else None, tbps, pct))
+    rows.sort(key=lambda r: -r[3])
+    return rows
 
 
 def summarise(events):
@@ -151,6 +188,12 @@ def main():
     p.add_argument("--size", default="")
     p.add_argument("--recipe", default="")
     p.add_argument("--csv", help="append rows size,recipe,tool,category,kernels,ms")
+    p.add_argument("--kernels-csv",
+                   help="ncu with dram__bytes_{read,write}.sum: append one row per kernel of the "
+                        "--more (else --one) trace: size,recipe,category,kernel,launches,ms,GB,TBps,"
+                        "pct_copy")
+    p.add_argument("--copy-tbps", type=float, default=0.0,
+                   help="device-to-device copy bandwidth of the same run (read + write), TB/s")
     a = p.parse_args()
     read = read_nsys if a.tool == "nsys" else read_ncu
     one = read(a.one)
@@ -181,6 +224,22 @@ def main():
         print("  (ncu serialises kernels and does not see memcpy: 'gaps' holds the copies too)")
     if others:
         print("  other kernels: " + ", ".join(f"{n} x{k}" for n, k in sorted(others.items())[:20]))
+    if a.kernels_csv and a.tool == "ncu":
+        rows_k = per_kernel(read_ncu_launches(a.more or a.one), a.copy_tbps)
+        print(f"  per kernel ({'all launches of ' + os.path.basename(a.more or a.one)}; "
+              f"copy {a.copy_tbps:.2f} TB/s):")
+        for cat, name, n, ms, gb, tbps, pct in rows_k[:40]:
+            bw = f"{tbps:6.2f} TB/s {pct:5.1f}% of copy" if tbps is not None and pct is not None else ""
+            print(f"    {cat:10s} {name[:48]:48s} x{n:<4d} {ms:8.3f} ms  {bw}")
+        new = not os.path.exists(a.kernels_csv) or os.path.getsize(a.kernels_csv) == 0
+        with open(a.kernels_csv, "a", newline="") as f:
+            w = csv.writer(f)
+            if new:
+                w.writerow(["size", "recipe", "category", "kernel", "launches", "ms", "GB", "TBps", "pct_copy"])
+            for cat, name, n, ms, gb, tbps, pct in rows_k:
+                fmt = lambda x, f: "" if x is None else f.format(x)
+                w.writerow([a.size, a.recipe, cat, name, n, f"{ms:.4f}", fmt(gb, "{:.4f}"),
+                            fmt(tbps, "{:.3f}"), fmt(pct, "{:.1f}")])
     if a.csv:
         new = not os.path.exists(a.csv) or os.path.getsize(a.csv) == 0
         with open(a.csv, "a", newline="") as f:

@@ -22,8 +22,10 @@
 # 4. One step of each profiled object by category (GEMM, quantize, generated
 #    kernels, ..., gaps) with nsys, else ncu, else says there is neither
 #                                                -> OUT/step_breakdown.csv
+#    with ncu, each kernel's DRAM bytes and bandwidth beside the device copy
+#    bandwidth measured in the same run (torch, 1 GiB) -> OUT/step_kernels.csv
 # 5. bench/step/report.py joins them            -> OUT/step_report.md
-# Everything printed also goes to OUT/step.log. Five files in all.
+# Everything printed also goes to OUT/step.log. Six files in all.
 #
 # Environment:
 #   TE_STEP_RUNTIME=DIR    a runtime build (has libte_rt.so) to link against
@@ -218,7 +220,8 @@ trace() {
     local csvf; csvf=$(ls "$WORK"/prof_*trace*.csv 2>/dev/null | head -1)
     [ -n "$csvf" ] && [ -s "$csvf" ] && mv "$csvf" "$file"
   else
-    timeout "$TIMEOUT" "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
+    timeout "$TIMEOUT" "$NCU" --clock-control none \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum --csv \
       --print-units base --log-file "$file" "$WORK/$n" "${ARGS[@]}" > "$WORK/prof.log" 2>&1
     rc=$?
     grep -q '"Kernel Name"' "$file" 2>/dev/null || rm -f "$file"
@@ -243,14 +246,31 @@ if [ ${#PROF[@]} -gt 0 ]; then
   fi
   [ -z "$USE" ] && say "run_step: neither nsys nor ncu works here: no breakdown (TE_STEP_TOOL=$TOOL)"
 fi
+KERNELS_CSV=$OUT/step_kernels.csv
+rm -f "$KERNELS_CSV"
+COPY_TBPS=0
 if [ -n "$USE" ]; then
+  # The device copy bandwidth (read + write) the kernels' bandwidth is put beside.
+  COPY_TBPS=$(python3 - 2>/dev/null <<'PY' || echo 0
+import torch
+x = torch.empty(1 << 30, dtype=torch.uint8, device="cuda"); y = torch.empty_like(x)
+for _ in range(3): y.copy_(x)
+s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+s.record()
+for _ in range(20): y.copy_(x)
+e.record(); torch.cuda.synchronize()
+print(f"{2 * x.numel() * 20 / (s.elapsed_time(e) * 1e-3) / 1e12:.3f}")
+PY
+)
+  say "run_step: device copy bandwidth ${COPY_TBPS} TB/s (read + write)"
   for n in "${PROF[@]}"; do
     r=${n#step-}; size=${r##*-}; recipe=${r%-*}
     # One step without the driver's one-time work: (repeat 3 - repeat 1) / 2.
     [ -s "$WORK/$n.t1.csv" ] || trace "$n" 1 "$WORK/$n.t1.csv" || continue
     more=(); trace "$n" 3 "$WORK/$n.t3.csv" && more=(--more "$WORK/$n.t3.csv" --extra 2)
     python3 "$ROOT/bench/step/breakdown.py" --tool "$USE" --one "$WORK/$n.t1.csv" "${more[@]}" \
-      --step-ms "${STEP_MS[$n]}" --size "$size" --recipe "$recipe" --csv "$BD_CSV" 2>&1 | tee -a "$LOG"
+      --step-ms "${STEP_MS[$n]}" --size "$size" --recipe "$recipe" --csv "$BD_CSV" \
+      --kernels-csv "$KERNELS_CSV" --copy-tbps "$COPY_TBPS" 2>&1 | tee -a "$LOG"
   done
 fi
 
