@@ -3,7 +3,7 @@
 //
 // RUN: te-opt %s --te-pipeline="target=sm_90 gpu-format=isa" | FileCheck %s
 //
-// CHECK: gpu.binary @axpy_kernel
+// CHECK: gpu.binary @axpy_elementwise_L{{[0-9]+}}_kernel
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-SAME: st.global.v4.b32
 

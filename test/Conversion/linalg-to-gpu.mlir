@@ -86,16 +86,23 @@ func.func @bias(%x: memref<64x512xbf16>, %b: memref<512xbf16>, %y: memref<64x512
 // -----
 
 // A reduction over every element (a loss): chunks of the reduction per
-// block, combined across the block with gpu.all_reduce into a temporary
-// buffer, then one thread per output adds its initial value and the chunks.
+// block, 8 bf16 lanes per thread (16-byte loads), four loads per loop
+// iteration, the lanes combined in order, then across the block with
+// gpu.all_reduce into a temporary buffer; then one thread per output adds
+// its initial value and the chunks. Kernels are named after the function,
+// their role and the op's line.
 // CHECK-LABEL: func.func @loss
-// 128 * 256 elements in chunks of at least 16 per thread: 8 chunks.
-// CHECK: %[[P:.*]] = memref.alloc() : memref<8xf32>
-// CHECK: gpu.launch
+// 128 * 256 elements in chunks of at least 4 * 256 * 8: 4 chunks.
+// CHECK: %[[P:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: gpu.launch {{.*}} function(@loss_reduce_rows_L{{[0-9]+}}_kernel)
 // CHECK: scf.for
+// CHECK-COUNT-4: vector.load %{{.*}} : memref<128x256xbf16>, vector<8xbf16>
+// CHECK: scf.yield %{{.*}} : vector<8xf32>
+// CHECK: scf.for
+// CHECK: vector.extract %{{.*}}[7] : f32 from vector<8xf32>
 // CHECK: gpu.all_reduce add %{{.*}} uniform
 // CHECK: memref.store %{{.*}}, %[[P]]
-// CHECK: gpu.launch
+// CHECK: gpu.launch {{.*}} function(@loss_reduce_combine_L{{[0-9]+}}_kernel)
 // CHECK: scf.for
 // CHECK: memref.load %[[P]]
 // CHECK: memref.store %{{.*}}, %{{.*}}[] : memref<f32>
@@ -116,14 +123,17 @@ func.func @loss(%y: memref<128x256xbf16>, %l: memref<f32>) {
 
 // -----
 
-// A column reduction (a bias gradient): one thread per output, no block
-// reduction.
+// A column reduction (a bias gradient): one thread per 8 adjacent outputs
+// (16-byte loads, a vector accumulator), each output summed in row order,
+// no block reduction.
 // CHECK-LABEL: func.func @dbias
-// CHECK: gpu.launch
+// CHECK: gpu.launch {{.*}} function(@dbias_reduce_columns_L{{[0-9]+}}_kernel)
 // CHECK-NOT: gpu.all_reduce
 // CHECK: scf.for
-// CHECK: arith.addf
-// CHECK: gpu.launch
+// CHECK-COUNT-4: vector.load %{{.*}} : memref<2048x4096xbf16>, vector<8xbf16>
+// CHECK: arith.addf %{{.*}} : vector<8xf32>
+// CHECK: vector.store %{{.*}} : memref<{{[0-9]+}}xf32>, vector<8xf32>
+// CHECK: gpu.launch {{.*}} function(@dbias_reduce_combine_L{{[0-9]+}}_kernel)
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 func.func @dbias(%g: memref<2048x4096xbf16>, %db: memref<4096xf32>) {
@@ -141,7 +151,7 @@ func.func @dbias(%g: memref<2048x4096xbf16>, %db: memref<4096xf32>) {
 
 // A max reduction: the identity is -inf, the block reduction a max.
 // CHECK-LABEL: func.func @rowmax
-// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: arith.constant dense<0xFF800000> : vector<4xf32>
 // CHECK: gpu.all_reduce maxnumf
 func.func @rowmax(%x: memref<64x4096xf32>, %m: memref<64xf32>) {
   linalg.reduce ins(%x : memref<64x4096xf32>) outs(%m : memref<64xf32>) dimensions = [1]
@@ -165,5 +175,30 @@ func.func @copies(%a: memref<32x64xf32>, %b: memref<32x128xf32>, %c: memref<32x6
   %s = memref.subview %b[0, 64] [32, 64] [1, 1] : memref<32x128xf32> to memref<32x64xf32, strided<[128, 1], offset: 64>>
   memref.copy %a, %s : memref<32x64xf32> to memref<32x64xf32, strided<[128, 1], offset: 64>>
   memref.copy %a, %c : memref<32x64xf32> to memref<32x64xf32>
+  return
+}
+
+// -----
+
+// A row reduction over a slice with a dynamic offset and row stride: the
+// host picks the 16-byte kernel when the offset and stride keep vector
+// accesses aligned, the scalar one otherwise; each kernel has its own name.
+// CHECK-LABEL: func.func @rowsum_slice
+// CHECK: %[[META:.*]], %[[OFF:.*]], %{{.*}}:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata
+// CHECK: scf.if
+// CHECK: gpu.launch {{.*}} function(@rowsum_slice_reduce_rows_L[[L:[0-9]+]]_kernel)
+// CHECK: vector.load {{.*}} vector<8xbf16>
+// CHECK: gpu.launch {{.*}} function(@rowsum_slice_reduce_combine_L[[L]]_kernel)
+// CHECK: } else {
+// CHECK: gpu.launch {{.*}} function(@rowsum_slice_reduce_rows_L[[L]]_kernel_0)
+// CHECK-NOT: vector.load
+// CHECK: gpu.launch {{.*}} function(@rowsum_slice_reduce_combine_L[[L]]_kernel_0)
+func.func @rowsum_slice(%x: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %s: memref<?xf32>) {
+  linalg.reduce ins(%x : memref<?x?xbf16, strided<[?, 1], offset: ?>>) outs(%s : memref<?xf32>) dimensions = [1]
+    (%in: bf16, %acc: f32) {
+      %f = arith.extf %in : bf16 to f32
+      %r = arith.addf %f, %acc : f32
+      linalg.yield %r : f32
+    }
   return
 }

@@ -67,8 +67,8 @@ func.func @step(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %t: tensor<?x5
 // through gpu.launch_func (mgpu* calls, libte_rt); host allocations are the
 // runtime's (MLIR's generic allocation functions); the loss kernel reads
 // 16 bytes at a time.
-// ISA-DAG: gpu.binary @step_kernel
-// ISA-DAG: gpu.launch_func @step_kernel::@step_kernel
+// ISA-DAG: gpu.binary @step_elementwise_scalar_L{{[0-9]+}}_kernel
+// ISA-DAG: gpu.launch_func @step_reduce_rows_L[[L:[0-9]+]]_kernel::@step_reduce_rows_L[[L]]_kernel
 // ISA-DAG: llvm.call @_mlir_memref_to_llvm_alloc
 // ISA-DAG: llvm.call @te_rt_mlir_read
 // ISA-NOT: llvm.call @malloc

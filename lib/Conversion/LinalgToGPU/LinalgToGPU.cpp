@@ -54,12 +54,14 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <limits>
@@ -79,6 +81,9 @@ constexpr int64_t kBlockSize = 256;
 /// Blocks a reduction aims at: enough to fill an H200 (132 SMs) several
 /// times over.
 constexpr int64_t kTargetBlocks = 1056;
+/// Steps of a reduction's loop per iteration: their loads in flight
+/// together.
+constexpr int64_t kUnroll = 4;
 
 Value cidx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -230,9 +235,69 @@ Value asVector(OpBuilder &b, Location loc, Value v, int64_t lanes) {
 // All-parallel ops
 //===----------------------------------------------------------------------===//
 
+/// The combiner of a reduction: its gpu.all_reduce kind and identity.
+struct Combiner {
+  gpu::AllReduceOperation kind;
+  TypedAttr identity;
+};
+
+/// Names of the kernels: `<func>_<role>[_L<line>]_kernel[_<n>]`, unique in
+/// the module, so that a profile (nsys, ncu) tells the kernels apart and
+/// points at the op each came from. gpu-kernel-outlining names the kernel
+/// function and its gpu.module after the launch's `function` attribute.
+class KernelNamer {
+public:
+  explicit KernelNamer(ModuleOp module) {
+    module.walk([&](Operation *op) {
+      if (auto sym =
+              op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+        used.insert(sym.getValue());
+      if (auto launch = dyn_cast<gpu::LaunchOp>(op))
+        if (FlatSymbolRefAttr f = launch.getFunctionAttr())
+          used.insert(f.getValue());
+    });
+  }
+
+  /// Gives `launch` a unique kernel name for `role` of the op at `origin`.
+  void name(gpu::LaunchOp launch, StringRef role, Operation *origin) {
+    std::string base;
+    if (auto func = launch->getParentOfType<FunctionOpInterface>())
+      base = func.getName().str() + "_";
+    base += role.str();
+    if (auto line = lineOf(origin->getLoc()))
+      base += "_L" + std::to_string(*line);
+    base += "_kernel";
+    std::string name = base;
+    for (unsigned n = 0; used.contains(name); ++n)
+      name = base + "_" + std::to_string(n);
+    used.insert(name);
+    auto ref = FlatSymbolRefAttr::get(launch.getContext(), name);
+    launch.setFunctionAttr(ref);
+    launch.setModuleAttr(ref);
+  }
+
+private:
+  static std::optional<unsigned> lineOf(Location loc) {
+    if (auto f = dyn_cast<FileLineColLoc>(loc))
+      return f.getLine();
+    if (auto fused = dyn_cast<FusedLoc>(loc))
+      for (Location l : fused.getLocations())
+        if (auto line = lineOf(l))
+          return line;
+    if (auto named = dyn_cast<NameLoc>(loc))
+      return lineOf(named.getChildLoc());
+    if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+      return lineOf(callSite.getCallee());
+    return std::nullopt;
+  }
+
+  llvm::StringSet<> used;
+};
+
 class KernelLowering {
 public:
-  explicit KernelLowering(RewriterBase &rewriter) : rewriter(rewriter) {}
+  KernelLowering(RewriterBase &rewriter, KernelNamer &namer)
+      : rewriter(rewriter), namer(namer) {}
 
   LogicalResult lowerParallel(linalg::GenericOp op);
   LogicalResult lowerReduction(linalg::GenericOp op);
@@ -247,8 +312,12 @@ private:
                         ArrayRef<Value> sizes, int64_t lanes);
   void emitParallelKernel(OpBuilder &b, Location loc, linalg::GenericOp op,
                           ArrayRef<Value> sizes, int64_t lanes);
+  void emitReduction(OpBuilder &b, Location loc, linalg::GenericOp op,
+                     ArrayRef<Value> sizes, const Combiner &combiner,
+                     Operation *combine, int64_t lanes);
 
   RewriterBase &rewriter;
+  KernelNamer &namer;
 };
 
 /// Whether operand `opOperand` of `op` is read or written along the
@@ -380,6 +449,7 @@ void KernelLowering::emitParallelKernel(OpBuilder &b, Location loc,
   auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
   OpBuilder hb = ifOp.getThenBodyBuilder();
   auto launch = gpu::LaunchOp::create(hb, loc, grid, one, one, block, one, one);
+  namer.name(launch, lanes > 1 ? "elementwise" : "elementwise_scalar", op);
   Block &kbody = launch.getBody().front();
   OpBuilder kb = OpBuilder::atBlockEnd(&kbody);
   auto term = gpu::TerminatorOp::create(kb, loc);
@@ -479,11 +549,6 @@ LogicalResult KernelLowering::lowerParallel(linalg::GenericOp op) {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-struct Combiner {
-  gpu::AllReduceOperation kind;
-  TypedAttr identity;
-};
-
 std::optional<Combiner> classifyCombiner(Operation *op, Type t) {
   Builder b(op->getContext());
   auto fl = [&](double v) -> TypedAttr { return b.getFloatAttr(t, v); };
@@ -543,13 +608,26 @@ std::optional<Combiner> classifyCombiner(Operation *op, Type t) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// `combine` (an arith op of the region) applied to `a` and `v` at `b`, on
+/// vectors when `a` is one (a scalar `v` is broadcast).
+Value applyCombiner(OpBuilder &b, Location loc, Operation *combine,
+                    unsigned accPos, Value a, Value v) {
+  auto vt = dyn_cast<VectorType>(a.getType());
+  if (vt && !isa<VectorType>(v.getType()))
+    v = vector::BroadcastOp::create(b, loc, vt, v);
+  SmallVector<Value> operands(2);
+  operands[accPos] = a;
+  operands[1 - accPos] = v;
+  OperationState state(loc, combine->getName(), operands, {a.getType()},
+                       combine->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
 LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
-  Location loc = op.getLoc();
   if (op.getNumDpsInits() != 1)
     return op.emitOpError("te-linalg-to-gpu: a reduction with ")
            << op.getNumDpsInits()
            << " outputs has no GPU lowering (one output is supported)";
-  Block &body = op.getRegion().front();
   BlockArgument acc = op.getRegionOutputArgs()[0];
   SmallVector<Operation *> combiners;
   Value reduced = matchReduction(op.getRegionOutputArgs(), 0, combiners);
@@ -564,16 +642,41 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
         "must yield `combine(acc, value)` with one associative combiner "
         "(arith add, mul, max, min, and, or, xor) and use the accumulator "
         "nowhere else");
-  Operation *combine = combiners[0];
-  unsigned accPos = combine->getOperand(0) == acc ? 0 : 1;
-  Type accType = acc.getType();
-  auto outType = cast<MemRefType>(op.getDpsInits()[0].getType());
-
+  Location loc = op.getLoc();
   OpBuilder b(op);
   SmallVector<Value> sizes;
   for (Range r :
        cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
     sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+  // Vector lanes as for an all-parallel op: along the innermost loop, which
+  // the reduction walks (inner-reduced) or whose outputs a thread owns.
+  int64_t lanes = vectorLanes(op);
+  if (lanes > 1 && !staticallyAligned(op, lanes))
+    lanes = 1;
+  Value cond;
+  if (lanes > 1)
+    cond = vectorCondition(b, loc, op, sizes, lanes);
+  if (lanes == 1 || !cond) {
+    emitReduction(b, loc, op, sizes, *combiner, combiners[0], lanes);
+  } else {
+    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/true);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    emitReduction(tb, loc, op, sizes, *combiner, combiners[0], lanes);
+    OpBuilder eb = ifOp.getElseBodyBuilder();
+    emitReduction(eb, loc, op, sizes, *combiner, combiners[0], 1);
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+void KernelLowering::emitReduction(OpBuilder &b, Location loc,
+                                   linalg::GenericOp op, ArrayRef<Value> sizes,
+                                   const Combiner &combiner, Operation *combine,
+                                   int64_t lanes) {
+  Block &body = op.getRegion().front();
+  BlockArgument acc = op.getRegionOutputArgs()[0];
+  unsigned accPos = combine->getOperand(0) == acc ? 0 : 1;
+  Type accType = acc.getType();
   SmallVector<unsigned> par, red;
   SmallVector<Value> parSizes, redSizes;
   for (auto [i, it] : llvm::enumerate(op.getIteratorTypesArray())) {
@@ -583,14 +686,20 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
   }
   bool innerReduced =
       op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+  unsigned innerLoop = op.getNumLoops() - 1;
   Value pTotal = product(b, loc, parSizes);
   Value rTotal = product(b, loc, redSizes);
   Value zero = cidx(b, loc, 0), one = cidx(b, loc, 1);
+  Value vlanes = cidx(b, loc, lanes);
   Value block = cidx(b, loc, kBlockSize);
-  // Blocks along the outputs; chunks of the reduction to reach
-  // kTargetBlocks, each chunk at least `minChunk` elements.
-  Value pBlocks = innerReduced ? pTotal : ceilDiv(b, loc, pTotal, block);
-  int64_t minChunk = innerReduced ? 16 * kBlockSize : 16;
+  // Threads along the outputs: one per output (inner-reduced: one block per
+  // output), or one per `lanes` adjacent outputs; chunks of the reduction
+  // to reach kTargetBlocks, each at least `minChunk` elements, a multiple
+  // of `lanes` where the lanes walk the reduction.
+  Value pThreads =
+      innerReduced ? pTotal : arith::DivUIOp::create(b, loc, pTotal, vlanes);
+  Value pBlocks = innerReduced ? pTotal : ceilDiv(b, loc, pThreads, block);
+  int64_t minChunk = innerReduced ? kUnroll * kBlockSize * lanes : 16;
   Value pBlocksOr1 = arith::MaxUIOp::create(b, loc, pBlocks, one);
   Value wantChunks = ceilDiv(b, loc, cidx(b, loc, kTargetBlocks), pBlocksOr1);
   Value maxChunks = ceilDiv(b, loc, rTotal, cidx(b, loc, minChunk));
@@ -598,6 +707,9 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
       b, loc, one, arith::MinUIOp::create(b, loc, wantChunks, maxChunks));
   Value chunk =
       arith::MaxUIOp::create(b, loc, one, ceilDiv(b, loc, rTotal, chunks));
+  if (innerReduced && lanes > 1)
+    chunk =
+        arith::MulIOp::create(b, loc, ceilDiv(b, loc, chunk, vlanes), vlanes);
   Value partialCount = arith::MulIOp::create(b, loc, chunks, pTotal);
   auto partialType = MemRefType::get({ShapedType::kDynamic}, accType);
   Value partial =
@@ -618,8 +730,13 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
       idx[d] = ri[k];
     return idx;
   };
-  // value = the region's contribution of iteration `idx` (everything but
-  // the combiner), combined into `a`.
+  auto alignment = [&](Type memref) {
+    auto type = cast<MemRefType>(memref);
+    return llvm::MaybeAlign(vectorAlignment(type, lanes) *
+                            type.getElementTypeBitWidth() / 8);
+  };
+  // The region's contribution of iteration `idx` (of `lanes` consecutive
+  // iterations of the innermost loop), combined into `a`.
   auto step = [&](OpBuilder &kb, ArrayRef<Value> idx, Value a) -> Value {
     SmallVector<Value> args;
     for (OpOperand *o : op.getDpsInputOperands()) {
@@ -629,53 +746,108 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
         continue;
       }
       Value v = o->get();
-      if (!isa<MemRefType>(v.getType())) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (!type) {
         args.push_back(v);
         continue;
       }
-      args.push_back(memref::LoadOp::create(
-          kb, loc, v, applyMap(kb, loc, op.getMatchingIndexingMap(o), idx)));
+      AffineMap map = op.getMatchingIndexingMap(o);
+      SmallVector<Value> at = applyMap(kb, loc, map, idx);
+      if (lanes > 1 && map.isFunctionOfDim(innerLoop))
+        args.push_back(vector::LoadOp::create(
+            kb, loc, VectorType::get({lanes}, type.getElementType()), v, at,
+            /*nontemporal=*/false, alignment(type)));
+      else
+        args.push_back(memref::LoadOp::create(kb, loc, v, at));
     }
     args.push_back(Value()); // the accumulator: only the combiner uses it
     IRMapping map;
-    cloneBody(kb, loc, body, args, idx, 1, map, combine);
+    cloneBody(kb, loc, body, args, idx, lanes, map, combine);
     Value contribution = map.lookupOrDefault(combine->getOperand(1 - accPos));
-    IRMapping cm;
-    cm.map(combine->getOperand(accPos), a);
-    cm.map(combine->getOperand(1 - accPos), contribution);
-    return kb.clone(*combine, cm)->getResult(0);
+    return applyCombiner(kb, loc, combine, accPos, a, contribution);
+  };
+  auto identity = [&](OpBuilder &kb) -> Value {
+    if (lanes == 1)
+      return arith::ConstantOp::create(kb, loc, combiner.identity);
+    auto vt = VectorType::get({lanes}, accType);
+    return arith::ConstantOp::create(
+        kb, loc, DenseElementsAttr::get(vt, combiner.identity));
   };
 
   // Kernel 1: partial[s * pTotal + p] = combine over chunk s of output p.
   {
-    Value gx = innerReduced ? pTotal : ceilDiv(hb, loc, pTotal, block);
+    Value gx = innerReduced ? pTotal : ceilDiv(hb, loc, pThreads, block);
     auto launch =
         gpu::LaunchOp::create(hb, loc, gx, chunks, one, block, one, one);
+    namer.name(launch, innerReduced ? "reduce_rows" : "reduce_columns", op);
     OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
     auto term = gpu::TerminatorOp::create(kb, loc);
     kb.setInsertionPoint(term);
     Value bx = launch.getBlockIds().x, s = launch.getBlockIds().y;
     Value tx = launch.getThreadIds().x;
-    Value init = arith::ConstantOp::create(kb, loc, combiner->identity);
+    Value init = identity(kb);
     Value start = arith::MulIOp::create(kb, loc, s, chunk);
     Value end = arith::MinUIOp::create(
         kb, loc, arith::AddIOp::create(kb, loc, start, chunk), rTotal);
-    auto loopBody = [&](Value p) {
-      return [&, p](OpBuilder &lb, Location, Value r, ValueRange iter) {
-        Value a = step(lb, loopIndices(lb, p, r), iter[0]);
-        scf::YieldOp::create(lb, loc, a);
-      };
+    // combine over r = lo, lo + stride, ... < end for output p, in that
+    // order: kUnroll steps per iteration (their loads independent of the
+    // accumulator, so they are in flight together), then the rest.
+    auto walk = [&](OpBuilder &wb, Value p, Value lo, Value end, Value stride,
+                    Value init) -> Value {
+      Value has =
+          arith::CmpIOp::create(wb, loc, arith::CmpIPredicate::ult, lo, end);
+      Value count = arith::SelectOp::create(
+          wb, loc, has,
+          ceilDiv(wb, loc, arith::SubIOp::create(wb, loc, end, lo), stride),
+          zero);
+      Value unroll = cidx(wb, loc, kUnroll);
+      Value mainTrips = arith::DivUIOp::create(wb, loc, count, unroll);
+      Value span = arith::MulIOp::create(wb, loc, stride, unroll);
+      Value mainEnd = arith::AddIOp::create(
+          wb, loc, lo, arith::MulIOp::create(wb, loc, mainTrips, span));
+      auto main = scf::ForOp::create(
+          wb, loc, lo, mainEnd, span, ValueRange{init},
+          [&](OpBuilder &lb, Location, Value r, ValueRange iter) {
+            Value a = iter[0];
+            for (int64_t k = 0; k < kUnroll; ++k) {
+              Value rk = k == 0 ? r
+                                : arith::AddIOp::create(
+                                      lb, loc, r,
+                                      arith::MulIOp::create(lb, loc, stride,
+                                                            cidx(lb, loc, k)));
+              a = step(lb, loopIndices(lb, p, rk), a);
+            }
+            scf::YieldOp::create(lb, loc, a);
+          });
+      Value restEnd = arith::MaxUIOp::create(wb, loc, mainEnd, end);
+      auto rest = scf::ForOp::create(
+          wb, loc, mainEnd, restEnd, stride, ValueRange{main.getResult(0)},
+          [&](OpBuilder &lb, Location, Value r, ValueRange iter) {
+            scf::YieldOp::create(lb, loc,
+                                 step(lb, loopIndices(lb, p, r), iter[0]));
+          });
+      return rest.getResult(0);
     };
     if (innerReduced) {
-      // One block per output and chunk; threads stride the chunk.
+      // One block per output and chunk; threads stride the chunk, `lanes`
+      // consecutive elements each.
       Value p = bx;
-      Value lo = arith::AddIOp::create(kb, loc, start, tx);
-      auto loop = scf::ForOp::create(kb, loc, lo, end, block, ValueRange{init},
-                                     loopBody(p));
+      Value lo = arith::AddIOp::create(
+          kb, loc, start, arith::MulIOp::create(kb, loc, tx, vlanes));
+      Value stride = cidx(kb, loc, kBlockSize * lanes);
+      Value mine = walk(kb, p, lo, end, stride, init);
+      if (lanes > 1) {
+        // The thread's lanes, in order.
+        Value a = vector::ExtractOp::create(kb, loc, mine, int64_t(0));
+        for (int64_t l = 1; l < lanes; ++l)
+          a = applyCombiner(kb, loc, combine, accPos, a,
+                            vector::ExtractOp::create(kb, loc, mine, l));
+        mine = a;
+      }
       Value total =
           gpu::AllReduceOp::create(
-              kb, loc, loop.getResult(0),
-              gpu::AllReduceOperationAttr::get(kb.getContext(), combiner->kind),
+              kb, loc, mine,
+              gpu::AllReduceOperationAttr::get(kb.getContext(), combiner.kind),
               kb.getUnitAttr())
               .getResult();
       Value first =
@@ -686,24 +858,31 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
           wb, loc, arith::MulIOp::create(wb, loc, s, pTotal), p);
       memref::StoreOp::create(wb, loc, total, partial, at);
     } else {
-      // One thread per output; the chunk walked in order.
-      Value p = arith::AddIOp::create(
+      // One thread per `lanes` adjacent outputs; the chunk walked in order
+      // (each output's sum in the order of the scalar kernel).
+      Value t = arith::AddIOp::create(
           kb, loc, arith::MulIOp::create(kb, loc, bx, block), tx);
-      Value inRange =
-          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, p, pTotal);
+      Value inRange = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                            t, pThreads);
       auto g = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
       OpBuilder gb = g.getThenBodyBuilder();
-      auto loop = scf::ForOp::create(gb, loc, start, end, one, ValueRange{init},
-                                     loopBody(p));
+      Value p = arith::MulIOp::create(gb, loc, t, vlanes);
+      Value mine = walk(gb, p, start, end, one, init);
       Value at = arith::AddIOp::create(
           gb, loc, arith::MulIOp::create(gb, loc, s, pTotal), p);
-      memref::StoreOp::create(gb, loc, loop.getResult(0), partial, at);
+      if (lanes > 1)
+        vector::StoreOp::create(gb, loc, mine, partial, at,
+                                /*nontemporal=*/false,
+                                alignment(partial.getType()));
+      else
+        memref::StoreOp::create(gb, loc, mine, partial, at);
     }
   }
   // Kernel 2: out[p] = combine(out[p], partial[0][p], partial[1][p], ...).
   {
     Value gx = ceilDiv(hb, loc, pTotal, block);
     auto launch = gpu::LaunchOp::create(hb, loc, gx, one, one, block, one, one);
+    namer.name(launch, "reduce_combine", op);
     OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
     auto term = gpu::TerminatorOp::create(kb, loc);
     kb.setInsertionPoint(term);
@@ -725,17 +904,12 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
           Value i = arith::AddIOp::create(
               lb, loc, arith::MulIOp::create(lb, loc, s, pTotal), p);
           Value v = memref::LoadOp::create(lb, loc, partial, i);
-          IRMapping cm;
-          cm.map(combine->getOperand(accPos), iter[0]);
-          cm.map(combine->getOperand(1 - accPos), v);
-          scf::YieldOp::create(lb, loc, lb.clone(*combine, cm)->getResult(0));
+          scf::YieldOp::create(
+              lb, loc, applyCombiner(lb, loc, combine, accPos, iter[0], v));
         });
     memref::StoreOp::create(gb, loc, loop.getResult(0), out, at);
   }
   memref::DeallocOp::create(b, loc, partial);
-  (void)outType;
-  rewriter.eraseOp(op);
-  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -775,7 +949,8 @@ struct TELinalgToGPUPass
                !isa<linalg::YieldOp, linalg::IndexOp>(op))
         work.push_back(op);
     });
-    KernelLowering lowering(rewriter);
+    KernelNamer namer(module);
+    KernelLowering lowering(rewriter, namer);
     for (Operation *op : work) {
       rewriter.setInsertionPoint(op);
       if (auto copy = dyn_cast<memref::CopyOp>(op)) {
