@@ -88,9 +88,10 @@ func.func @bias(%x: memref<64x512xbf16>, %b: memref<512xbf16>, %y: memref<64x512
 // A reduction over every element (a loss): chunks of the reduction per
 // block, 8 bf16 lanes per thread (16-byte loads), four loads per loop
 // iteration, the lanes combined in order, then across the block with
-// gpu.all_reduce into a temporary buffer; then one thread per output adds
-// its initial value and the chunks. Kernels are named after the function,
-// their role and the op's line.
+// gpu.all_reduce into a temporary buffer; then one block per output
+// combines the chunks (threads striding them, gpu.all_reduce) and adds the
+// initial value. Kernels are named after the function, their role and the
+// op's line.
 // CHECK-LABEL: func.func @loss
 // 128 * 256 elements in chunks of at least 4 * 256 * 8: 4 chunks.
 // CHECK: %[[P:.*]] = memref.alloc() : memref<4xf32>
@@ -105,6 +106,8 @@ func.func @bias(%x: memref<64x512xbf16>, %b: memref<512xbf16>, %y: memref<64x512
 // CHECK: gpu.launch {{.*}} function(@loss_reduce_combine_L{{[0-9]+}}_kernel)
 // CHECK: scf.for
 // CHECK: memref.load %[[P]]
+// CHECK: gpu.all_reduce add
+// CHECK: memref.load %{{.*}}[] : memref<f32>
 // CHECK: memref.store %{{.*}}, %{{.*}}[] : memref<f32>
 // CHECK: memref.dealloc %[[P]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -134,6 +137,8 @@ func.func @loss(%y: memref<128x256xbf16>, %l: memref<f32>) {
 // CHECK: arith.addf %{{.*}} : vector<8xf32>
 // CHECK: vector.store %{{.*}} : memref<{{[0-9]+}}xf32>, vector<8xf32>
 // CHECK: gpu.launch {{.*}} function(@dbias_reduce_combine_L{{[0-9]+}}_kernel)
+// CHECK-NOT: gpu.all_reduce
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<{{[0-9]+}}xf32>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 func.func @dbias(%g: memref<2048x4096xbf16>, %db: memref<4096xf32>) {

@@ -623,6 +623,46 @@ Value applyCombiner(OpBuilder &b, Location loc, Operation *combine,
   return b.create(state)->getResult(0);
 }
 
+/// `init` folded with `body(r, acc)` over r = lo, lo + stride, ... < end,
+/// in that order: kUnroll steps per loop iteration (their loads do not
+/// depend on the accumulator, so they are in flight together), then the
+/// remaining ones.
+Value unrolledFold(OpBuilder &b, Location loc, Value lo, Value end,
+                   Value stride, Value init,
+                   function_ref<Value(OpBuilder &, Value, Value)> body) {
+  Value zero = cidx(b, loc, 0);
+  Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lo, end);
+  Value count = arith::SelectOp::create(
+      b, loc, has,
+      ceilDiv(b, loc, arith::SubIOp::create(b, loc, end, lo), stride), zero);
+  Value mainTrips =
+      arith::DivUIOp::create(b, loc, count, cidx(b, loc, kUnroll));
+  Value span = arith::MulIOp::create(b, loc, stride, cidx(b, loc, kUnroll));
+  Value mainEnd = arith::AddIOp::create(
+      b, loc, lo, arith::MulIOp::create(b, loc, mainTrips, span));
+  auto main = scf::ForOp::create(
+      b, loc, lo, mainEnd, span, ValueRange{init},
+      [&](OpBuilder &lb, Location, Value r, ValueRange iter) {
+        Value a = iter[0];
+        for (int64_t k = 0; k < kUnroll; ++k) {
+          Value rk = k == 0 ? r
+                            : arith::AddIOp::create(
+                                  lb, loc, r,
+                                  arith::MulIOp::create(lb, loc, stride,
+                                                        cidx(lb, loc, k)));
+          a = body(lb, rk, a);
+        }
+        scf::YieldOp::create(lb, loc, a);
+      });
+  Value restEnd = arith::MaxUIOp::create(b, loc, mainEnd, end);
+  auto rest = scf::ForOp::create(
+      b, loc, mainEnd, restEnd, stride, ValueRange{main.getResult(0)},
+      [&](OpBuilder &lb, Location, Value r, ValueRange iter) {
+        scf::YieldOp::create(lb, loc, body(lb, r, iter[0]));
+      });
+  return rest.getResult(0);
+}
+
 LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
   if (op.getNumDpsInits() != 1)
     return op.emitOpError("te-linalg-to-gpu: a reduction with ")
@@ -789,44 +829,12 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
     Value start = arith::MulIOp::create(kb, loc, s, chunk);
     Value end = arith::MinUIOp::create(
         kb, loc, arith::AddIOp::create(kb, loc, start, chunk), rTotal);
-    // combine over r = lo, lo + stride, ... < end for output p, in that
-    // order: kUnroll steps per iteration (their loads independent of the
-    // accumulator, so they are in flight together), then the rest.
     auto walk = [&](OpBuilder &wb, Value p, Value lo, Value end, Value stride,
                     Value init) -> Value {
-      Value has =
-          arith::CmpIOp::create(wb, loc, arith::CmpIPredicate::ult, lo, end);
-      Value count = arith::SelectOp::create(
-          wb, loc, has,
-          ceilDiv(wb, loc, arith::SubIOp::create(wb, loc, end, lo), stride),
-          zero);
-      Value unroll = cidx(wb, loc, kUnroll);
-      Value mainTrips = arith::DivUIOp::create(wb, loc, count, unroll);
-      Value span = arith::MulIOp::create(wb, loc, stride, unroll);
-      Value mainEnd = arith::AddIOp::create(
-          wb, loc, lo, arith::MulIOp::create(wb, loc, mainTrips, span));
-      auto main = scf::ForOp::create(
-          wb, loc, lo, mainEnd, span, ValueRange{init},
-          [&](OpBuilder &lb, Location, Value r, ValueRange iter) {
-            Value a = iter[0];
-            for (int64_t k = 0; k < kUnroll; ++k) {
-              Value rk = k == 0 ? r
-                                : arith::AddIOp::create(
-                                      lb, loc, r,
-                                      arith::MulIOp::create(lb, loc, stride,
-                                                            cidx(lb, loc, k)));
-              a = step(lb, loopIndices(lb, p, rk), a);
-            }
-            scf::YieldOp::create(lb, loc, a);
-          });
-      Value restEnd = arith::MaxUIOp::create(wb, loc, mainEnd, end);
-      auto rest = scf::ForOp::create(
-          wb, loc, mainEnd, restEnd, stride, ValueRange{main.getResult(0)},
-          [&](OpBuilder &lb, Location, Value r, ValueRange iter) {
-            scf::YieldOp::create(lb, loc,
-                                 step(lb, loopIndices(lb, p, r), iter[0]));
-          });
-      return rest.getResult(0);
+      return unrolledFold(wb, loc, lo, end, stride, init,
+                          [&](OpBuilder &lb, Value r, Value a) {
+                            return step(lb, loopIndices(lb, p, r), a);
+                          });
     };
     if (innerReduced) {
       // One block per output and chunk; threads stride the chunk, `lanes`
@@ -878,36 +886,72 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
         memref::StoreOp::create(gb, loc, mine, partial, at);
     }
   }
-  // Kernel 2: out[p] = combine(out[p], partial[0][p], partial[1][p], ...).
+  // Kernel 2: out[p] = combine(out[p], the chunks of p). Inner-reduced (few
+  // outputs, many chunks: a loss has one output and ~1000 chunks): one block
+  // per output, its threads stride the chunks and combine with
+  // gpu.all_reduce; otherwise one thread per output walks its chunks in
+  // order.
   {
-    Value gx = ceilDiv(hb, loc, pTotal, block);
-    auto launch = gpu::LaunchOp::create(hb, loc, gx, one, one, block, one, one);
-    namer.name(launch, "reduce_combine", op);
-    OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
-    auto term = gpu::TerminatorOp::create(kb, loc);
-    kb.setInsertionPoint(term);
-    Value p = arith::AddIOp::create(
-        kb, loc, arith::MulIOp::create(kb, loc, launch.getBlockIds().x, block),
-        launch.getThreadIds().x);
-    Value inRange =
-        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, p, pTotal);
-    auto g = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
-    OpBuilder gb = g.getThenBodyBuilder();
-    SmallVector<Value> idx = loopIndices(gb, p, zero);
     Value out = op.getDpsInits()[0];
-    SmallVector<Value> at = applyMap(
-        gb, loc, op.getMatchingIndexingMap(op.getDpsInitOperand(0)), idx);
-    Value initial = memref::LoadOp::create(gb, loc, out, at);
-    auto loop = scf::ForOp::create(
-        gb, loc, zero, chunks, one, ValueRange{initial},
-        [&](OpBuilder &lb, Location, Value s, ValueRange iter) {
-          Value i = arith::AddIOp::create(
-              lb, loc, arith::MulIOp::create(lb, loc, s, pTotal), p);
-          Value v = memref::LoadOp::create(lb, loc, partial, i);
-          scf::YieldOp::create(
-              lb, loc, applyCombiner(lb, loc, combine, accPos, iter[0], v));
-        });
-    memref::StoreOp::create(gb, loc, loop.getResult(0), out, at);
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    auto partialAt = [&](OpBuilder &lb, Value s, Value p) {
+      Value i = arith::AddIOp::create(
+          lb, loc, arith::MulIOp::create(lb, loc, s, pTotal), p);
+      return memref::LoadOp::create(lb, loc, partial, i).getResult();
+    };
+    auto fold = [&](Value p) {
+      return [&, p](OpBuilder &lb, Value s, Value a) {
+        return applyCombiner(lb, loc, combine, accPos, a, partialAt(lb, s, p));
+      };
+    };
+    if (innerReduced) {
+      auto launch =
+          gpu::LaunchOp::create(hb, loc, pTotal, one, one, block, one, one);
+      namer.name(launch, "reduce_combine", op);
+      OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+      auto term = gpu::TerminatorOp::create(kb, loc);
+      kb.setInsertionPoint(term);
+      Value p = launch.getBlockIds().x, tx = launch.getThreadIds().x;
+      Value init = arith::ConstantOp::create(kb, loc, combiner.identity);
+      Value mine = unrolledFold(kb, loc, tx, chunks, block, init, fold(p));
+      Value total =
+          gpu::AllReduceOp::create(
+              kb, loc, mine,
+              gpu::AllReduceOperationAttr::get(kb.getContext(), combiner.kind),
+              kb.getUnitAttr())
+              .getResult();
+      Value first =
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tx, zero);
+      auto w = scf::IfOp::create(kb, loc, first, /*withElse=*/false);
+      OpBuilder wb = w.getThenBodyBuilder();
+      SmallVector<Value> at =
+          applyMap(wb, loc, outMap, loopIndices(wb, p, zero));
+      Value initial = memref::LoadOp::create(wb, loc, out, at);
+      memref::StoreOp::create(
+          wb, loc, applyCombiner(wb, loc, combine, accPos, initial, total), out,
+          at);
+    } else {
+      Value gx = ceilDiv(hb, loc, pTotal, block);
+      auto launch =
+          gpu::LaunchOp::create(hb, loc, gx, one, one, block, one, one);
+      namer.name(launch, "reduce_combine", op);
+      OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+      auto term = gpu::TerminatorOp::create(kb, loc);
+      kb.setInsertionPoint(term);
+      Value p = arith::AddIOp::create(
+          kb, loc,
+          arith::MulIOp::create(kb, loc, launch.getBlockIds().x, block),
+          launch.getThreadIds().x);
+      Value inRange =
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, p, pTotal);
+      auto g = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+      OpBuilder gb = g.getThenBodyBuilder();
+      SmallVector<Value> at =
+          applyMap(gb, loc, outMap, loopIndices(gb, p, zero));
+      Value initial = memref::LoadOp::create(gb, loc, out, at);
+      Value total = unrolledFold(gb, loc, zero, chunks, one, initial, fold(p));
+      memref::StoreOp::create(gb, loc, total, out, at);
+    }
   }
   memref::DeallocOp::create(b, loc, partial);
 }
