@@ -10,6 +10,9 @@
 #include "te/Format/ScaleRules.h"
 #include "te/Format/Swizzle.h"
 
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -30,6 +33,42 @@ __device__ __forceinline__ int64_t scaleAt(const FastDequantArgs &a, int64_t r,
   if (transposed)
     return swizzledScaleOffset(c, r, a.scaleCols, a.scaleRows);
   return swizzledScaleOffset(r, c, a.scaleRows, a.scaleCols);
+}
+
+// The element decodes below use the hardware conversions (sm_89+: FP8 pairs
+// to f16 pairs, f16 to f32) and give the floats of te/Format/Codecs.h's
+// decodeE4M3/decodeE5M2/decodeE2M1 bit for bit: every code's value is exact
+// in f16 and in f32, and a NaN code becomes decodeE4M3's NaN (0x7FC00000),
+// so value * scale and the bf16 rounding (floatToBF16) are those of the
+// general kernels.
+
+/// Two FP8 codes (the low 16 bits of `pair`, element 0 in the low byte) as
+/// floats.
+template <bool E5M2>
+__device__ __forceinline__ float2 fp8x2ToFloat2(uint32_t pair) {
+  __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(
+      static_cast<__nv_fp8x2_storage_t>(pair & 0xFFFFu),
+      E5M2 ? __NV_E5M2 : __NV_E4M3);
+  float2 f = __half22float2(__half2(h));
+  const float nan = __uint_as_float(0x7FC00000u);
+  f.x = f.x != f.x ? nan : f.x;
+  f.y = f.y != f.y ? nan : f.y;
+  return f;
+}
+
+/// Two E2M1 nibbles (the low byte of `pair`, element 0 in the low nibble) as
+/// floats: each nibble s.e.e.m placed in f16 bits 15 and 11..9 is the f16
+/// value 2^-14 times the E2M1 value (subnormal 0.5 included), so one exact
+/// multiply by 2^14 gives it.
+__device__ __forceinline__ float2 e2m1x2ToFloat2(uint32_t pair) {
+  const uint32_t lo = pair & 0xFu, hi = (pair >> 4) & 0xFu;
+  const uint32_t bits = ((lo & 8u) << 12) | ((lo & 7u) << 9) |
+                        ((hi & 8u) << 28) | ((hi & 7u) << 25);
+  __half2_raw raw;
+  raw.x = static_cast<unsigned short>(bits & 0xFFFFu);
+  raw.y = static_cast<unsigned short>(bits >> 16);
+  const float2 f = __half22float2(__half2(raw));
+  return make_float2(f.x * 16384.0f, f.y * 16384.0f);
 }
 
 template <bool BF16Out>
@@ -57,6 +96,11 @@ __global__ void __launch_bounds__(kThreads)
     mxfp8DequantKernel(FastDequantArgs a) {
   const int64_t perRow = a.C / kChunk;
   const int64_t n = a.R * perRow;
+  // Column blocks: the 16 scales of a thread are one 16-byte load where the
+  // compact scale matrix allows it.
+  const bool vectorScales = ColumnBlocks && !a.swizzled &&
+                            a.scaleCols % kChunk == 0 &&
+                            reinterpret_cast<uintptr_t>(a.scale) % 16 == 0;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
     const int64_t r = i / perRow, c0 = (i - r * perRow) * kChunk;
@@ -68,19 +112,37 @@ __global__ void __launch_bounds__(kThreads)
       const float s =
           decodeE8M0(a.scale[scaleAt(a, r, c0 / kMXFP8BlockSize, false)]);
 #pragma unroll
-      for (int j = 0; j < kChunk; ++j) {
-        uint8_t code = static_cast<uint8_t>(w[j / 4] >> (8 * (j % 4)));
-        v[j] = (E5M2 ? decodeE5M2(code) : decodeE4M3(code)) * s;
+      for (int j = 0; j < kChunk; j += 2) {
+        const float2 f = fp8x2ToFloat2<E5M2>(w[j / 4] >> (8 * (j % 4)));
+        v[j] = f.x * s;
+        v[j + 1] = f.y * s;
       }
     } else {
       const int64_t sr = r / kMXFP8BlockSize;
+      uint32_t sw[4];
+      if (vectorScales) {
+        uint4 su = __ldg(
+            reinterpret_cast<const uint4 *>(a.scale + sr * a.scaleCols + c0));
+        sw[0] = su.x, sw[1] = su.y, sw[2] = su.z, sw[3] = su.w;
+      } else {
 #pragma unroll
-      for (int j = 0; j < kChunk; ++j) {
-        uint8_t code = static_cast<uint8_t>(w[j / 4] >> (8 * (j % 4)));
-        const float s =
-            decodeE8M0(__ldg(a.scale + scaleAt(a, sr, c0 + j,
-                                               /*transposed=*/true)));
-        v[j] = (E5M2 ? decodeE5M2(code) : decodeE4M3(code)) * s;
+        for (int q = 0; q < 4; ++q) {
+          sw[q] = 0;
+#pragma unroll
+          for (int k = 0; k < 4; ++k)
+            sw[q] |= static_cast<uint32_t>(
+                         __ldg(a.scale + scaleAt(a, sr, c0 + 4 * q + k,
+                                                 /*transposed=*/true)))
+                     << (8 * k);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kChunk; j += 2) {
+        const float2 f = fp8x2ToFloat2<E5M2>(w[j / 4] >> (8 * (j % 4)));
+        v[j] =
+            f.x * decodeE8M0(static_cast<uint8_t>(sw[j / 4] >> (8 * (j % 4))));
+        v[j + 1] = f.y * decodeE8M0(static_cast<uint8_t>(sw[j / 4] >>
+                                                         (8 * (j % 4 + 1))));
       }
     }
     store16<BF16Out>(a, off, v);
@@ -107,10 +169,11 @@ __global__ void __launch_bounds__(kThreads)
     }
     float v[kChunk];
 #pragma unroll
-    for (int j = 0; j < kChunk; ++j) {
-      uint32_t word = j < 8 ? u.x : u.y;
-      uint8_t nib = static_cast<uint8_t>((word >> (4 * (j % 8))) & 0xF);
-      v[j] = decodeE2M1(nib) * f;
+    for (int j = 0; j < kChunk; j += 2) {
+      const uint32_t word = j < 8 ? u.x : u.y;
+      const float2 e = e2m1x2ToFloat2(word >> (4 * (j % 8)));
+      v[j] = e.x * f;
+      v[j + 1] = e.y * f;
     }
     store16<BF16Out>(a, r * a.C + c0, v);
   }

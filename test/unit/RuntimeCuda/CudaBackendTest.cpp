@@ -1894,6 +1894,114 @@ TEST(CudaDequantize, VectorKernelsMatchCpuInBF16) {
         }
 }
 
+TEST(CudaDequantize, VectorKernelsMatchCpuOnEveryCode) {
+  REQUIRE_GPU();
+  Contexts c;
+  // Every data code (FP8 bytes; NVFP4 nibble pairs) against every scale code
+  // of a list (E8M0: 0, 1, 2, 100, 126, 127, 128, 200, 253, 254, 255; NVFP4's
+  // E4M3 scales: all 256, NaN included), written straight into the buffers:
+  // the bf16 and f32 outputs of the vectorized kernels (hardware FP8 -> f16
+  // conversions, E2M1 from its f16 bits), bit for bit against the cpu
+  // backend, any NaN equal to any NaN.
+  const uint8_t e8m0[] = {0, 1, 2, 100, 126, 127, 128, 200, 253, 254, 255};
+  struct Q {
+    te_rt_quantizer q;
+    const char *name;
+  };
+  std::vector<Q> qs;
+  for (te_rt_dtype t : {TE_RT_E4M3, TE_RT_E5M2})
+    qs.push_back({quantizer(TE_RT_RECIPE_MXFP8, t),
+                  t == TE_RT_E4M3 ? "mxfp8 e4m3" : "mxfp8 e5m2"});
+  qs.push_back({quantizer(TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2), "nvfp4"});
+  std::vector<int64_t> shape{128, 1024};
+  const int64_t n = shape[0] * shape[1];
+  for (const Q &q : qs)
+    for (int swz = 0; swz < 2; ++swz) {
+      SCOPED_TRACE(std::string(q.name) + (swz ? " swizzled" : ""));
+      const bool nvfp4 = q.q.recipe == TE_RT_RECIPE_NVFP4;
+      te_rt_usage u = nvfp4 ? TE_RT_ROWWISE : TE_RT_ROWWISE_AND_COLUMNWISE;
+      te_rt_qtensor qc, qg;
+      ASSERT_EQ(
+          te_rt_qtensor_alloc(c.cpu, &qc, &q.q, 2, shape.data(), u, TE_RT_SM90),
+          TE_RT_OK);
+      ASSERT_EQ(
+          te_rt_qtensor_alloc(c.gpu, &qg, &q.q, 2, shape.data(), u, TE_RT_SM90),
+          TE_RT_OK);
+      qc.swizzled_scales = qg.swizzled_scales = swz;
+      te_rt_buffer_desc desc[TE_RT_MAX_BUFFERS];
+      int32_t count = 0;
+      ASSERT_EQ(te_rt_qtensor_layout(&q.q, 2, shape.data(), u, TE_RT_SM90, desc,
+                                     TE_RT_MAX_BUFFERS, &count),
+                TE_RT_OK);
+      ASSERT_EQ(count, qc.num_buffers);
+      for (int32_t b = 0; b < count; ++b) {
+        std::vector<uint8_t> bytes(
+            static_cast<size_t>(qc.buffers[b].size_bytes));
+        std::string name = desc[b].name;
+        if (name.find("amax") != std::string::npos) {
+          for (size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+            float v = 2.5f;
+            std::memcpy(&bytes[i], &v, 4);
+          }
+        } else if (name.find("scale") != std::string::npos) {
+          // Scale codes and data codes cycle with different periods, so that
+          // each scale code meets many data codes.
+          for (size_t i = 0; i < bytes.size(); ++i)
+            bytes[i] = nvfp4 ? static_cast<uint8_t>(i * 7 / 3)
+                             : e8m0[(i * 5 / 3) % sizeof(e8m0)];
+        } else {
+          for (size_t i = 0; i < bytes.size(); ++i)
+            bytes[i] = static_cast<uint8_t>(i + i / 256);
+        }
+        std::memcpy(qc.buffers[b].data, bytes.data(), bytes.size());
+        ASSERT_EQ(te_rt_memcpy(c.gpu, qg.buffers[b].data, bytes.data(),
+                               bytes.size(), TE_RT_HOST_TO_DEVICE),
+                  TE_RT_OK);
+      }
+      for (te_rt_dtype outType : {TE_RT_BF16, TE_RT_F32})
+        for (te_rt_usage from : {TE_RT_ROWWISE, TE_RT_COLUMNWISE}) {
+          if (!(u & from))
+            continue;
+          const size_t elem = outType == TE_RT_BF16 ? 2 : 4;
+          std::vector<uint8_t> oc(n * elem);
+          DeviceBuffer og(c.gpu, n * elem);
+          og.poison(n * elem);
+          Input shapeOnly;
+          shapeOnly.shape = shape;
+          shapeOnly.dtype = outType;
+          te_rt_tensor toc = shapeOnly.tensor(oc.data()),
+                       tog = shapeOnly.tensor(og.ptr);
+          ASSERT_EQ(te_rt_dequantize(c.cpu, &qc, from, &toc), TE_RT_OK);
+          ASSERT_EQ(te_rt_dequantize(c.gpu, &qg, from, &tog), TE_RT_OK)
+              << te_rt_last_error();
+          auto gv = og.download<uint8_t>(n * elem);
+          int64_t diff = 0, nans = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            uint32_t a = 0, g = 0;
+            std::memcpy(&a, &oc[i * elem], elem);
+            std::memcpy(&g, &gv[i * elem], elem);
+            bool nanC, nanG;
+            if (elem == 2) {
+              nanC = (a & 0x7FFF) > 0x7F80;
+              nanG = (g & 0x7FFF) > 0x7F80;
+            } else {
+              nanC = (a & 0x7FFFFFFFu) > 0x7F800000u;
+              nanG = (g & 0x7FFFFFFFu) > 0x7F800000u;
+            }
+            nans += nanC;
+            if (nanC != nanG || (!nanC && a != g))
+              ++diff;
+          }
+          EXPECT_EQ(diff, 0)
+              << (from == TE_RT_ROWWISE ? "rowwise" : "columnwise")
+              << (elem == 2 ? " bf16" : " f32");
+          EXPECT_LT(nans, n) << "every output NaN: the sweep tests nothing";
+        }
+      te_rt_qtensor_free(c.cpu, &qc);
+      te_rt_qtensor_free(c.gpu, &qg);
+    }
+}
+
 //===----------------------------------------------------------------------===//
 // The host floating-point environment
 //===----------------------------------------------------------------------===//
