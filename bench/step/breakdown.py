@@ -116,8 +116,10 @@ BYTE_UNITS = {"byte": 1.0, "bytes": 1.0, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e
 
 
 def read_ncu_launches(path):
-    """[(name, ns, dram bytes or None)] from ncu --csv (one row per kernel
-    launch and metric; the launches in order)."""
+    """[(name, ns, dram bytes or None, global bytes or None)] from ncu --csv
+    (one row per kernel launch and metric; the launches in order). Global
+    bytes: what the kernel's loads and stores request (L1TEX, after
+    coalescing), whether L2 or DRAM serves them."""
     with open(path, newline="", errors="replace") as f:
         rows = _rows_from(f.read(), '"Kernel Name"')
     launches = {}
@@ -130,37 +132,49 @@ def read_ncu_launches(path):
         except ValueError:
             continue
         unit = (r.get("Metric Unit") or "").strip()
-        e = launches.setdefault(key, [name, None, None])
+        e = launches.setdefault(key, [name, None, None, None])
         if m == "gpu__time_duration.sum":
             e[1] = v * UNITS.get(unit or "ns", 1.0)
         elif m in ("dram__bytes_read.sum", "dram__bytes_write.sum"):
             e[2] = (e[2] or 0.0) + v * BYTE_UNITS.get(unit or "byte", 1.0)
+        elif m in ("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",
+                   "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"):
+            e[3] = (e[3] or 0.0) + v * BYTE_UNITS.get(unit or "byte", 1.0)
     return [tuple(e) for e in launches.values() if e[1] is not None]
 
 
 def read_ncu(path):
     """[(name, ns)] from ncu --csv."""
-    return [(n, ns) for n, ns, _ in read_ncu_launches(path)]
+    return [(n, ns) for n, ns, _, _ in read_ncu_launches(path)]
 
 
 def per_kernel(launches, copy_tbps):
-    """Rows (category, kernel, launches, ms, GB, TB/s, % of copy) per kernel
-    name, slowest first: the memory-bound kernels' bandwidth."""
+    """Rows (category, kernel, launches, ms, global GB, TB/s, % of copy, DRAM
+    GB, DRAM TB/s) per kernel name, slowest first. The bandwidth that is put
+    beside the copy's is the global bytes' (what the kernel reads and writes,
+    from L2 or DRAM: the bytes a copy of the same data would move); the DRAM
+    bytes are those that reached memory (fewer where L2 still held data)."""
     agg = {}
-    for name, ns, by in launches:
-        e = agg.setdefault(name, [0, 0.0, 0.0, True])
+    for name, ns, dram, glob in launches:
+        e = agg.setdefault(name, [0, 0.0, 0.0, True, 0.0, True])
         e[0] += 1
         e[1] += ns
-        if by is None:
+        if dram is None:
             e[3] = False
         else:
-            e[2] += by
+            e[2] += dram
+        if glob is None:
+            e[5] = False
+        else:
+            e[4] += glob
     rows = []
-    for name, (n, ns, by, have) in agg.items():
-        tbps = by / ns / 1e3 if have and ns > 0 else None
+    for name, (n, ns, dram, haveD, glob, haveG) in agg.items():
+        tb = lambda by, have: by / ns / 1e3 if have and ns > 0 else None
+        tbps = tb(glob, haveG)
         pct = 100.0 * tbps / copy_tbps if tbps is not None and copy_tbps else None
         rows.append((category(name), short_name(name) or name, n, ns / 1e6,
-                     by / 1e9 if have else None, tbps, pct))
+                     glob / 1e9 if haveG else None, tbps, pct,
+                     dram / 1e9 if haveD else None, tb(dram, haveD)))
     rows.sort(key=lambda r: -r[3])
     return rows
 
@@ -189,9 +203,9 @@ def main():
     p.add_argument("--recipe", default="")
     p.add_argument("--csv", help="append rows size,recipe,tool,category,kernels,ms")
     p.add_argument("--kernels-csv",
-                   help="ncu with dram__bytes_{read,write}.sum: append one row per kernel of the "
-                        "--more (else --one) trace: size,recipe,category,kernel,launches,ms,GB,TBps,"
-                        "pct_copy")
+                   help="ncu with the global load/store and DRAM byte metrics: append one row per "
+                        "kernel of the --more (else --one) trace: size,recipe,category,kernel,launches,"
+                        "ms,GB,TBps,pct_copy,dram_GB,dram_TBps")
     p.add_argument("--copy-tbps", type=float, default=0.0,
                    help="device-to-device copy bandwidth of the same run (read + write), TB/s")
     a = p.parse_args()
@@ -228,18 +242,21 @@ def main():
         rows_k = per_kernel(read_ncu_launches(a.more or a.one), a.copy_tbps)
         print(f"  per kernel ({'all launches of ' + os.path.basename(a.more or a.one)}; "
               f"copy {a.copy_tbps:.2f} TB/s):")
-        for cat, name, n, ms, gb, tbps, pct in rows_k[:40]:
+        for cat, name, n, ms, gb, tbps, pct, dgb, dtbps in rows_k[:40]:
             bw = f"{tbps:6.2f} TB/s {pct:5.1f}% of copy" if tbps is not None and pct is not None else ""
-            print(f"    {cat:10s} {name[:48]:48s} x{n:<4d} {ms:8.3f} ms  {bw}")
+            dr = f" (DRAM {dtbps:5.2f} TB/s)" if dtbps is not None else ""
+            print(f"    {cat:10s} {name[:48]:48s} x{n:<4d} {ms:8.3f} ms  {bw}{dr}")
         new = not os.path.exists(a.kernels_csv) or os.path.getsize(a.kernels_csv) == 0
         with open(a.kernels_csv, "a", newline="") as f:
             w = csv.writer(f)
             if new:
-                w.writerow(["size", "recipe", "category", "kernel", "launches", "ms", "GB", "TBps", "pct_copy"])
-            for cat, name, n, ms, gb, tbps, pct in rows_k:
+                w.writerow(["size", "recipe", "category", "kernel", "launches", "ms", "GB", "TBps",
+                            "pct_copy", "dram_GB", "dram_TBps"])
+            for cat, name, n, ms, gb, tbps, pct, dgb, dtbps in rows_k:
                 fmt = lambda x, f: "" if x is None else f.format(x)
                 w.writerow([a.size, a.recipe, cat, name, n, f"{ms:.4f}", fmt(gb, "{:.4f}"),
-                            fmt(tbps, "{:.3f}"), fmt(pct, "{:.1f}")])
+                            fmt(tbps, "{:.3f}"), fmt(pct, "{:.1f}"), fmt(dgb, "{:.4f}"),
+                            fmt(dtbps, "{:.3f}")])
     if a.csv:
         new = not os.path.exists(a.csv) or os.path.getsize(a.csv) == 0
         with open(a.csv, "a", newline="") as f:

@@ -22,8 +22,9 @@
 # 4. One step of each profiled object by category (GEMM, quantize, generated
 #    kernels, ..., gaps) with nsys, else ncu, else says there is neither
 #                                                -> OUT/step_breakdown.csv
-#    with ncu, each kernel's DRAM bytes and bandwidth beside the device copy
-#    bandwidth measured in the same run (torch, 1 GiB) -> OUT/step_kernels.csv
+#    with ncu, each kernel's bandwidth (the global bytes its loads and stores
+#    request, and the DRAM bytes) beside the device copy bandwidth measured
+#    in the same run (torch, 1 GiB)             -> OUT/step_kernels.csv
 # 5. bench/step/report.py joins them            -> OUT/step_report.md
 # Everything printed also goes to OUT/step.log. Six files in all.
 #
@@ -221,7 +222,7 @@ trace() {
     [ -n "$csvf" ] && [ -s "$csvf" ] && mv "$csvf" "$file"
   else
     timeout "$TIMEOUT" "$NCU" --clock-control none \
-      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum --csv \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum --csv \
       --print-units base --log-file "$file" "$WORK/$n" "${ARGS[@]}" > "$WORK/prof.log" 2>&1
     rc=$?
     grep -q '"Kernel Name"' "$file" 2>/dev/null || rm -f "$file"
