@@ -86,6 +86,8 @@ public:
                              void *stream) override;
   te_rt_status gemm(const QTensor &a, const QTensor &b, Tensor *d,
                     const GemmOptions &options) override;
+  /// cuBLASLt, fp32 compute, one call per product of the batch.
+  te_rt_status matmul(const DenseMatmul &mm) override;
   /// Clamped to 16; starts at TE_RT_GEMM_AUTOTUNE (Gemm.cpp).
   void setGemmAutotune(int candidates) override;
 

@@ -838,4 +838,40 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   return TE_RT_OK;
 }
 
+te_rt_status CudaBackend::matmul(const DenseMatmul &d) {
+  if (d.batch == 0 || d.m == 0 || d.n == 0 || d.k == 0)
+    return TE_RT_OK;
+  auto stream = static_cast<cudaStream_t>(d.stream);
+  // Row-major C [M, N] is column-major C^T [N, M] = op(B)^T · op(A)^T: B's
+  // buffer is cuBLAS's A (N x K after its op), A's buffer cuBLAS's B.
+  Matmul mm;
+  mm.aType = cudaTypeOf(d.bType);
+  mm.bType = cudaTypeOf(d.aType);
+  mm.cType = mm.dType = cudaTypeOf(d.cType);
+  mm.opA = d.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  mm.opB = d.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  mm.m = d.n;
+  mm.n = d.m;
+  mm.k = d.k;
+  mm.lda = d.ldb;
+  mm.ldb = d.lda;
+  mm.ldc = d.ldc;
+  mm.hostScalars = true;
+  mm.alpha = 1.0f;
+  mm.beta = 1.0f;
+  const int64_t ea = format::dtypeBytes(d.aType),
+                eb = format::dtypeBytes(d.bType),
+                ec = format::dtypeBytes(d.cType);
+  for (int64_t i = 0; i < d.batch; ++i) {
+    mm.A = static_cast<const uint8_t *>(d.b) + i * d.batchStrideB * eb;
+    mm.B = static_cast<const uint8_t *>(d.a) + i * d.batchStrideA * ea;
+    mm.C = mm.D = static_cast<uint8_t *>(d.c) + i * d.batchStrideC * ec;
+    bool biasApplied = false;
+    if (te_rt_status s =
+            runMatmul(mm, workspace, workspaceBytes, stream, &biasApplied))
+      return s;
+  }
+  return TE_RT_OK;
+}
+
 } // namespace te::rt

@@ -113,6 +113,20 @@ struct GemmOptions {
   te_rt_gemm_info *info = nullptr;
 };
 
+/// A dense matrix product, row-major, in place (te_rt_mlir_matmul):
+/// C[b] += op(A[b]) · op(B[b]) for b < batch, in f32.
+struct DenseMatmul {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  const void *a = nullptr, *b = nullptr;
+  void *c = nullptr;
+  format::DType aType = format::DType::F32, bType = format::DType::F32,
+                cType = format::DType::F32;
+  bool transA = false, transB = false;
+  int64_t lda = 0, ldb = 0, ldc = 0; ///< row strides
+  int64_t batchStrideA = 0, batchStrideB = 0, batchStrideC = 0;
+  void *stream = nullptr;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -158,6 +172,8 @@ public:
   /// d (rank 2, [m, n]) may be null when options.output is set.
   virtual te_rt_status gemm(const QTensor &a, const QTensor &b, Tensor *d,
                             const GemmOptions &options) = 0;
+  /// Arguments checked by the caller (MlirEntryPoints.cpp).
+  virtual te_rt_status matmul(const DenseMatmul &mm) = 0;
 };
 
 /// The backend of a context (Api.cpp), or nullptr for a null context. For

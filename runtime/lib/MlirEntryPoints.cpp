@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -388,6 +389,115 @@ void te_rt_mlir_gemm_impl(const te_rt_mlir_gemm_args &a) {
     ga.output_args = &oa;
   }
   if (!st.ok() || !st.check(te_rt_gemm(ctx, &qa, &qb, dp, &ga)))
+    return;
+  st.finish();
+}
+
+/// The format dtype of a high-precision te_rt_dtype (F32, F16, BF16).
+std::optional<te::format::DType> denseType(int32_t t) {
+  switch (t) {
+  case TE_RT_F32:
+    return te::format::DType::F32;
+  case TE_RT_F16:
+    return te::format::DType::F16;
+  case TE_RT_BF16:
+    return te::format::DType::BF16;
+  default:
+    return std::nullopt;
+  }
+}
+
+void te_rt_mlir_matmul_impl(const te_rt_mlir_matmul_args &a) {
+  const char *where = "te_rt_mlir_matmul";
+  te_rt_context *ctx = activeContext(where);
+  if (!ctx)
+    return;
+  auto fail = [&](const std::string &msg) {
+    record(TE_RT_INVALID_ARGUMENT, where, msg.c_str());
+  };
+  if (a.batch < 0 || a.m < 0 || a.n < 0 || a.k < 0)
+    return fail("negative size: batch " + std::to_string(a.batch) + ", M " +
+                std::to_string(a.m) + ", N " + std::to_string(a.n) + ", K " +
+                std::to_string(a.k));
+  std::optional<te::format::DType> at = denseType(a.a_dtype),
+                                   bt = denseType(a.b_dtype),
+                                   ct = denseType(a.c_dtype);
+  if (!at || !bt || !ct || a.a_dtype != a.b_dtype)
+    return fail("operand types " + std::to_string(a.a_dtype) + ", " +
+                std::to_string(a.b_dtype) + ", " + std::to_string(a.c_dtype) +
+                ": A and B need one of F32, F16, BF16, C that type or F32");
+  if (a.c_dtype != TE_RT_F32 && a.c_dtype != a.a_dtype)
+    return fail("C's type must be F32 or A's");
+  if ((a.trans_a != 0 && a.trans_a != 1) || (a.trans_b != 0 && a.trans_b != 1))
+    return fail("trans_a and trans_b must be 0 or 1");
+  // Stored shapes: A [M, K] or [K, M]; B [K, N] or [N, K]; C [M, N].
+  const int64_t aRows = a.trans_a ? a.k : a.m, aCols = a.trans_a ? a.m : a.k;
+  const int64_t bRows = a.trans_b ? a.n : a.k, bCols = a.trans_b ? a.k : a.n;
+  struct Operand {
+    const char *name;
+    void *p;
+    int64_t rows, cols, ld, batchStride, elem;
+  } ops[3] = {{"A", a.a_data, aRows, aCols, a.lda, a.batch_stride_a,
+               dtypeBytes(a.a_dtype)},
+              {"B", a.b_data, bRows, bCols, a.ldb, a.batch_stride_b,
+               dtypeBytes(a.b_dtype)},
+              {"C", a.c_data, a.m, a.n, a.ldc, a.batch_stride_c,
+               dtypeBytes(a.c_dtype)}};
+  const bool empty = a.batch == 0 || a.m == 0 || a.n == 0;
+  int64_t span[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    Operand &o = ops[i];
+    // A one-row operand's row stride is never used (a size-1 dimension of
+    // a memref may have any stride).
+    if (o.rows <= 1)
+      o.ld = std::max<int64_t>({o.ld, o.cols, 1});
+    if (o.ld < std::max<int64_t>(o.cols, 1) || o.batchStride < 0)
+      return fail(std::string(o.name) + "'s row stride " +
+                  std::to_string(o.ld) + " is below its row length " +
+                  std::to_string(o.cols) + ", or its batch stride " +
+                  std::to_string(o.batchStride) + " is negative");
+    if (empty || o.rows == 0 || o.cols == 0)
+      continue;
+    if (!o.p)
+      return fail(std::string(o.name) + " is null");
+    // Elements spanned: (batch - 1) * batchStride + (rows - 1) * ld + cols.
+    int64_t e = 0, t = 0;
+    if (__builtin_mul_overflow(a.batch - 1, o.batchStride, &e) ||
+        __builtin_mul_overflow(o.rows - 1, o.ld, &t) ||
+        __builtin_add_overflow(e, t, &e) ||
+        __builtin_add_overflow(e, o.cols, &e) ||
+        __builtin_mul_overflow(e, o.elem, &span[i]))
+      return fail(std::string(o.name) + "'s extent overflows");
+  }
+  if (a.batch > 1 && !empty && a.batch_stride_c < (a.m - 1) * ops[2].ld + a.n)
+    return fail("the products of the batch overlap in C: batch stride " +
+                std::to_string(a.batch_stride_c) + " < (M - 1) * ldc + N");
+  if (empty || a.k == 0)
+    return;
+  Stager st(ctx, where);
+  te::rt::DenseMatmul mm;
+  mm.batch = a.batch;
+  mm.m = a.m;
+  mm.n = a.n;
+  mm.k = a.k;
+  mm.a = st.stage(a.a_data, span[0], true, false);
+  mm.b = st.stage(a.b_data, span[1], true, false);
+  mm.c = st.stage(a.c_data, span[2], true, true);
+  if (!st.ok())
+    return;
+  mm.aType = *at;
+  mm.bType = *bt;
+  mm.cType = *ct;
+  mm.transA = a.trans_a != 0;
+  mm.transB = a.trans_b != 0;
+  mm.lda = ops[0].ld;
+  mm.ldb = ops[1].ld;
+  mm.ldc = ops[2].ld;
+  mm.batchStrideA = a.batch_stride_a;
+  mm.batchStrideB = a.batch_stride_b;
+  mm.batchStrideC = a.batch_stride_c;
+  mm.stream = te::rt::mlir::contextStream(ctx);
+  if (!st.check(te::rt::contextBackend(ctx)->matmul(mm)))
     return;
   st.finish();
 }

@@ -127,6 +127,115 @@ TEST_F(CpuContext, StickyStatus) {
   EXPECT_EQ(te_rt_current_status(), TE_RT_OK);
 }
 
+// te_rt_mlir_matmul against a double-precision sum written here: plain,
+// transposed operands, a batch with row and batch strides wider than the
+// data (views), bf16 inputs into f32 and f16 outputs.
+namespace {
+uint16_t toBF16(float f) { // RNE (test inputs are finite)
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  b += 0x7FFFu + ((b >> 16) & 1u);
+  return static_cast<uint16_t>(b >> 16);
+}
+float fromBF16(uint16_t h) {
+  uint32_t b = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+} // namespace
+
+TEST_F(CpuContext, MatmulMatchesADoubleSum) {
+  for (int transA = 0; transA < 2; ++transA)
+    for (int transB = 0; transB < 2; ++transB) {
+      SCOPED_TRACE("trans_a " + std::to_string(transA) + " trans_b " +
+                   std::to_string(transB));
+      const int64_t batch = 3, M = 5, N = 7, K = 33;
+      // Stored shapes with a row stride 3 wider than the row and a batch
+      // stride 11 wider than the matrix.
+      const int64_t aRows = transA ? K : M, aCols = transA ? M : K;
+      const int64_t bRows = transB ? N : K, bCols = transB ? K : N;
+      const int64_t lda = aCols + 3, ldb = bCols + 3, ldc = N + 3;
+      const int64_t sa = aRows * lda + 11, sb = bRows * ldb + 11,
+                    sc = M * ldc + 11;
+      std::vector<uint16_t> a(batch * sa), b(batch * sb);
+      std::vector<float> c(batch * sc);
+      for (size_t i = 0; i < a.size(); ++i)
+        a[i] = toBF16(0.125f * static_cast<float>((i * 7) % 17) - 1.0f);
+      for (size_t i = 0; i < b.size(); ++i)
+        b[i] = toBF16(0.25f * static_cast<float>((i * 5) % 13) - 1.5f);
+      for (size_t i = 0; i < c.size(); ++i)
+        c[i] = 0.5f * static_cast<float>(i % 9);
+      std::vector<float> expect = c;
+      for (int64_t bi = 0; bi < batch; ++bi)
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            double acc = 0.0;
+            for (int64_t k = 0; k < K; ++k) {
+              float x =
+                  fromBF16(a[bi * sa + (transA ? k * lda + i : i * lda + k)]);
+              float y =
+                  fromBF16(b[bi * sb + (transB ? j * ldb + k : k * ldb + j)]);
+              acc += static_cast<double>(x) * y;
+            }
+            expect[bi * sc + i * ldc + j] += static_cast<float>(acc);
+          }
+      te_rt_mlir_matmul(batch, M, N, K, a.data(), TE_RT_BF16, transA, lda, sa,
+                        b.data(), TE_RT_BF16, transB, ldb, sb, c.data(),
+                        TE_RT_F32, ldc, sc);
+      ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+      // The sums of these multiples of 1/32 are exact in f32 and double.
+      EXPECT_EQ(c, expect);
+    }
+}
+
+TEST_F(CpuContext, MatmulIntoF16RoundsOnce) {
+  // C (f16) = 1024 + 64 products 2^-6 * 1: the f32 sum gives 1025, an f16
+  // value (0x6401); adding in f16 step by step would stay at 1024 (half an
+  // ulp at a time).
+  const int64_t M = 2, N = 3, K = 64;
+  std::vector<uint16_t> a(M * K, 0x2400), b(K * N, 0x3C00); // 2^-6, 1
+  std::vector<uint16_t> c(M * N, 0x6400);                   // 1024
+  te_rt_mlir_matmul(1, M, N, K, a.data(), TE_RT_F16, 0, K, 0, b.data(),
+                    TE_RT_F16, 0, N, 0, c.data(), TE_RT_F16, N, 0);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  EXPECT_EQ(c, std::vector<uint16_t>(M * N, 0x6401));
+}
+
+TEST_F(CpuContext, MatmulArgumentsAreChecked) {
+  float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {};
+  struct Case {
+    const char *what;
+    int64_t batch, m, lda, sc;
+    int32_t at, ct;
+    void *pa;
+    const char *message;
+  } cases[] = {
+      {"negative M", 1, -2, 2, 0, TE_RT_F32, TE_RT_F32, a, "negative size"},
+      {"int operands", 1, 2, 2, 0, TE_RT_E4M3, TE_RT_F32, a, "operand types"},
+      {"f32 into bf16", 1, 2, 2, 0, TE_RT_F32, TE_RT_BF16, a, "C's type"},
+      {"short row stride", 1, 2, 1, 0, TE_RT_F32, TE_RT_F32, a,
+       "row stride 1 is below its row length 2"},
+      {"null A", 1, 2, 2, 0, TE_RT_F32, TE_RT_F32, nullptr, "A is null"},
+      {"overlapping batches", 2, 2, 2, 1, TE_RT_F32, TE_RT_F32, a,
+       "overlap in C"},
+  };
+  for (const Case &k : cases) {
+    SCOPED_TRACE(k.what);
+    te_rt_set_current_context(ctx);
+    te_rt_mlir_matmul(k.batch, k.m, 2, 2, k.pa, k.at, 0, k.lda, 0, b,
+                      k.at == TE_RT_E4M3 ? TE_RT_E4M3 : TE_RT_F32, 0, 2, 0, c,
+                      k.ct, 2, k.sc);
+    EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+    EXPECT_NE(error().find(k.message), std::string::npos) << error();
+  }
+  // Empty products touch nothing, null pointers included.
+  te_rt_set_current_context(ctx);
+  te_rt_mlir_matmul(0, 2, 2, 2, nullptr, TE_RT_F32, 0, 2, 0, nullptr, TE_RT_F32,
+                    0, 2, 0, nullptr, TE_RT_F32, 2, 0);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+}
+
 TEST(NoContext, EntryPointsRecordAndDoNothing) {
   te_rt_set_current_context(nullptr);
   EXPECT_EQ(te_rt_mlir_alloc(16, 0), nullptr);

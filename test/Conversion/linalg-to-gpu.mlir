@@ -207,3 +207,56 @@ func.func @rowsum_slice(%x: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %s: me
     }
   return
 }
+
+// -----
+
+// A matrix product is one call of the runtime's cuBLASLt matmul: sizes,
+// then per operand its first element's address, te_rt_dtype (bf16 = 3,
+// f32 = 1), transpose flag (A, B), row stride and batch stride.
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT: gpu.launch
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[M:.*]] = arith.constant 128 : i64
+// CHECK-DAG: %[[N:.*]] = arith.constant 64 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 256 : i64
+// CHECK-DAG: %[[BF16:.*]] = arith.constant 3 : i32
+// CHECK-DAG: %[[F32:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[NO:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i64
+// CHECK: %[[OFF:.*]] = arith.muli %{{.*}}, %c2 : index
+// CHECK: call @te_rt_mlir_matmul(%[[C1]], %[[M]], %[[N]], %[[K]], %{{.*}}, %[[BF16]], %[[NO]], %{{.*}}, %[[Z]], %{{.*}}, %[[BF16]], %[[NO]], %[[N]], %[[Z]], %{{.*}}, %[[F32]], %[[N]], %[[Z]])
+func.func @matmul(%a: memref<128x256xbf16, strided<[512, 1], offset: ?>>, %b: memref<256x64xbf16>, %c: memref<128x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x256xbf16, strided<[512, 1], offset: ?>>, memref<256x64xbf16>) outs(%c : memref<128x64xf32>)
+  return
+}
+
+// -----
+
+// A batched product with B stored transposed ([batch, N, K]): trans_b = 1,
+// batch strides from the layouts.
+// CHECK-LABEL: func.func @batch_matmul_bt
+// CHECK: %[[B:.*]] = memref.dim %{{.*}}, %c0
+// CHECK: %[[BATCH:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK: call @te_rt_mlir_matmul(%[[BATCH]], {{.*}}, %c1_i32, %c256_i64, %c16384_i64, {{.*}}, %c8192_i64)
+func.func @batch_matmul_bt(%a: memref<?x128x256xf16>, %b: memref<?x64x256xf16>, %c: memref<?x128x64xf16>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+    ins(%a, %b : memref<?x128x256xf16>, memref<?x64x256xf16>) outs(%c : memref<?x128x64xf16>)
+  return
+}
+
+// -----
+
+// A column-major operand (no unit innermost stride), mixed operand types
+// or an integer product are not the runtime's: they stay reductions.
+// CHECK-LABEL: func.func @not_dense
+// CHECK-NOT: te_rt_mlir_matmul
+// CHECK: gpu.launch {{.*}}reduce_rows
+// CHECK: gpu.launch {{.*}}reduce_rows
+// CHECK: gpu.launch {{.*}}reduce_rows
+func.func @not_dense(%a: memref<32x64xf32, strided<[1, 32]>>, %b: memref<64x16xf32>, %c: memref<32x16xf32>,
+                     %h: memref<32x64xf16>, %i: memref<32x64xi32>, %j: memref<64x16xi32>, %k: memref<32x16xi32>) {
+  linalg.matmul ins(%a, %b : memref<32x64xf32, strided<[1, 32]>>, memref<64x16xf32>) outs(%c : memref<32x16xf32>)
+  linalg.matmul ins(%h, %b : memref<32x64xf16>, memref<64x16xf32>) outs(%c : memref<32x16xf32>)
+  linalg.matmul ins(%i, %j : memref<32x64xi32>, memref<64x16xi32>) outs(%k : memref<32x16xi32>)
+  return
+}

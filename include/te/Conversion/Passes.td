@@ -129,18 +129,33 @@ def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
       dynamic, the host chooses between that kernel and the scalar one
       (`V = 1`) at run time. Entry arguments must be 16-byte aligned (the
       runtime's allocations are 256-byte aligned).
+    * A matrix product (a contraction with one M, N and K loop and at most
+      one leading batch loop: `linalg.matmul`, `linalg.batch_matmul`, their
+      transposed forms, or a `linalg.generic` of that shape), whose operands
+      have unit innermost stride, A and B one type of f32, f16, bf16 and C
+      that type or f32, is a call of the runtime's `te_rt_mlir_matmul`
+      (cuBLASLt, fp32 products and sums, C rounded once: for 16-bit C more
+      accurate than the region's rounding at every step).
     * A reduction whose region yields `combine(acc, value)` with one
       associative combiner (`arith.addf`, `mulf`, `maxnumf`, `maximumf`,
       `minnumf`, `minimumf`, `addi`, `muli`, `max/min[su]i`, `andi`, `ori`,
       `xori`) becomes two kernels: partial results per output and chunk of
-      the reduction, accumulated in registers (`gpu.all_reduce` across a
-      block of 256 threads when the innermost loop is reduced; one thread
-      per output otherwise), in a temporary buffer; then one thread per
-      output combines its output's initial value with the chunks in order.
-      The chunking depends only on the shapes: results are deterministic.
+      the reduction, accumulated in registers on the same `V` lanes as an
+      elementwise op, four loop steps per iteration (`gpu.all_reduce` across
+      a block of 256 threads when the innermost loop is reduced; one thread
+      per `V` adjacent outputs otherwise), in a temporary buffer; then a
+      kernel combining each output's initial value with its chunks (one
+      block per output with `gpu.all_reduce` when the innermost loop is
+      reduced, else one thread per output, in order). The chunking depends
+      only on the shapes: results are deterministic.
     * A `memref.copy` that is not row-major contiguous on both sides is a
       `linalg.copy`, lowered as above; contiguous copies are left to
       `convert-te-to-runtime` (one stream-ordered memcpy).
+
+    Kernels are named `<function>_<role>_L<line>_kernel[_<n>]` (role
+    `elementwise`, `elementwise_scalar`, `reduce_rows`, `reduce_columns`,
+    `reduce_combine`; the line of the linalg op), so that profiles point at
+    the source.
 
     Any other op of the linalg dialect, a reduction of another form, or a
     float conversion to or from an 8- or 4-bit format inside a region (no
@@ -162,8 +177,10 @@ def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"

@@ -43,6 +43,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -60,6 +61,8 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+
+#include "te_rt.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -957,6 +960,170 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
 }
 
 //===----------------------------------------------------------------------===//
+// Matrix products: cuBLASLt through the runtime
+//===----------------------------------------------------------------------===//
+
+/// A linalg contraction that te_rt_mlir_matmul computes: C[b] += A'[b] ·
+/// B'[b] with one M, N and K loop and at most one batch loop, every operand
+/// a memref with unit innermost stride, A and B of one type (f32, f16, bf16)
+/// and C of that type or f32.
+struct DenseMatmul {
+  std::optional<unsigned> batch;
+  unsigned m, n, k;
+  bool transA, transB;
+};
+
+/// The te_rt_dtype of a dense element type, or nullopt.
+std::optional<int32_t> runtimeDType(Type t) {
+  if (t.isF32())
+    return TE_RT_F32;
+  if (t.isF16())
+    return TE_RT_F16;
+  if (t.isBF16())
+    return TE_RT_BF16;
+  return std::nullopt;
+}
+
+std::optional<DenseMatmul> matchDenseMatmul(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureBufferSemantics() || !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return std::nullopt;
+  DenseMatmul mm;
+  if (!dims->batch.empty())
+    mm.batch = dims->batch[0];
+  mm.m = dims->m[0];
+  mm.n = dims->n[0];
+  mm.k = dims->k[0];
+  // Each map: [batch,] then the two dims in either order (C: M, N only).
+  auto order = [&](AffineMap map, unsigned first,
+                   unsigned second) -> std::optional<bool> {
+    unsigned lead = mm.batch ? 1 : 0;
+    if (map.getNumResults() != lead + 2)
+      return std::nullopt;
+    auto dim = [&](unsigned i) -> std::optional<unsigned> {
+      if (auto d = dyn_cast<AffineDimExpr>(map.getResult(i)))
+        return d.getPosition();
+      return std::nullopt;
+    };
+    if (mm.batch && dim(0) != mm.batch)
+      return std::nullopt;
+    if (dim(lead) == first && dim(lead + 1) == second)
+      return false;
+    if (dim(lead) == second && dim(lead + 1) == first)
+      return true;
+    return std::nullopt;
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  std::optional<bool> ta = order(maps[0], mm.m, mm.k);
+  std::optional<bool> tb = order(maps[1], mm.k, mm.n);
+  std::optional<bool> tc = order(maps[2], mm.m, mm.n);
+  if (!ta || !tb || !tc || *tc)
+    return std::nullopt;
+  mm.transA = *ta;
+  mm.transB = *tb;
+  // Types and layouts.
+  SmallVector<MemRefType> types;
+  for (OpOperand &o : op->getOpOperands()) {
+    auto t = dyn_cast<MemRefType>(o.get().getType());
+    if (!t || !innerStrideIsOne(t))
+      return std::nullopt;
+    types.push_back(t);
+  }
+  std::optional<int32_t> a = runtimeDType(types[0].getElementType()),
+                         b = runtimeDType(types[1].getElementType()),
+                         c = runtimeDType(types[2].getElementType());
+  if (!a || !b || !c || *a != *b || (*c != TE_RT_F32 && *c != *a))
+    return std::nullopt;
+  return mm;
+}
+
+/// `memref` as a pointer to its first element (its offset applied).
+Value firstElementPointer(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value bytes = cidx(b, loc, type.getElementTypeBitWidth() / 8);
+  Value addr = arith::AddIOp::create(
+      b, loc, base, arith::MulIOp::create(b, loc, meta.getOffset(), bytes));
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), addr);
+  return LLVM::IntToPtrOp::create(b, loc,
+                                  LLVM::LLVMPointerType::get(b.getContext()),
+                                  i64);
+}
+
+/// The private declaration of te_rt_mlir_matmul, as te_rt_abi.def states
+/// it.
+func::FuncOp declareMatmul(ModuleOp module) {
+  constexpr StringLiteral name = "te_rt_mlir_matmul";
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  MLIRContext *ctx = module.getContext();
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
+  SmallVector<Type> params;
+  bool found = false;
+  auto abiType = [&](StringRef t) -> Type {
+    return t == "ptr" ? ptr : t == "i64" ? i64 : t == "i32" ? i32 : Type();
+  };
+#define TE_RT_ABI_ARG(type, arg) params.push_back(abiType(#type));
+#define TE_RT_ABI_FUNCTION(ret, fn, ...)                                       \
+  if (StringRef(#fn) == name && !found) {                                      \
+    found = true;                                                              \
+    __VA_ARGS__                                                                \
+  }
+#include "te_rt_abi.def"
+#undef TE_RT_ABI_ARG
+  assert(found && "te_rt_mlir_matmul missing from te_rt_abi.def");
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto f = func::FuncOp::create(b, module.getLoc(), name,
+                                FunctionType::get(ctx, params, {}));
+  f.setPrivate();
+  return f;
+}
+
+/// Replaces `op` by a call of te_rt_mlir_matmul.
+void lowerMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
+                 const DenseMatmul &mm) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto module = op->getParentOfType<ModuleOp>();
+  SmallVector<Value> sizes;
+  for (Range r : op.createLoopRanges(b, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+  auto i64 = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v).getResult();
+  };
+  auto i32c = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32).getResult();
+  };
+  Value one = cidx(b, loc, 1), zero = cidx(b, loc, 0);
+  SmallVector<Value> args{i64(mm.batch ? sizes[*mm.batch] : one),
+                          i64(sizes[mm.m]), i64(sizes[mm.n]),
+                          i64(sizes[mm.k])};
+  bool trans[3] = {mm.transA, mm.transB, false};
+  for (auto [i, o] : llvm::enumerate(op->getOpOperands())) {
+    Value m = o.get();
+    auto type = cast<MemRefType>(m.getType());
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, m);
+    ValueRange strides = meta.getStrides();
+    unsigned rank = type.getRank();
+    args.push_back(firstElementPointer(b, loc, m));
+    args.push_back(i32c(*runtimeDType(type.getElementType())));
+    if (i < 2)
+      args.push_back(i32c(trans[i] ? 1 : 0));
+    args.push_back(i64(strides[rank - 2]));
+    args.push_back(i64(mm.batch ? strides[0] : zero));
+  }
+  func::CallOp::create(b, loc, declareMatmul(module), args);
+  rewriter.eraseOp(op);
+}
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
@@ -1014,6 +1181,11 @@ struct TELinalgToGPUPass
         op->emitOpError("te-linalg-to-gpu: expects memref operands (run "
                         "one-shot bufferization first)");
         return signalPassFailure();
+      }
+      // Matrix products go to cuBLASLt (te_rt_mlir_matmul).
+      if (std::optional<DenseMatmul> mm = matchDenseMatmul(linalgOp)) {
+        lowerMatmul(rewriter, linalgOp, *mm);
+        continue;
       }
       // Float conversions to or from the 8- and 4-bit formats have no NVVM
       // lowering in MLIR 22 (they stop at the translation to LLVM IR with a

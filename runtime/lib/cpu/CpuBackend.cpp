@@ -356,6 +356,7 @@ public:
   }
   te_rt_status gemm(const QTensor &a, const QTensor &b, Tensor *d,
                     const GemmOptions &o) override;
+  te_rt_status matmul(const DenseMatmul &mm) override;
 
 private:
   void quantizePerTensor(const float *x, QTensor &q, float scale);
@@ -369,6 +370,59 @@ private:
 
   int threads = 0;
 };
+
+namespace {
+/// Element i of a dense buffer of `t` (F32, BF16, F16) as a float.
+float elementAt(const void *p, DType t, int64_t i) {
+  switch (t) {
+  case DType::BF16:
+    return bf16ToFloat(static_cast<const uint16_t *>(p)[i]);
+  case DType::F16:
+    return f16ToFloat(static_cast<const uint16_t *>(p)[i]);
+  default:
+    return static_cast<const float *>(p)[i];
+  }
+}
+
+void storeElement(void *p, DType t, int64_t i, float v) {
+  switch (t) {
+  case DType::BF16:
+    static_cast<uint16_t *>(p)[i] = floatToBF16(v);
+    break;
+  case DType::F16:
+    static_cast<uint16_t *>(p)[i] = floatToF16(v);
+    break;
+  default:
+    static_cast<float *>(p)[i] = v;
+  }
+}
+} // namespace
+
+te_rt_status CpuBackend::matmul(const DenseMatmul &mm) {
+  // C[b, i, j] += sum_k A'[b, i, k] B'[k, j]: the sum in f32, in k order,
+  // added to C once and rounded once. Rows of C in parallel.
+  const int64_t rows = mm.batch * mm.m;
+  parallelFor(rows, threads, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t bi = r / mm.m, i = r % mm.m;
+      const int64_t aBase = bi * mm.batchStrideA, bBase = bi * mm.batchStrideB,
+                    cBase = bi * mm.batchStrideC + i * mm.ldc;
+      for (int64_t j = 0; j < mm.n; ++j) {
+        float acc = 0.0f;
+        for (int64_t kk = 0; kk < mm.k; ++kk) {
+          const int64_t ai =
+              mm.transA ? aBase + kk * mm.lda + i : aBase + i * mm.lda + kk;
+          const int64_t bj =
+              mm.transB ? bBase + j * mm.ldb + kk : bBase + kk * mm.ldb + j;
+          acc += elementAt(mm.a, mm.aType, ai) * elementAt(mm.b, mm.bType, bj);
+        }
+        storeElement(mm.c, mm.cType, cBase + j,
+                     elementAt(mm.c, mm.cType, cBase + j) + acc);
+      }
+    }
+  });
+  return TE_RT_OK;
+}
 
 void CpuBackend::quantizePerTensor(const float *x, QTensor &q, float scale) {
   const int64_t M = q.m, K = q.k;
