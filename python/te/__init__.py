@@ -1,0 +1,27 @@
+"""te from Python: TransformerEngine-style quantization, dequantization and
+quantized GEMMs on libte_rt (cpu and cuda backends), and te modules compiled
+and run through the MLIR C API.
+
+    import numpy as np, te
+    x = np.random.default_rng(0).standard_normal((128, 256), np.float32)
+    q = te.quantize(x, "#te.mxfp8<f8E4M3FN>")
+    y = te.dequantize(q)
+
+See docs/guide/python.md.
+"""
+
+from .errors import (BackendUnavailableError, CompileError, Error,
+                     InvalidArgumentError, OutOfMemoryError,
+                     QuantizerSyntaxError, UnsupportedError)
+from .quantizer import Quantizer
+from .runtime import (BufferInfo, Context, DeviceArray, QTensor, amax,
+                      api_version, backend_available, default_context,
+                      dequantize, gemm, quantize)
+
+__all__ = [
+    "BackendUnavailableError", "BufferInfo", "CompileError", "Context",
+    "DeviceArray", "Error", "InvalidArgumentError", "OutOfMemoryError",
+    "QTensor", "Quantizer", "QuantizerSyntaxError", "UnsupportedError",
+    "amax", "api_version", "backend_available", "default_context",
+    "dequantize", "gemm", "quantize",
+]
