@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // The buffers of every recipe (te-formats.md §3 tables, TE's C++
-// `*Quantizer::create_tensor`), the recipes' shape rules and the overflow-
-// and dynamic-aware dimension arithmetic they need.
+// `*Quantizer::create_tensor`) as extents of the logical dimensions
+// (getBufferExtents), evaluated for one shape by getBufferLayout; the
+// recipes' shape rules and the overflow- and dynamic-aware dimension
+// arithmetic they need.
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,46 +168,116 @@ std::string verifyTarget(const QuantizerConfig &config, Target target) {
 }
 
 //===----------------------------------------------------------------------===//
-// Layouts
+// Extents
 //===----------------------------------------------------------------------===//
+
+Extent Extent::constant(int64_t value) { return Extent(Kind::Const, value); }
+
+Extent Extent::dim(int64_t index) { return Extent(Kind::Dim, index); }
+
+Extent Extent::mul(const Extent &lhs, const Extent &rhs) {
+  return Extent(Kind::Mul, 0, std::make_shared<const Extent>(lhs),
+                std::make_shared<const Extent>(rhs));
+}
+
+Extent Extent::ceilDiv(const Extent &lhs, int64_t divisor) {
+  return Extent(Kind::CeilDiv, divisor, std::make_shared<const Extent>(lhs));
+}
+
+Extent Extent::exactDiv(const Extent &lhs, int64_t divisor) {
+  return Extent(Kind::ExactDiv, divisor, std::make_shared<const Extent>(lhs));
+}
+
+Extent Extent::roundUp(const Extent &lhs, int64_t multiple) {
+  return Extent(Kind::RoundUp, multiple, std::make_shared<const Extent>(lhs));
+}
+
+bool Extent::operator==(const Extent &other) const {
+  if (kind_ != other.kind_ || value_ != other.value_)
+    return false;
+  if (static_cast<bool>(lhs_) != static_cast<bool>(other.lhs_) ||
+      static_cast<bool>(rhs_) != static_cast<bool>(other.rhs_))
+    return false;
+  return (!lhs_ || *lhs_ == *other.lhs_) && (!rhs_ || *rhs_ == *other.rhs_);
+}
+
+int64_t Extent::evaluate(const Shape &shape) const {
+  switch (kind_) {
+  case Kind::Const:
+    return value_;
+  case Kind::Dim:
+    return value_ >= 0 && static_cast<size_t>(value_) < shape.size()
+               ? shape[value_]
+               : -1;
+  case Kind::Mul:
+    return mulDim(lhs_->evaluate(shape), rhs_->evaluate(shape));
+  case Kind::CeilDiv:
+  case Kind::ExactDiv: // exact where the shape rules hold (verifyShape)
+    return ceilDivDim(lhs_->evaluate(shape), value_);
+  case Kind::RoundUp:
+    return roundUpDim(lhs_->evaluate(shape), value_);
+  }
+  return -1;
+}
+
+std::string Extent::str() const {
+  switch (kind_) {
+  case Kind::Const:
+    return std::to_string(value_);
+  case Kind::Dim:
+    return "d" + std::to_string(value_);
+  case Kind::Mul:
+    return lhs_->str() + " * " + rhs_->str();
+  case Kind::CeilDiv:
+    return "ceildiv(" + lhs_->str() + ", " + std::to_string(value_) + ")";
+  case Kind::ExactDiv:
+    return "(" + lhs_->str() + ") / " + std::to_string(value_);
+  case Kind::RoundUp:
+    return "roundup(" + lhs_->str() + ", " + std::to_string(value_) + ")";
+  }
+  return "?";
+}
+
+Extent rowsExtent(int64_t rank) {
+  if (rank <= 1)
+    return Extent::constant(1);
+  Extent m = Extent::dim(0);
+  for (int64_t i = 1; i + 1 < rank; ++i)
+    m = Extent::mul(m, Extent::dim(i));
+  return m;
+}
+
+Extent colsExtent(int64_t rank) {
+  return rank == 0 ? Extent::constant(1) : Extent::dim(rank - 1);
+}
 
 namespace {
 
-/// Collects buffers and remembers an overflow in any of their dims.
-struct LayoutBuilder {
-  std::vector<BufferDesc> &out;
-  std::string overflowBuffer;
-
-  void add(const char *name, BufferRole role, bool columnwise, Shape shape,
-           DType dtype) {
-    for (int64_t d : shape)
-      if (d == -1 && overflowBuffer.empty())
-        overflowBuffer = name;
-    if (overflowBuffer.empty() && numElements(shape) == -1)
-      overflowBuffer = name;
-    if (overflowBuffer.empty() && numElements(shape) != kDynamic &&
-        mulDim(numElements(shape), dtypeBytes(dtype)) == -1)
-      overflowBuffer = name;
-    out.push_back(BufferDesc{name, role, columnwise, std::move(shape), dtype});
-  }
-};
+/// (d0, ..., d_{n-1}).
+std::vector<Extent> logicalExtents(int64_t rank) {
+  std::vector<Extent> e;
+  for (int64_t i = 0; i < rank; ++i)
+    e.push_back(Extent::dim(i));
+  return e;
+}
 
 /// (d_{n-1}, d0, ..., d_{n-2}): the last dim moved first; a 0-d shape
 /// stays 0-d.
-Shape transposedShape(const Shape &shape) {
-  if (shape.empty())
-    return shape;
-  Shape t;
-  t.push_back(shape.back());
-  t.insert(t.end(), shape.begin(), shape.end() - 1);
-  return t;
+std::vector<Extent> transposedExtents(int64_t rank) {
+  std::vector<Extent> e;
+  if (rank == 0)
+    return e;
+  e.push_back(Extent::dim(rank - 1));
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    e.push_back(Extent::dim(i));
+  return e;
 }
 
 } // namespace
 
-bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
-                     Usage usage, Target target, std::vector<BufferDesc> &out,
-                     std::string *error) {
+bool getBufferExtents(const QuantizerConfig &config, int64_t rank, Usage usage,
+                      Target target, std::vector<BufferExtents> &out,
+                      std::string *error) {
   out.clear();
   auto fail = [&](const std::string &msg) {
     if (error)
@@ -218,17 +290,24 @@ bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
     return fail(msg);
   if ((usage & RowwiseAndColumnwise) == 0 || (usage & ~RowwiseAndColumnwise))
     return fail("a quantized tensor needs rowwise and/or columnwise usage");
-  msg = verifyShape(config, shape);
-  if (!msg.empty())
-    return fail(msg);
+  if (rank < 0)
+    return fail("a negative rank");
+  if (rank == 0) {
+    msg = verifyShape(config, Shape{});
+    if (!msg.empty())
+      return fail(msg);
+  }
 
   const bool rowwise = usage & Rowwise;
   const bool columnwise = usage & Columnwise;
-  int64_t m, k;
-  flatten2D(shape, m, k);
-  LayoutBuilder b{out, {}};
+  const Extent m = rowsExtent(rank), k = colsExtent(rank);
   const BufferRole Data = BufferRole::Data, Scale = BufferRole::ScaleInv,
                    Amax = BufferRole::Amax;
+  auto add = [&](const char *name, BufferRole role, bool cw,
+                 std::vector<Extent> shape, DType dtype) {
+    out.push_back(BufferExtents{name, role, cw, std::move(shape), dtype});
+  };
+  using E = Extent;
 
   switch (config.recipe) {
   case Recipe::Delayed:
@@ -236,29 +315,33 @@ bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
     // Hopper is TN-only: columnwise data is a physical transpose. On sm_100
     // `_data` is read with the mirrored transpose flag instead.
     if (rowwise || (columnwise && target == Target::SM100))
-      b.add("_data", Data, !rowwise, shape, config.dtype);
+      add("_data", Data, !rowwise, logicalExtents(rank), config.dtype);
     if (columnwise && target == Target::SM90)
-      b.add("_transpose", Data, true, transposedShape(shape), config.dtype);
-    b.add("_scale_inv", Scale, false, {1}, DType::F32);
+      add("_transpose", Data, true, transposedExtents(rank), config.dtype);
+    add("_scale_inv", Scale, false, {E::constant(1)}, DType::F32);
     break;
   }
   case Recipe::Block: {
     const int64_t B = kFP8BlockSize;
     const int64_t A = kScaleTileCols;
     if (rowwise) {
-      b.add("_rowwise_data", Data, false, shape, config.dtype);
-      Shape s = config.blockDim == 1
-                    ? Shape{ceilDivDim(k, B), roundUpDim(m, A)}
-                    : Shape{ceilDivDim(m, B), roundUpDim(ceilDivDim(k, B), A)};
-      b.add("_rowwise_scale_inv", Scale, false, s, DType::F32);
+      add("_rowwise_data", Data, false, logicalExtents(rank), config.dtype);
+      std::vector<Extent> s =
+          config.blockDim == 1
+              ? std::vector<Extent>{E::ceilDiv(k, B), E::roundUp(m, A)}
+              : std::vector<Extent>{E::ceilDiv(m, B),
+                                    E::roundUp(E::ceilDiv(k, B), A)};
+      add("_rowwise_scale_inv", Scale, false, s, DType::F32);
     }
     if (columnwise) {
-      b.add("_columnwise_data", Data, true, transposedShape(shape),
-            config.dtype);
-      Shape s = config.blockDim == 1
-                    ? Shape{ceilDivDim(m, B), roundUpDim(k, A)}
-                    : Shape{ceilDivDim(k, B), roundUpDim(ceilDivDim(m, B), A)};
-      b.add("_columnwise_scale_inv", Scale, true, s, DType::F32);
+      add("_columnwise_data", Data, true, transposedExtents(rank),
+          config.dtype);
+      std::vector<Extent> s =
+          config.blockDim == 1
+              ? std::vector<Extent>{E::ceilDiv(m, B), E::roundUp(k, A)}
+              : std::vector<Extent>{E::ceilDiv(k, B),
+                                    E::roundUp(E::ceilDiv(m, B), A)};
+      add("_columnwise_scale_inv", Scale, true, s, DType::F32);
     }
     break;
   }
@@ -266,14 +349,14 @@ bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
     const int64_t B = kMXFP8BlockSize;
     const int64_t R = kScaleTileRows, A = kScaleTileCols;
     if (rowwise) {
-      b.add("_rowwise_data", Data, false, shape, config.dtype);
-      b.add("_rowwise_scale_inv", Scale, false,
-            {roundUpDim(m, R), roundUpDim(ceilDivDim(k, B), A)}, DType::E8M0);
+      add("_rowwise_data", Data, false, logicalExtents(rank), config.dtype);
+      add("_rowwise_scale_inv", Scale, false,
+          {E::roundUp(m, R), E::roundUp(E::ceilDiv(k, B), A)}, DType::E8M0);
     }
     if (columnwise) {
-      b.add("_columnwise_data", Data, true, shape, config.dtype);
-      b.add("_columnwise_scale_inv", Scale, true,
-            {roundUpDim(ceilDivDim(m, B), A), roundUpDim(k, R)}, DType::E8M0);
+      add("_columnwise_data", Data, true, logicalExtents(rank), config.dtype);
+      add("_columnwise_scale_inv", Scale, true,
+          {E::roundUp(E::ceilDiv(m, B), A), E::roundUp(k, R)}, DType::E8M0);
     }
     break;
   }
@@ -281,30 +364,93 @@ bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
     const int64_t B = kNVFP4BlockSize;
     const int64_t R = kScaleTileRows, A = kScaleTileCols;
     if (rowwise) {
-      Shape d = shape;
-      d.back() = ceilDivDim(k, 2); // K % 16 == 0 (or dynamic): exact
-      b.add("_rowwise_data", Data, false, d, DType::E2M1x2);
-      b.add("_rowwise_scale_inv", Scale, false,
-            {roundUpDim(m, R), roundUpDim(ceilDivDim(k, B), A)}, DType::E4M3);
+      // Two values a byte; K % 16 == 0 makes the halving exact.
+      std::vector<Extent> d = logicalExtents(rank);
+      d.back() = E::exactDiv(k, 2);
+      add("_rowwise_data", Data, false, d, DType::E2M1x2);
+      add("_rowwise_scale_inv", Scale, false,
+          {E::roundUp(m, R), E::roundUp(E::ceilDiv(k, B), A)}, DType::E4M3);
     }
     if (columnwise) {
-      b.add("_columnwise_data", Data, true, {k, ceilDivDim(m, 2)},
-            DType::E2M1x2);
-      b.add("_columnwise_scale_inv", Scale, true,
-            {roundUpDim(k, R), roundUpDim(ceilDivDim(m, B), A)}, DType::E4M3);
+      add("_columnwise_data", Data, true, {k, E::exactDiv(m, 2)},
+          DType::E2M1x2);
+      add("_columnwise_scale_inv", Scale, true,
+          {E::roundUp(k, R), E::roundUp(E::ceilDiv(m, B), A)}, DType::E4M3);
     }
     if (rowwise)
-      b.add("_amax_rowwise", Amax, false, {config.rowScaled ? m : 1},
-            DType::F32);
+      add("_amax_rowwise", Amax, false, {config.rowScaled ? m : E::constant(1)},
+          DType::F32);
     if (columnwise)
-      b.add("_amax_columnwise", Amax, true, {config.rowScaled ? k : 1},
-            DType::F32);
+      add("_amax_columnwise", Amax, true,
+          {config.rowScaled ? k : E::constant(1)}, DType::F32);
     break;
   }
   }
+  return true;
+}
 
-  if (!b.overflowBuffer.empty())
-    return fail("the size of buffer " + b.overflowBuffer + " overflows int64");
+bool findExtent(const std::vector<BufferExtents> &buffers, const Extent &extent,
+                size_t *buffer, size_t *axis, int64_t *factor) {
+  // An exact extent first, then an exact division of it.
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t b = 0; b < buffers.size(); ++b)
+      for (size_t a = 0; a < buffers[b].shape.size(); ++a) {
+        const Extent &e = buffers[b].shape[a];
+        bool exact = pass == 0 && e == extent;
+        bool divided = pass == 1 && e.kind() == Extent::Kind::ExactDiv &&
+                       e.lhs() == extent;
+        if (!exact && !divided)
+          continue;
+        *buffer = b;
+        *axis = a;
+        *factor = exact ? 1 : e.value();
+        return true;
+      }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
+                     Usage usage, Target target, std::vector<BufferDesc> &out,
+                     std::string *error) {
+  out.clear();
+  auto fail = [&](const std::string &msg) {
+    if (error)
+      *error = msg;
+    out.clear();
+    return false;
+  };
+  std::vector<BufferExtents> extents;
+  if (!getBufferExtents(config, static_cast<int64_t>(shape.size()), usage,
+                        target, extents, error))
+    return fail(error ? *error : "invalid layout request");
+  std::string msg = verifyShape(config, shape);
+  if (!msg.empty())
+    return fail(msg);
+
+  // The extents of this shape; an overflow in any of them is an error
+  // naming the buffer.
+  std::string overflowBuffer;
+  for (const BufferExtents &e : extents) {
+    Shape s;
+    for (const Extent &x : e.shape)
+      s.push_back(x.evaluate(shape));
+    if (overflowBuffer.empty()) {
+      for (int64_t d : s)
+        if (d == -1)
+          overflowBuffer = e.name;
+      int64_t n = numElements(s);
+      if (n == -1 || (n != kDynamic && mulDim(n, dtypeBytes(e.dtype)) == -1))
+        overflowBuffer = e.name;
+    }
+    out.push_back(
+        BufferDesc{e.name, e.role, e.columnwise, std::move(s), e.dtype});
+  }
+  if (!overflowBuffer.empty())
+    return fail("the size of buffer " + overflowBuffer + " overflows int64");
   return true;
 }
 

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,93 @@ struct BufferDesc {
   Shape shape;     ///< padded, as allocated by TE's C++ create_tensor
   DType dtype;     ///< U8 data is described by its real type (E4M3, ...)
 };
+
+/// One extent of a buffer as an expression of the logical dimensions
+/// d0..d_{n-1}: what a layout rule computes, so that a compiler can evaluate
+/// it at compile time (evaluate()) or emit it as index arithmetic when a
+/// dimension is only known at run time. Divisors and multiples are
+/// constants.
+class Extent {
+public:
+  enum class Kind : uint8_t {
+    Const,    ///< value()
+    Dim,      ///< logical dimension dimIndex()
+    Mul,      ///< lhs() * rhs()
+    CeilDiv,  ///< ceil(lhs() / value())
+    ExactDiv, ///< lhs() / value(), exact by the recipe's shape rules
+    RoundUp,  ///< ceil(lhs() / value()) * value()
+  };
+
+  static Extent constant(int64_t value);
+  static Extent dim(int64_t index);
+  static Extent mul(const Extent &lhs, const Extent &rhs);
+  static Extent ceilDiv(const Extent &lhs, int64_t divisor);
+  static Extent exactDiv(const Extent &lhs, int64_t divisor);
+  static Extent roundUp(const Extent &lhs, int64_t multiple);
+
+  Kind kind() const { return kind_; }
+  /// Const: the constant; Dim: the dimension's index; CeilDiv, ExactDiv,
+  /// RoundUp: the constant divisor or multiple.
+  int64_t value() const { return value_; }
+  int64_t dimIndex() const { return value_; }
+  const Extent &lhs() const { return *lhs_; }
+  const Extent &rhs() const { return *rhs_; }
+
+  /// Structural equality.
+  bool operator==(const Extent &other) const;
+  bool operator!=(const Extent &other) const { return !(*this == other); }
+
+  /// The extent of a tensor of logical shape `shape`: kDynamic if it depends
+  /// on a dynamic dimension, -1 on int64 overflow (the dimension arithmetic
+  /// below).
+  int64_t evaluate(const Shape &shape) const;
+
+  /// e.g. "roundup(ceildiv(d1, 32), 4)".
+  std::string str() const;
+
+private:
+  Extent(Kind kind, int64_t value, std::shared_ptr<const Extent> lhs = nullptr,
+         std::shared_ptr<const Extent> rhs = nullptr)
+      : kind_(kind), value_(value), lhs_(std::move(lhs)), rhs_(std::move(rhs)) {
+  }
+  Kind kind_;
+  int64_t value_;
+  std::shared_ptr<const Extent> lhs_, rhs_;
+};
+
+/// The flattened leading dimension M = d0 * ... * d_{n-2} of a rank-`rank`
+/// tensor (d0 for rank 2; the constant 1 for rank 0 and 1).
+Extent rowsExtent(int64_t rank);
+/// The last dimension K = d_{n-1} (the constant 1 for rank 0).
+Extent colsExtent(int64_t rank);
+
+/// A buffer whose shape is given as extents of the logical dimensions.
+struct BufferExtents {
+  std::string name;
+  BufferRole role;
+  bool columnwise;
+  std::vector<Extent> shape;
+  DType dtype;
+};
+
+/// The ordered buffers of every tensor of rank `rank` quantized with `config`
+/// holding `usage` on `target`, their shapes as expressions of the logical
+/// dimensions: the layout rules themselves. getBufferLayout evaluates them
+/// for one shape. Returns false and sets `*error` for an invalid config or
+/// usage, or a rank the recipe forbids. The recipe's divisibility rules
+/// (verifyShape) are not checked: they need the dimensions.
+bool getBufferExtents(const QuantizerConfig &config, int64_t rank, Usage usage,
+                      Target target, std::vector<BufferExtents> &out,
+                      std::string *error = nullptr);
+
+/// Where a quantized tensor's buffers hold `extent` (e.g. a logical
+/// dimension, or rowsExtent): the first buffer axis whose extent is
+/// `extent` (`*factor` = 1) or exactDiv(extent, c) (`*factor` = c), so that
+/// extent = the buffer's size along `*axis` times `*factor`. False if no
+/// buffer holds it exactly (e.g. a leading dimension of an NVFP4 tensor with
+/// columnwise usage alone, whose data is 2-D).
+bool findExtent(const std::vector<BufferExtents> &buffers, const Extent &extent,
+                size_t *buffer, size_t *axis, int64_t *factor);
 
 /// The ordered buffers of a tensor of logical shape `shape` (N-D; leading dims
 /// are flattened to M, the last is K) quantized with `config` holding `usage`

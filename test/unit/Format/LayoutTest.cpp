@@ -421,6 +421,103 @@ TEST(Layout, DynamicDims) {
             "NVFP4 needs the last dimension divisible by 16, got 17");
 }
 
+/// The extents of every buffer, printed (Extent::str).
+std::vector<std::string> extentStrs(const QuantizerConfig &c, int64_t rank,
+                                    Usage u, Target t) {
+  std::vector<BufferExtents> buffers;
+  std::string err;
+  EXPECT_TRUE(getBufferExtents(c, rank, u, t, buffers, &err)) << err;
+  std::vector<std::string> out;
+  for (const BufferExtents &b : buffers) {
+    std::string s = b.name + " [";
+    for (size_t i = 0; i < b.shape.size(); ++i)
+      s += (i ? ", " : "") + b.shape[i].str();
+    out.push_back(s + "]");
+  }
+  return out;
+}
+
+TEST(Layout, ExtentsAreTheLayoutRules) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(extentStrs(cfg(Recipe::Current), 2, RowwiseAndColumnwise, SM90),
+            (V{"_data [d0, d1]", "_transpose [d1, d0]", "_scale_inv [1]"}));
+  EXPECT_EQ(
+      extentStrs(blockCfg(1), 3, RowwiseAndColumnwise, SM90),
+      (V{"_rowwise_data [d0, d1, d2]",
+         "_rowwise_scale_inv [ceildiv(d2, 128), roundup(d0 * d1, 4)]",
+         "_columnwise_data [d2, d0, d1]",
+         "_columnwise_scale_inv [ceildiv(d0 * d1, 128), roundup(d2, 4)]"}));
+  EXPECT_EQ(
+      extentStrs(blockCfg(2), 2, Rowwise, SM90),
+      (V{"_rowwise_data [d0, d1]", "_rowwise_scale_inv [ceildiv(d0, 128), "
+                                   "roundup(ceildiv(d1, 128), 4)]"}));
+  EXPECT_EQ(extentStrs(cfg(Recipe::MXFP8), 2, RowwiseAndColumnwise, SM100),
+            (V{"_rowwise_data [d0, d1]",
+               "_rowwise_scale_inv [roundup(d0, 128), "
+               "roundup(ceildiv(d1, 32), 4)]",
+               "_columnwise_data [d0, d1]",
+               "_columnwise_scale_inv [roundup(ceildiv(d0, 32), 4), "
+               "roundup(d1, 128)]"}));
+  EXPECT_EQ(extentStrs(cfg(Recipe::NVFP4), 2, Columnwise, SM100),
+            (V{"_columnwise_data [d1, (d0) / 2]",
+               "_columnwise_scale_inv [roundup(d1, 128), "
+               "roundup(ceildiv(d0, 16), 4)]",
+               "_amax_columnwise [1]"}));
+  // Rank 0: per-tensor recipes only.
+  EXPECT_EQ(extentStrs(cfg(Recipe::Delayed), 0, Rowwise, SM90),
+            (V{"_data []", "_scale_inv [1]"}));
+  std::vector<BufferExtents> none;
+  std::string err;
+  EXPECT_FALSE(
+      getBufferExtents(cfg(Recipe::NVFP4), 0, Rowwise, SM100, none, &err));
+  EXPECT_NE(err.find("needs rank >= 1"), std::string::npos) << err;
+}
+
+TEST(Layout, ExtentsEvaluateToTheLayout) {
+  // getBufferLayout is the extents evaluated: spot-check an odd shape.
+  std::vector<BufferExtents> e;
+  ASSERT_TRUE(getBufferExtents(blockCfg(1), 3, RowwiseAndColumnwise, SM90, e));
+  Shape shape{3, 100, 300};
+  EXPECT_EQ(e[1].shape[0].evaluate(shape), 3);   // ceil(300/128)
+  EXPECT_EQ(e[1].shape[1].evaluate(shape), 300); // rup(300, 4)
+  EXPECT_EQ(e[3].shape[0].evaluate({3, D, 300}), D);
+  EXPECT_EQ(e[3].shape[1].evaluate({3, D, 300}), 300);
+  EXPECT_EQ(rowsExtent(0), Extent::constant(1));
+  EXPECT_EQ(rowsExtent(1), Extent::constant(1));
+  EXPECT_EQ(rowsExtent(2), Extent::dim(0));
+  EXPECT_EQ(colsExtent(3), Extent::dim(2));
+  EXPECT_NE(Extent::ceilDiv(Extent::dim(0), 2),
+            Extent::exactDiv(Extent::dim(0), 2));
+}
+
+TEST(Layout, FindExtent) {
+  size_t buffer = 9, axis = 9;
+  int64_t factor = 0;
+  std::vector<BufferExtents> e;
+  // Hopper columnwise-only per-tensor: d0 is axis 1 of _transpose.
+  ASSERT_TRUE(getBufferExtents(cfg(Recipe::Current), 2, Columnwise, SM90, e));
+  ASSERT_TRUE(findExtent(e, Extent::dim(0), &buffer, &axis, &factor));
+  EXPECT_EQ(e[buffer].name, "_transpose");
+  EXPECT_EQ(axis, 1u);
+  EXPECT_EQ(factor, 1);
+  // NVFP4 columnwise: M is twice axis 1 of _columnwise_data.
+  ASSERT_TRUE(getBufferExtents(cfg(Recipe::NVFP4), 2, Columnwise, SM100, e));
+  ASSERT_TRUE(findExtent(e, Extent::dim(0), &buffer, &axis, &factor));
+  EXPECT_EQ(e[buffer].name, "_columnwise_data");
+  EXPECT_EQ(axis, 1u);
+  EXPECT_EQ(factor, 2);
+  // ... but a leading dimension of a 3-D one is only inside M.
+  ASSERT_TRUE(getBufferExtents(cfg(Recipe::NVFP4), 3, Columnwise, SM100, e));
+  EXPECT_FALSE(findExtent(e, Extent::dim(0), &buffer, &axis, &factor));
+  ASSERT_TRUE(findExtent(e, rowsExtent(3), &buffer, &axis, &factor));
+  EXPECT_EQ(factor, 2);
+  // NVFP4 rowwise: the last dimension is twice the packed data's.
+  ASSERT_TRUE(getBufferExtents(cfg(Recipe::NVFP4), 2, Rowwise, SM100, e));
+  ASSERT_TRUE(findExtent(e, Extent::dim(1), &buffer, &axis, &factor));
+  EXPECT_EQ(e[buffer].name, "_rowwise_data");
+  EXPECT_EQ(factor, 2);
+}
+
 //===----------------------------------------------------------------------===//
 // Invalid requests and overflow
 //===----------------------------------------------------------------------===//
