@@ -10,6 +10,8 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   # unit tests
   libgtest-dev libgmock-dev
+  # the te Python package's tests (python/)
+  python3-numpy
 )
 
 missing=()

@@ -22,6 +22,7 @@ MIN_API_VERSION = 3
 
 _lock = threading.Lock()
 _lib = None
+_syntax = None
 
 
 class LibraryNotFound(OSError):
@@ -90,3 +91,29 @@ def load():
 def path_of_loaded():
     """The file name the loaded library was opened with (None before)."""
     return _lib._name if _lib is not None else None
+
+
+def load_syntax():
+    """libte_py_syntax (te-quantize's quantizer parser), next to this
+    package; loaded after libte_rt, which it links."""
+    global _syntax
+    load()
+    with _lock:
+        if _syntax is not None:
+            return _syntax
+        here = os.path.dirname(os.path.abspath(__file__))
+        path = os.path.join(here, "libte_py_syntax.so")
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            raise LibraryNotFound(
+                f"cannot load the quantizer parser {path}: {e} (build the "
+                "te-python target)") from None
+        lib.te_py_parse_quantizer.restype = ctypes.c_int
+        lib.te_py_parse_quantizer.argtypes = [
+            ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t,
+            ctypes.c_char_p, ctypes.c_size_t]
+        lib.te_py_quantizer_size.restype = ctypes.c_size_t
+        lib.te_py_quantizer_size.argtypes = []
+        _syntax = lib
+        return lib
