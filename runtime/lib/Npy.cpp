@@ -6,9 +6,17 @@
 
 #include "Npy.h"
 
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <new>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace te::npy {
 
@@ -27,6 +35,10 @@ const char *descr(Kind k) {
     return "|u1";
   case Kind::U16:
     return "<u2";
+  case Kind::F16:
+    return "<f2";
+  case Kind::F64:
+    return "<f8";
   }
   return "?";
 }
@@ -39,137 +51,386 @@ bool setError(std::string *error, const std::string &msg) {
   return false;
 }
 
-void skipSpaces(const std::string &s, size_t &i) {
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n'))
-    ++i;
+/// `s` with every byte outside printable ASCII written as \xNN, so that a
+/// message quoting header text is one line and is not cut by a NUL.
+std::string printable(const std::string &s) {
+  std::string r;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      r += static_cast<char>(c);
+      continue;
+    }
+    char buf[8];
+    std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+    r += buf;
+  }
+  return r;
 }
 
-/// Finds the value text following 'key': in the header dict.
-bool findValue(const std::string &h, const char *key, size_t &pos) {
-  std::string k1 = std::string("'") + key + "'";
-  std::string k2 = std::string("\"") + key + "\"";
-  size_t p = h.find(k1);
-  size_t len = k1.size();
-  if (p == std::string::npos) {
-    p = h.find(k2);
-    len = k2.size();
-  }
-  if (p == std::string::npos)
-    return false;
-  p += len;
-  skipSpaces(h, p);
-  if (p >= h.size() || h[p] != ':')
-    return false;
-  ++p;
-  skipSpaces(h, p);
-  pos = p;
-  return true;
-}
+/// A value of the header dict: numpy reads the header with
+/// ast.literal_eval, so these are Python literals.
+struct Value {
+  enum { Str, Bool, Tuple, Other } kind = Other;
+  std::string str;
+  bool boolean = false;
+  std::vector<int64_t> ints; ///< Tuple of non-negative ints
+  bool badTuple = false;     ///< a tuple with a negative or non-int element
+  bool overflow = false;     ///< a tuple element beyond int64
+};
 
-} // namespace
-
-bool parse(const std::vector<uint8_t> &f, Array &out, std::string *error) {
-  static const uint8_t magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  if (f.size() < 10 || std::memcmp(f.data(), magic, 6) != 0)
-    return setError(error, "not a .npy file (bad magic)");
-  int major = f[6];
-  size_t headerLen, start;
-  if (major == 1) {
-    headerLen = f[8] | (size_t(f[9]) << 8);
-    start = 10;
-  } else if (major == 2 || major == 3) {
-    if (f.size() < 12)
-      return setError(error, "truncated .npy header");
-    headerLen = f[8] | (size_t(f[9]) << 8) | (size_t(f[10]) << 16) |
-                (size_t(f[11]) << 24);
-    start = 12;
-  } else {
-    return setError(error, "unsupported .npy version " + std::to_string(major));
-  }
-  if (start + headerLen > f.size())
-    return setError(error, "truncated .npy header");
-  std::string h(reinterpret_cast<const char *>(f.data() + start), headerLen);
-
-  size_t p;
-  if (!findValue(h, "descr", p) || (h[p] != '\'' && h[p] != '"'))
-    return setError(error, "the .npy header has no descr");
-  char quote = h[p];
-  size_t e = h.find(quote, p + 1);
-  if (e == std::string::npos)
-    return setError(error, "malformed descr in the .npy header");
-  std::string d = h.substr(p + 1, e - p - 1);
-  if (d == "<f4")
-    out.kind = Kind::F32;
-  else if (d == "|u1" || d == "u1")
-    out.kind = Kind::U8;
-  else if (d == "<u2")
-    out.kind = Kind::U16;
-  else
-    return setError(error, "unsupported .npy dtype '" + d +
-                               "' (expected '<f4', '|u1' or '<u2')");
-
-  if (!findValue(h, "fortran_order", p))
-    return setError(error, "the .npy header has no fortran_order");
-  if (h.compare(p, 4, "True") == 0)
-    return setError(error, "fortran_order True .npy files are not supported");
-  if (h.compare(p, 5, "False") != 0)
-    return setError(error, "malformed fortran_order in the .npy header");
-
-  if (!findValue(h, "shape", p) || h[p] != '(')
-    return setError(error, "the .npy header has no shape");
-  size_t close = h.find(')', p);
-  if (close == std::string::npos)
-    return setError(error, "malformed shape in the .npy header");
-  out.shape.clear();
-  std::string dims = h.substr(p + 1, close - p - 1);
+/// A parser of the Python dict literal numpy writes as the header: string
+/// keys, and string, True/False, tuple-of-int and int values. Anything
+/// else numpy might accept (escapes, other number syntaxes) is rejected.
+struct HeaderParser {
+  const std::string &h;
   size_t i = 0;
-  while (i < dims.size()) {
-    skipSpaces(dims, i);
-    if (i >= dims.size())
-      break;
-    if (dims[i] < '0' || dims[i] > '9')
-      return setError(error, "malformed shape in the .npy header");
-    int64_t v = 0;
-    while (i < dims.size() && dims[i] >= '0' && dims[i] <= '9') {
-      if (v > (std::numeric_limits<int64_t>::max() - 9) / 10)
-        return setError(error, "a .npy dimension overflows int64");
-      v = v * 10 + (dims[i] - '0');
+  std::string error;
+
+  bool fail(const std::string &msg) {
+    if (error.empty())
+      error = msg;
+    return false;
+  }
+  void ws() {
+    while (i < h.size() && (h[i] == ' ' || h[i] == '\t' || h[i] == '\n' ||
+                            h[i] == '\r' || h[i] == '\f' || h[i] == '\v'))
+      ++i;
+  }
+  bool eat(char c) {
+    ws();
+    if (i < h.size() && h[i] == c) {
+      ++i;
+      return true;
+    }
+    return false;
+  }
+  bool malformed() {
+    return fail("malformed .npy header (numpy reads it as a Python dict "
+                "literal)");
+  }
+  bool string(std::string &out) {
+    ws();
+    if (i >= h.size() || (h[i] != '\'' && h[i] != '"'))
+      return malformed();
+    char q = h[i++];
+    size_t b = i;
+    while (i < h.size() && h[i] != q) {
+      if (h[i] == '\\')
+        return fail("escapes in .npy header strings are not supported");
+      if (h[i] == '\n')
+        return malformed();
       ++i;
     }
-    out.shape.push_back(v);
-    skipSpaces(dims, i);
-    if (i < dims.size() && dims[i] == ',')
-      ++i;
+    if (i >= h.size())
+      return malformed();
+    out = h.substr(b, i - b);
+    ++i;
+    return true;
   }
+  /// A Python int literal: 0 or [1-9][0-9]*, optionally signed.
+  bool integer(int64_t &out, bool &negative, bool &overflow) {
+    ws();
+    negative = false;
+    overflow = false;
+    while (i < h.size() && (h[i] == '-' || h[i] == '+')) {
+      negative ^= h[i] == '-';
+      ++i;
+      ws();
+    }
+    if (i >= h.size() || h[i] < '0' || h[i] > '9')
+      return malformed();
+    if (h[i] == '0' && i + 1 < h.size() && h[i + 1] >= '0' && h[i + 1] <= '9')
+      return malformed(); // Python 3 has no leading zeros
+    int64_t v = 0;
+    while (i < h.size() && h[i] >= '0' && h[i] <= '9') {
+      if (v > (std::numeric_limits<int64_t>::max() - (h[i] - '0')) / 10)
+        overflow = true;
+      else
+        v = v * 10 + (h[i] - '0');
+      ++i;
+    }
+    if (i < h.size() && (std::isalnum(static_cast<unsigned char>(h[i])) ||
+                         h[i] == '_' || h[i] == '.'))
+      return malformed();
+    out = v;
+    return true;
+  }
+  bool keyword(const char *word) {
+    ws();
+    size_t n = std::strlen(word);
+    if (h.compare(i, n, word) != 0)
+      return false;
+    size_t e = i + n;
+    if (e < h.size() &&
+        (std::isalnum(static_cast<unsigned char>(h[e])) || h[e] == '_'))
+      return false;
+    i = e;
+    return true;
+  }
+  bool value(Value &v) {
+    ws();
+    if (i >= h.size())
+      return malformed();
+    if (h[i] == '\'' || h[i] == '"') {
+      v.kind = Value::Str;
+      return string(v.str);
+    }
+    if (keyword("True") || keyword("False")) {
+      v.kind = Value::Bool;
+      v.boolean = h.compare(i - 4, 4, "True") == 0;
+      return true;
+    }
+    if (h[i] == '(') {
+      ++i;
+      // `(3)` is the int 3, `(3,)` and `()` are tuples.
+      v.kind = Value::Tuple;
+      if (eat(')'))
+        return true;
+      size_t count = 0;
+      bool comma = false;
+      while (true) {
+        int64_t d;
+        bool negative, overflow;
+        if (!integer(d, negative, overflow))
+          return false;
+        ++count;
+        if (negative && d != 0)
+          v.badTuple = true;
+        v.overflow |= overflow;
+        v.ints.push_back(d);
+        if (eat(')'))
+          break;
+        if (!eat(','))
+          return malformed();
+        comma = true;
+        if (eat(')'))
+          break;
+      }
+      if (count == 1 && !comma)
+        v.kind = Value::Other;
+      return true;
+    }
+    int64_t d;
+    bool negative, overflow;
+    v.kind = Value::Other;
+    return integer(d, negative, overflow);
+  }
+  /// The dict; a repeated key keeps its last value, as in Python.
+  bool dict(std::map<std::string, Value> &out) {
+    if (!eat('{'))
+      return malformed();
+    while (true) {
+      if (eat('}'))
+        break;
+      std::string key;
+      if (!string(key))
+        return false;
+      if (!eat(':'))
+        return malformed();
+      Value v;
+      if (!value(v))
+        return false;
+      out[key] = v;
+      if (eat('}'))
+        break;
+      if (!eat(','))
+        return malformed();
+    }
+    ws();
+    if (i != h.size())
+      return malformed();
+    return true;
+  }
+};
+
+/// numpy's limit on the header (numpy.lib.format._MAX_HEADER_SIZE): longer
+/// headers are refused unless pickles are allowed.
+constexpr size_t kMaxHeader = 10000;
+
+/// Parses the header dict and fills `out`'s kind and shape; returns the byte
+/// size of the data.
+bool parseHeader(const std::string &h, Array &out, int64_t &dataBytes,
+                 std::string *error) {
+  if (h.find('\0') != std::string::npos)
+    return setError(error, "the .npy header contains a NUL byte");
+  std::map<std::string, Value> d;
+  HeaderParser p{h};
+  if (!p.dict(d)) {
+    // The messages the files of older releases pinned.
+    size_t shape = h.find("'shape'");
+    if (shape != std::string::npos && p.i > shape)
+      return setError(error, "malformed shape in the .npy header");
+    return setError(error, p.error);
+  }
+  if (!d.count("descr"))
+    return setError(error, "the .npy header has no descr");
+  if (!d.count("fortran_order"))
+    return setError(error, "the .npy header has no fortran_order");
+  if (!d.count("shape"))
+    return setError(error, "the .npy header has no shape");
+  for (const auto &[key, v] : d)
+    if (key != "descr" && key != "fortran_order" && key != "shape")
+      return setError(error, "the .npy header has the key '" + printable(key) +
+                                 "'; numpy accepts only descr, "
+                                 "fortran_order and shape");
+  const Value &descrV = d["descr"];
+  if (descrV.kind != Value::Str)
+    return setError(error, "malformed descr in the .npy header");
+  const std::string &ds = descrV.str;
+  if (ds == "<f4")
+    out.kind = Kind::F32;
+  else if (ds == "|u1" || ds == "u1")
+    out.kind = Kind::U8;
+  else if (ds == "<u2")
+    out.kind = Kind::U16;
+  else if (ds == "<f2")
+    out.kind = Kind::F16;
+  else if (ds == "<f8")
+    out.kind = Kind::F64;
+  else if (ds == ">f4" || ds == ">f2" || ds == ">f8" || ds == ">u2")
+    return setError(error, "big-endian .npy data ('" + ds +
+                               "') is not supported: convert it with "
+                               "a.astype('<" +
+                               ds.substr(1) + "')");
+  else
+    return setError(error, "unsupported .npy dtype '" + printable(ds) +
+                               "' (expected '<f4', '<f2', '<f8', '|u1' or "
+                               "'<u2')");
+  const Value &fo = d["fortran_order"];
+  if (fo.kind != Value::Bool)
+    return setError(error, "malformed fortran_order in the .npy header");
+  if (fo.boolean)
+    return setError(error, "fortran_order True .npy files are not supported");
+  const Value &sh = d["shape"];
+  if (sh.kind == Value::Tuple && sh.overflow && !sh.badTuple)
+    return setError(error, "a .npy dimension overflows int64");
+  if (sh.kind != Value::Tuple || sh.badTuple)
+    return setError(error, "malformed shape in the .npy header");
+  out.shape = sh.ints;
   int64_t n = 1;
   for (int64_t dim : out.shape) {
     if (dim != 0 && n > std::numeric_limits<int64_t>::max() / 8 / dim)
       return setError(error, "the .npy array is too large");
     n *= dim;
   }
-  int64_t bytes = n * Array::elementBytes(out.kind);
-  size_t dataStart = start + headerLen;
-  if (static_cast<uint64_t>(f.size() - dataStart) <
-      static_cast<uint64_t>(bytes))
-    return setError(error, "truncated .npy data: expected " +
-                               std::to_string(bytes) + " bytes, got " +
-                               std::to_string(f.size() - dataStart));
-  out.bytes.assign(f.begin() + dataStart, f.begin() + dataStart + bytes);
+  dataBytes = n * Array::elementBytes(out.kind);
   return true;
 }
 
+/// A source of bytes: reads up to n bytes into dst, returns how many.
+struct Source {
+  virtual ~Source() = default;
+  virtual size_t read(void *dst, size_t n) = 0;
+};
+
+struct MemorySource final : Source {
+  const std::vector<uint8_t> &f;
+  size_t pos = 0;
+  explicit MemorySource(const std::vector<uint8_t> &f) : f(f) {}
+  size_t read(void *dst, size_t n) override {
+    size_t got = std::min(n, f.size() - pos);
+    if (got)
+      std::memcpy(dst, f.data() + pos, got);
+    pos += got;
+    return got;
+  }
+};
+
+struct FileSource final : Source {
+  FILE *fp;
+  explicit FileSource(FILE *fp) : fp(fp) {}
+  size_t read(void *dst, size_t n) override {
+    size_t total = 0;
+    auto *p = static_cast<uint8_t *>(dst);
+    while (total < n) {
+      size_t chunk = std::min<size_t>(n - total, size_t(1) << 26);
+      size_t got = std::fread(p + total, 1, chunk, fp);
+      total += got;
+      if (got < chunk)
+        break;
+    }
+    return total;
+  }
+};
+
+/// Reads one array: magic and version, then the header (at most kMaxHeader
+/// bytes), then exactly the bytes the header announces. Nothing is read
+/// before the part it depends on is checked, so a stream of zeros or a
+/// huge file costs a few bytes, not its size.
+bool parseFrom(Source &src, Array &out, std::string *error) {
+  uint8_t pre[12];
+  static const uint8_t magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  size_t got = src.read(pre, 8);
+  if (got < 8 || std::memcmp(pre, magic, 6) != 0)
+    return setError(error, "not a .npy file (bad magic)");
+  int major = pre[6], minor = pre[7];
+  if ((major != 1 && major != 2 && major != 3) || minor != 0)
+    return setError(error, "unsupported .npy format version " +
+                               std::to_string(major) + "." +
+                               std::to_string(minor) +
+                               " (numpy writes 1.0, 2.0 and 3.0)");
+  size_t lenBytes = major == 1 ? 2 : 4;
+  if (src.read(pre + 8, lenBytes) < lenBytes)
+    return setError(error, "truncated .npy header");
+  size_t headerLen = 0;
+  for (size_t b = 0; b < lenBytes; ++b)
+    headerLen |= size_t(pre[8 + b]) << (8 * b);
+  if (headerLen > kMaxHeader)
+    return setError(error, "the .npy header is " + std::to_string(headerLen) +
+                               " bytes; numpy reads at most " +
+                               std::to_string(kMaxHeader));
+  std::string h(headerLen, '\0');
+  if (src.read(h.data(), headerLen) < headerLen)
+    return setError(error, "truncated .npy header");
+  int64_t bytes = 0;
+  if (!parseHeader(h, out, bytes, error))
+    return false;
+  try {
+    out.bytes.resize(static_cast<size_t>(bytes));
+  } catch (const std::bad_alloc &) {
+    return setError(error, "out of memory allocating " + std::to_string(bytes) +
+                               " bytes for the data");
+  } catch (const std::length_error &) {
+    return setError(error, "out of memory allocating " + std::to_string(bytes) +
+                               " bytes for the data");
+  }
+  got = src.read(out.bytes.data(), out.bytes.size());
+  if (got < out.bytes.size())
+    return setError(error, "truncated .npy data: expected " +
+                               std::to_string(bytes) + " bytes, got " +
+                               std::to_string(got));
+  return true;
+}
+
+} // namespace
+
+bool parse(const std::vector<uint8_t> &f, Array &out, std::string *error) {
+  MemorySource src(f);
+  return parseFrom(src, out, error);
+}
+
 bool read(const std::string &path, Array &out, std::string *error) {
-  FILE *fp = std::fopen(path.c_str(), "rb");
+  bool stdinput = path == "-";
+  FILE *fp = stdinput ? stdin : std::fopen(path.c_str(), "rb");
   if (!fp)
-    return setError(error, "cannot open '" + path + "'");
-  std::vector<uint8_t> buf;
-  uint8_t chunk[1 << 16];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof(chunk), fp)) > 0)
-    buf.insert(buf.end(), chunk, chunk + got);
-  std::fclose(fp);
+    return setError(error,
+                    "cannot open '" + path + "': " + std::strerror(errno));
+  struct stat st;
+  if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (!stdinput)
+      std::fclose(fp);
+    return setError(error, "'" + path + "' is a directory, not a .npy file");
+  }
+  FileSource src(fp);
   std::string err;
-  if (!parse(buf, out, &err))
+  bool ok = parseFrom(src, out, &err);
+  if (ok && std::ferror(fp)) {
+    ok = false;
+    err = std::string("read error: ") + std::strerror(errno);
+  }
+  if (!stdinput)
+    std::fclose(fp);
+  if (!ok)
     return setError(error, "'" + path + "': " + err);
   return true;
 }
@@ -208,14 +469,46 @@ std::vector<uint8_t> serialize(const Array &a) {
 }
 
 bool write(const std::string &path, const Array &a, std::string *error) {
-  std::vector<uint8_t> bytes = serialize(a);
-  FILE *fp = std::fopen(path.c_str(), "wb");
-  if (!fp)
-    return setError(error, "cannot write '" + path + "'");
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), fp) == bytes.size();
-  ok = (std::fclose(fp) == 0) && ok;
-  if (!ok)
-    return setError(error, "cannot write '" + path + "'");
+  // The header, then the data straight from `a` (no second copy of it).
+  Array empty;
+  empty.kind = a.kind;
+  empty.shape = a.shape;
+  std::vector<uint8_t> header = serialize(empty);
+  // Written to a temporary file beside `path`, then renamed over it: `path`
+  // is either the old file or the complete new one, never a truncated one.
+  std::string tmp = path + ".tmp.XXXXXX";
+  int fd = mkstemp(tmp.data());
+  if (fd < 0)
+    return setError(error,
+                    "cannot write '" + path + "': " + std::strerror(errno));
+  FILE *fp = fdopen(fd, "wb");
+  if (!fp) {
+    int e = errno;
+    close(fd);
+    unlink(tmp.c_str());
+    return setError(error, "cannot write '" + path + "': " + std::strerror(e));
+  }
+  errno = 0;
+  bool ok = std::fwrite(header.data(), 1, header.size(), fp) == header.size();
+  ok = ok && (a.bytes.empty() || std::fwrite(a.bytes.data(), 1, a.bytes.size(),
+                                             fp) == a.bytes.size());
+  ok = std::fflush(fp) == 0 && ok;
+  int e = errno;
+  ok = std::fclose(fp) == 0 && ok;
+  if (!ok && !e)
+    e = errno;
+  // mkstemp makes the file 0600; a .npy is as readable as any new file.
+  mode_t mask = umask(0);
+  umask(mask);
+  if (ok && chmod(tmp.c_str(), 0666 & ~mask) != 0)
+    e = errno, ok = false;
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0)
+    e = errno, ok = false;
+  if (!ok) {
+    unlink(tmp.c_str());
+    return setError(error, "cannot write '" + path +
+                               "': " + (e ? std::strerror(e) : "write error"));
+  }
   return true;
 }
 

@@ -8,7 +8,9 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 
 namespace te::tools {
@@ -76,16 +78,65 @@ bool parseInt(const std::string &v, long long &out) {
   return errno == 0 && end && *end == '\0';
 }
 
+/// A float field, read as the te dialect reads it (MLIR's
+/// AsmParser::parseFloat with f32 semantics), so that te-opt and te-quantize
+/// give one quantizer the same value: a decimal float literal
+/// `[-+]?[0-9]+.[0-9]*([eE][-+]?[0-9]+)?` rounded to nearest f32 (too large
+/// becomes inf), or a hexadecimal integer `0x...` of at most 32 bits taken
+/// as the f32 bit pattern (0x7FC00000 is NaN). A decimal integer (`1`,
+/// `1e-6`) is not a float literal there, nor here.
 bool parseFloat(const std::string &v, float &out) {
-  if (v.empty() || v == "inf" || v == "nan")
+  size_t i = 0;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+    uint64_t bits = 0;
+    for (i = 2; i < v.size(); ++i) {
+      if (!std::isxdigit(static_cast<unsigned char>(v[i])) ||
+          bits > 0x0FFFFFFFull)
+        return false;
+      bits = bits * 16 + static_cast<uint64_t>(
+                             std::isdigit(static_cast<unsigned char>(v[i]))
+                                 ? v[i] - '0'
+                                 : std::tolower(v[i]) - 'a' + 10);
+    }
+    if (bits > 0xFFFFFFFFull)
+      return false;
+    uint32_t b32 = static_cast<uint32_t>(bits);
+    std::memcpy(&out, &b32, 4);
+    return true;
+  }
+  if (i < v.size() && (v[i] == '-' || v[i] == '+'))
+    ++i;
+  size_t digits = i;
+  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i])))
+    ++i;
+  if (i == digits || i >= v.size() || v[i] != '.')
     return false;
+  ++i;
+  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i])))
+    ++i;
+  if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) {
+    ++i;
+    if (i < v.size() && (v[i] == '-' || v[i] == '+'))
+      ++i;
+    size_t exp = i;
+    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i])))
+      ++i;
+    if (i == exp)
+      return false;
+  }
+  if (i != v.size())
+    return false;
+  // strtod, then one rounding to f32 (strtof would round once too, but MLIR
+  // converts the double it lexed, so do the same).
   errno = 0;
-  char *end = nullptr;
-  double d = std::strtod(v.c_str(), &end);
-  if (errno != 0 || !end || *end != '\0')
-    return false;
+  double d = std::strtod(v.c_str(), nullptr);
   out = static_cast<float>(d);
   return true;
+}
+
+/// An `int` field of the dialect (margin, history, dims): any int32.
+bool parseInt32(const std::string &v, long long &out) {
+  return parseInt(v, out) && out >= INT32_MIN && out <= INT32_MAX;
 }
 
 } // namespace
@@ -152,12 +203,12 @@ bool parseQuantizer(const std::string &text, te_rt_quantizer &q,
     float fv;
     const te_rt_recipe r = q.recipe;
     if (r == TE_RT_RECIPE_DELAYED && key == "margin") {
-      if (!parseInt(v, iv) || iv < -(1LL << 30) || iv > (1LL << 30))
-        return bad("an integer");
+      if (!parseInt32(v, iv))
+        return bad("an integer in -2147483648..2147483647");
       q.margin = static_cast<int32_t>(iv);
     } else if (r == TE_RT_RECIPE_DELAYED && key == "history") {
-      if (!parseInt(v, iv) || iv < -(1LL << 30) || iv > (1LL << 30))
-        return bad("an integer");
+      if (!parseInt32(v, iv))
+        return bad("an integer in -2147483648..2147483647");
       q.history_length = static_cast<int32_t>(iv);
     } else if (r == TE_RT_RECIPE_DELAYED && key == "algo") {
       if (v == "max")
@@ -174,11 +225,12 @@ bool parseQuantizer(const std::string &text, te_rt_quantizer &q,
     } else if ((r == TE_RT_RECIPE_CURRENT || r == TE_RT_RECIPE_BLOCK) &&
                key == "amax_epsilon") {
       if (!parseFloat(v, fv))
-        return bad("a float");
+        return bad("a float literal (e.g. 1.0e-06, or 0x3F800000 for the f32 "
+                   "bits)");
       q.amax_epsilon = fv;
     } else if (r == TE_RT_RECIPE_BLOCK && key == "dims") {
-      if (!parseInt(v, iv) || iv < -(1LL << 30) || iv > (1LL << 30))
-        return bad("an integer");
+      if (!parseInt32(v, iv))
+        return bad("an integer in -2147483648..2147483647");
       q.block_dim = static_cast<int32_t>(iv);
     } else if (r == TE_RT_RECIPE_MXFP8 && key == "block_2d") {
       if (!parseBool(v, bv))
@@ -218,7 +270,8 @@ bool parseQuantizer(const std::string &text, te_rt_quantizer &q,
       q.use_4over6 = bv;
     } else if (r == TE_RT_RECIPE_NVFP4 && key == "e4m3_max") {
       if (!parseFloat(v, fv))
-        return bad("a float");
+        return bad("a float literal (e.g. 1.0e-06, or 0x3F800000 for the f32 "
+                   "bits)");
       q.e4m3_max = fv;
     } else if (r == TE_RT_RECIPE_NVFP4 && key == "err_mode") {
       if (v == "mae")

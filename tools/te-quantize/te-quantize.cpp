@@ -6,9 +6,12 @@
 
 #include "Npy.h"
 #include "QuantizerSyntax.h"
+#include "te/ToolVersion.h"
 #include "te_rt.h"
 
 #include <cerrno>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,8 +37,11 @@ recipes, DIR/amax.npy.
 OPTIONS:
   --quantizer Q        the quantizer in the te dialect's attribute syntax:
                          #te.<recipe><element-type (, field = value)*>
-  --input X.npy        float32 ('<f4') C-order array; rank 0 (a scalar) for
-                       per-tensor recipes (current, delayed), else >= 1
+  --input X.npy        float32 ('<f4') C-order array, or float16 ('<f2') or
+                       float64 ('<f8', every finite value within float32's
+                       range) converted to float32; '-' reads standard
+                       input; rank 0 (a scalar) for per-tensor recipes
+                       (current, delayed), else >= 1
   --input-type T       f32 (default) or bf16: with bf16 every value must be
                        exactly representable in bf16
   --usage U            rowwise, columnwise or rowwise,columnwise (default)
@@ -45,8 +51,14 @@ OPTIONS:
   --swizzled           MXFP8/NVFP4: write GEMM-swizzled scales
   --seed N, --offset N NVFP4 stochastic rounding (default 0)
   --scale S            delayed scaling: the scale to use (default 1.0)
-  --output-dir DIR     created if missing
+  --output-dir DIR     created if missing; files are written whole (a
+                       temporary file renamed into place) and never over
+                       the input
   --help               this text
+  --version            te's version and the CUDA it was built with
+
+EXIT STATUS: 0 success, 1 a failure (input, quantizer, runtime, output),
+2 a usage error (unknown option, missing or malformed value).
 
 QUANTIZERS (one example per recipe; fields equal to their default may be
 omitted):
@@ -69,6 +81,60 @@ int error(const std::string &msg) {
   return 1;
 }
 
+/// A usage error: exit status 2.
+int usageError(const std::string &msg) {
+  std::fprintf(stderr, "te-quantize: error: %s\n", msg.c_str());
+  return 2;
+}
+
+float halfToFloat(uint16_t h);
+
+/// The input as float32 (float16 and float64 converted, float64 checked
+/// against float32's range), or false with `err` set.
+bool toFloat32(te::npy::Array &in, const std::string &path, std::string &err) {
+  if (in.kind == te::npy::Kind::F32)
+    return true;
+  if (in.kind != te::npy::Kind::F16 && in.kind != te::npy::Kind::F64) {
+    err = "input '" + path +
+          "' must be float32 ('<f4'), float16 ('<f2') or "
+          "float64 ('<f8'), got '" +
+          te::npy::descr(in.kind) + "'";
+    return false;
+  }
+  int64_t n = in.numElements();
+  std::vector<uint8_t> f32;
+  try {
+    f32.resize(static_cast<size_t>(n) * 4);
+  } catch (const std::bad_alloc &) {
+    err = "out of memory allocating " + std::to_string(n * 4) +
+          " bytes for the float32 copy of '" + path + "'";
+    return false;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    float f;
+    if (in.kind == te::npy::Kind::F64) {
+      double d;
+      std::memcpy(&d, in.bytes.data() + 8 * i, 8);
+      if (std::isfinite(d) && std::fabs(d) > FLT_MAX) {
+        char buf[32];
+        std::snprintf(buf, sizeof(buf), "%g", d);
+        err = "input '" + path + "' element " + std::to_string(i) + " (" + buf +
+              ") is outside float32's range";
+        return false;
+      }
+      f = static_cast<float>(d);
+    } else {
+      uint16_t h;
+      std::memcpy(&h, in.bytes.data() + 2 * i, 2);
+      f = halfToFloat(h);
+    }
+    std::memcpy(f32.data() + 4 * i, &f, 4);
+  }
+  in.bytes.swap(f32);
+  in.kind = te::npy::Kind::F32;
+  return true;
+}
+
 bool parseU64(const char *s, uint64_t &out) {
   if (!s || !*s || *s == '-')
     return false;
@@ -81,13 +147,38 @@ bool parseU64(const char *s, uint64_t &out) {
   return true;
 }
 
+/// IEEE binary16 -> float (exact).
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1F,
+           man = h & 0x3FF;
+  float f;
+  if (exp == 0x1F) {
+    uint32_t bits = sign | 0x7F800000u | (man << 13);
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  if (exp == 0) {
+    f = std::ldexp(static_cast<float>(man), -24);
+    return sign ? -f : f;
+  }
+  uint32_t bits = sign | ((exp + 112) << 23) | (man << 13);
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
 te::npy::Kind kindOf(te_rt_dtype d) {
   return d == TE_RT_F32 ? te::npy::Kind::F32 : te::npy::Kind::U8;
 }
 
 } // namespace
 
-int main(int argc, char **argv) {
+/// Whether `a` and `b` name one file (both must exist).
+bool sameFile(const std::string &a, const std::string &b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
+int run(int argc, char **argv) {
   std::string quantizerText, inputPath, inputType = "f32", usageText,
                                         targetText, backendText = "cpu", outDir;
   bool swizzled = false;
@@ -103,6 +194,13 @@ int main(int argc, char **argv) {
     };
     if (a == "--help" || a == "-h") {
       std::fputs(kHelp, stdout);
+      return 0;
+    }
+    if (a == "--version") {
+      std::printf("te-quantize (te) %s\nCUDA: %s\nLLVM: none (te-quantize "
+                  "does not use it)\nte_rt API version: %d\n",
+                  TE_VERSION_STRING, TE_CUDA_VERSION_STRING,
+                  te_rt_api_version());
       return 0;
     }
     bool ok = true;
@@ -126,31 +224,31 @@ int main(int argc, char **argv) {
       std::string v;
       ok = value(v) && parseU64(v.c_str(), a == "--seed" ? seed : offset);
       if (!ok)
-        return error(a + " expects a non-negative integer");
+        return usageError(a + " expects an integer in 0..2^64-1");
     } else if (a == "--scale") {
       std::string v;
       char *end = nullptr;
       ok = value(v);
       if (ok)
         delayedScale = std::strtof(v.c_str(), &end);
-      if (!ok || !end || *end || v.empty())
-        return error("--scale expects a float");
+      if (!ok || !end || *end || v.empty() || !std::isfinite(delayedScale))
+        return usageError("--scale expects a finite float");
     } else
-      return error("unknown option '" + a + "' (see --help)");
+      return usageError("unknown option '" + a + "' (see --help)");
     if (!ok)
-      return error(a + " expects a value");
+      return usageError(a + " expects a value");
   }
   if (quantizerText.empty())
-    return error("missing --quantizer (see --help)");
+    return usageError("missing --quantizer (see --help)");
   if (inputPath.empty())
-    return error("missing --input");
+    return usageError("missing --input");
   if (outDir.empty())
-    return error("missing --output-dir");
+    return usageError("missing --output-dir");
 
   te_rt_quantizer qz;
   std::string err;
   if (!te::tools::parseQuantizer(quantizerText, qz, &err))
-    return error("bad quantizer syntax: " + err);
+    return usageError("bad quantizer syntax: " + err);
   if (te_rt_quantizer_verify(&qz) != TE_RT_OK)
     return error(te_rt_last_error());
 
@@ -168,9 +266,9 @@ int main(int argc, char **argv) {
       else if (u == "columnwise")
         usage |= TE_RT_COLUMNWISE;
       else
-        return error("--usage expects rowwise, columnwise or "
-                     "rowwise,columnwise, got '" +
-                     usageText + "'");
+        return usageError("--usage expects rowwise, columnwise or "
+                          "rowwise,columnwise, got '" +
+                          usageText + "'");
       if (c == std::string::npos)
         break;
       p = c + 1;
@@ -187,35 +285,62 @@ int main(int argc, char **argv) {
   else if (targetText == "sm_100")
     target = TE_RT_SM100;
   else
-    return error("--target expects sm_90 or sm_100, got '" + targetText + "'");
+    return usageError("--target expects sm_90 or sm_100, got '" + targetText +
+                      "'");
   te_rt_backend backend;
   if (backendText == "cpu")
     backend = TE_RT_BACKEND_CPU;
   else if (backendText == "cuda")
     backend = TE_RT_BACKEND_CUDA;
   else
-    return error("--backend expects cpu or cuda, got '" + backendText + "'");
+    return usageError("--backend expects cpu or cuda, got '" + backendText +
+                      "'");
   if (inputType != "f32" && inputType != "bf16")
-    return error("--input-type expects f32 or bf16, got '" + inputType + "'");
+    return usageError("--input-type expects f32 or bf16, got '" + inputType +
+                      "'");
+
+  // The output directory and file names are checked before any work: no
+  // output may replace the input, and a directory that cannot be made is
+  // reported before the quantization runs.
+  te_rt_buffer_desc descs[TE_RT_MAX_BUFFERS];
+  int32_t nb = 0;
+  std::error_code ec;
+  std::filesystem::create_directories(outDir, ec);
+  if (ec)
+    return error("cannot create '" + outDir + "': " + ec.message());
+  if (!std::filesystem::is_directory(outDir, ec))
+    return error("--output-dir '" + outDir + "' is not a directory");
+  std::vector<std::string> outputs = {"amax", "dequantized"};
+  for (const char *name :
+       {"_data", "_scale_inv", "_rowwise_data", "_columnwise_data",
+        "_rowwise_scale_inv", "_columnwise_scale_inv", "_amax_rowwise",
+        "_amax_columnwise", "_transpose"})
+    outputs.push_back(name);
+  if (inputPath != "-")
+    for (const std::string &o : outputs)
+      if (sameFile(inputPath, outDir + "/" + o + ".npy"))
+        return error("the output '" + outDir + "/" + o +
+                     ".npy' is the input '" + inputPath +
+                     "': choose another --output-dir");
 
   te::npy::Array in;
   if (!te::npy::read(inputPath, in, &err))
     return error(err);
-  if (in.kind != te::npy::Kind::F32)
-    return error("input '" + inputPath + "' must be float32 ('<f4'), got '" +
-                 te::npy::descr(in.kind) + "'");
+  if (!toFloat32(in, inputPath, err))
+    return error(err);
   if (in.shape.size() > TE_RT_MAX_RANK)
     return error("input '" + inputPath + "' has rank " +
                  std::to_string(in.shape.size()) + ", at most " +
                  std::to_string(TE_RT_MAX_RANK) + " is supported");
   int64_t n = in.numElements();
-  std::vector<uint8_t> hostInput = in.bytes;
+  std::vector<uint8_t> hostInput;
+  hostInput.swap(in.bytes);
   te_rt_dtype xType = TE_RT_F32;
   if (inputType == "bf16") {
     std::vector<uint8_t> b16(static_cast<size_t>(n) * 2);
     for (int64_t i = 0; i < n; ++i) {
       uint32_t u;
-      std::memcpy(&u, in.bytes.data() + 4 * i, 4);
+      std::memcpy(&u, hostInput.data() + 4 * i, 4);
       if (u & 0xFFFFu) {
         float f;
         std::memcpy(&f, &u, 4);
@@ -294,14 +419,11 @@ int main(int argc, char **argv) {
   }
   if (te_rt_quantize(ctx, &x, &q, &args) != TE_RT_OK)
     return error(te_rt_last_error());
+  if (backend == TE_RT_BACKEND_CPU) {
+    // The host copy is no longer needed (x.data holds the input).
+    std::vector<uint8_t>().swap(hostInput);
+  }
 
-  std::error_code ec;
-  std::filesystem::create_directories(outDir, ec);
-  if (ec)
-    return error("cannot create '" + outDir + "': " + ec.message());
-
-  te_rt_buffer_desc descs[TE_RT_MAX_BUFFERS];
-  int32_t nb = 0;
   if (te_rt_qtensor_layout(&qz, q.rank, q.shape, q.usage, q.target, descs,
                            TE_RT_MAX_BUFFERS, &nb) != TE_RT_OK)
     return error(te_rt_last_error());
@@ -345,4 +467,14 @@ int main(int argc, char **argv) {
   if (!te::npy::write(outDir + "/dequantized.npy", d, &err))
     return error(err);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    return error("out of memory");
+  } catch (const std::exception &e) {
+    return error(std::string("internal error: ") + e.what());
+  }
 }

@@ -54,3 +54,24 @@ write("zerosize.npy", npy("<f4", [0, 32]))
 write("nonfinite.npy", npy("<f4", [1, 4], f32(nan, inf, -inf, 1.0)))
 # A valid file followed by garbage: the extra bytes are ignored.
 write("trailing.npy", npy("<f4", [1, 4], f32(nan, inf, -inf, 1.0) + b"garbage"))
+
+# numpy's header rules (numpy.lib.format): what numpy rejects is rejected.
+write("version15.npy", b"\x93NUMPY\x01\x05" + npy("<f4", [1, 4], f32(1, 2, 3, 4))[8:])
+# A repeated key keeps its last value in Python's dict, so in numpy.
+write("dupdescr.npy", header("{'descr': '<u2', 'descr': '<f4', 'fortran_order': False, 'shape': (1, 4), }") + f32(1, 2, 3, 4))
+write("extrakey.npy", header("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'x': 1, }") + f32(1, 2, 3, 4))
+write("notuple.npy", header("{'descr': '<f4', 'fortran_order': False, 'shape': (4), }") + f32(1, 2, 3, 4))
+write("fortranint.npy", header("{'descr': '<f4', 'fortran_order': 0, 'shape': (4,), }") + f32(1, 2, 3, 4))
+write("nuldescr.npy", header("{'descr': '<f4\0garbage', 'fortran_order': False, 'shape': (4,), }") + f32(1, 2, 3, 4))
+write("shortheader.npy", b"\x93NUMPY\x01\x00\x80\x00{'descr': '<f4'")
+# float16 / float64 inputs are converted; float64 beyond float32's range and
+# big-endian data are refused.
+f16 = lambda *v: struct.pack("<%de" % len(v), *v)
+f64 = lambda *v: struct.pack("<%dd" % len(v), *v)
+vals = [float(i) for i in range(32)]
+write("f32.npy", npy("<f4", [1, 32], f32(*vals)))
+write("f16.npy", npy("<f2", [1, 32], f16(*vals)))
+write("f64.npy", npy("<f8", [1, 32], f64(*vals)))
+write("f64big.npy", npy("<f8", [1, 32], f64(*([1e300] + vals[1:]))))
+write("bigendian64.npy", npy(">f8", [4], struct.pack(">4d", 1, 2, 3, 4)))
+write("dupref.npy", npy("<f4", [1, 4], f32(1, 2, 3, 4)))
