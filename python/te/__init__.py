@@ -13,6 +13,7 @@ See docs/guide/python.md.
 from .errors import (BackendUnavailableError, CompileError, Error,
                      InvalidArgumentError, OutOfMemoryError,
                      QuantizerSyntaxError, UnsupportedError)
+from .compiler import Program, compile, has_compiler
 from .quantizer import Quantizer
 from .runtime import (BufferInfo, Context, DeviceArray, QTensor, amax,
                       api_version, backend_available, default_context,
@@ -22,6 +23,6 @@ __all__ = [
     "BackendUnavailableError", "BufferInfo", "CompileError", "Context",
     "DeviceArray", "Error", "InvalidArgumentError", "OutOfMemoryError",
     "QTensor", "Quantizer", "QuantizerSyntaxError", "UnsupportedError",
-    "amax", "api_version", "backend_available", "default_context",
+    "Program", "amax", "api_version", "compile", "has_compiler", "backend_available", "default_context",
     "dequantize", "gemm", "quantize",
 ]

@@ -71,7 +71,9 @@ def load():
         errors = []
         for path in _candidates():
             try:
-                lib = ctypes.CDLL(path)
+                # Global: code JIT-compiled by te.compile resolves the
+                # runtime's entry points among the process's symbols.
+                lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
             except OSError as e:
                 errors.append(f"{path}: {e}")
                 continue

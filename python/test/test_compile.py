@@ -1,0 +1,110 @@
+"""te.compile: a te module lowered through the C API, JIT-compiled and run
+on numpy arrays, against the runtime's own quantize / dequantize / GEMM."""
+
+import unittest
+
+import numpy as np
+
+import te
+from te import compiler
+from common import sample
+
+MODULE = """
+func.func @mxfp8_roundtrip(%x: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %q = te.quantize %x : tensor<64x128xf32> -> !te.qtensor<64x128xf32, #te.mxfp8<f8E4M3FN>, rowwise>
+  %y = te.dequantize %q : !te.qtensor<64x128xf32, #te.mxfp8<f8E4M3FN>, rowwise> -> tensor<64x128xf32>
+  %e = tensor.empty() : tensor<64x128xf32>
+  %r = linalg.copy ins(%y : tensor<64x128xf32>) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %r : tensor<64x128xf32>
+}
+
+func.func @current_tn(%w: tensor<64x128xf32>, %x: tensor<32x128xf32>, %b: tensor<64xf32>) -> tensor<32x64xf32> {
+  %wq = te.quantize %w : tensor<64x128xf32> -> !te.qtensor<64x128xf32, #te.current<f8E4M3FN>, rowwise>
+  %xq = te.quantize %x : tensor<32x128xf32> -> !te.qtensor<32x128xf32, #te.current<f8E4M3FN>, rowwise>
+  %y = te.gemm %wq, %xq layout TN bias(%b : tensor<64xf32>)
+      : !te.qtensor<64x128xf32, #te.current<f8E4M3FN>, rowwise>,
+        !te.qtensor<32x128xf32, #te.current<f8E4M3FN>, rowwise> -> tensor<32x64xf32>
+  return %y : tensor<32x64xf32>
+}
+
+func.func @two_results(%x: tensor<8x32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>) {
+  %e = tensor.empty() : tensor<8x32xf32>
+  %a = linalg.copy ins(%x : tensor<8x32xf32>) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %f = tensor.empty() : tensor<8x32xf32>
+  %b = linalg.add ins(%x, %x : tensor<8x32xf32>, tensor<8x32xf32>) outs(%f : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %a, %b : tensor<8x32xf32>, tensor<8x32xf32>
+}
+"""
+
+
+@unittest.skipUnless(compiler.has_compiler(),
+                     "te's C API or libte_py_jit is not built "
+                     "(TE_ENABLE_MLIR, MLIR_LINK_MLIR_DYLIB)")
+class Compile(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.prog = te.compile(MODULE)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.prog.close()
+
+    def test_signature(self):
+        args, results = self.prog.signature("current_tn")
+        self.assertEqual([repr(a) for a in args],
+                         ["float32[64,128]", "float32[32,128]", "float32[64]"])
+        self.assertEqual([repr(r) for r in results], ["float32[32,64]"])
+
+    def test_quantize_dequantize_matches_runtime(self):
+        # Target cpu executes sm_90 layouts.
+        x = sample((64, 128), 1)
+        y = self.prog.run("mxfp8_roundtrip", x)
+        q = te.quantize(x, "#te.mxfp8<f8E4M3FN>", usage="rowwise",
+                        target="sm_90")
+        self.assertEqual(y.tobytes(), te.dequantize(q).tobytes())
+
+    def test_gemm_matches_runtime(self):
+        w, x, b = sample((64, 128), 2), sample((32, 128), 3), sample((64,), 4)
+        y = self.prog.run("current_tn", w, x, b)
+        qw = te.quantize(w, "#te.current<f8E4M3FN>", usage="rowwise")
+        qx = te.quantize(x, "#te.current<f8E4M3FN>", usage="rowwise")
+        self.assertEqual(y.tobytes(), te.gemm(qw, qx, "TN", bias=b).tobytes())
+
+    def test_several_results(self):
+        x = sample((8, 32), 5)
+        a, b = self.prog.run("two_results", x)
+        np.testing.assert_array_equal(a, x)
+        np.testing.assert_array_equal(b, x + x)
+
+    def test_argument_errors(self):
+        with self.assertRaises(ValueError):
+            self.prog.run("mxfp8_roundtrip", sample((64, 64)))
+        with self.assertRaises(TypeError):
+            self.prog.run("current_tn", sample((64, 128)))
+        with self.assertRaises(KeyError):
+            self.prog.run("nope", sample((64, 128)))
+
+    def test_parse_error_carries_diagnostics(self):
+        with self.assertRaises(te.CompileError) as cm:
+            te.compile("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {")
+        self.assertIn("error: expected", str(cm.exception))
+
+    def test_verifier_error_carries_diagnostics(self):
+        bad = """
+func.func @f(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %q = te.quantize %x : tensor<3x5xf32> -> !te.qtensor<3x5xf32, #te.mxfp8<f8E4M3FN>, rowwise>
+  %y = te.dequantize %q : !te.qtensor<3x5xf32, #te.mxfp8<f8E4M3FN>, rowwise> -> tensor<3x5xf32>
+  return %y : tensor<3x5xf32>
+}
+"""
+        with self.assertRaises(te.CompileError) as cm:
+            te.compile(bad)
+        self.assertRegex(str(cm.exception), r"\S")
+
+    def test_gpu_targets_refused(self):
+        with self.assertRaises(ValueError):
+            te.compile(MODULE, target="sm_90")
+
+
+if __name__ == "__main__":
+    unittest.main()
