@@ -82,18 +82,26 @@ def numpy_dtype_of(code):
     raise TypeError(f"no numpy dtype for te_rt dtype {code}")
 
 
+def _has_cai(obj):
+    # PyTorch raises TypeError (not AttributeError) for dtypes the
+    # interface cannot describe (bfloat16).
+    try:
+        return hasattr(obj, "__cuda_array_interface__")
+    except Exception:
+        return True
+
+
 def is_device_array(obj):
     if isinstance(obj, np.ndarray):
         return False
-    if hasattr(obj, "__cuda_array_interface__"):
-        return True
     dev = getattr(obj, "__dlpack_device__", None)
-    if dev is not None:
+    if dev is not None and hasattr(obj, "__dlpack__"):
         try:
-            return dev()[0] in (_DL_CUDA, _DL_CUDA_MANAGED)
+            if dev()[0] in (_DL_CUDA, _DL_CUDA_MANAGED):
+                return True
         except Exception:
-            return False
-    return False
+            pass
+    return _has_cai(obj)
 
 
 def to_bf16_bits(array):
@@ -229,7 +237,7 @@ def device_view(obj):
     """A View of a CUDA array (DLPack preferred: it carries bfloat16)."""
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
         return _dlpack_view(obj)
-    if hasattr(obj, "__cuda_array_interface__"):
+    if _has_cai(obj):
         return _cai_view(obj)
     raise TypeError(f"{type(obj).__name__} is neither a numpy array nor a "
                     "device array (__dlpack__ / __cuda_array_interface__)")
@@ -242,7 +250,7 @@ def view(obj, writable=False, input_type=None):
         raise ValueError(f"input_type expects None or 'bf16', got "
                          f"{input_type!r}")
     if input_type == "bf16":
-        if is_device_array(obj) or hasattr(obj, "__cuda_array_interface__"):
+        if is_device_array(obj):
             v = device_view(obj)
             if v.dtype != _abi.BF16:
                 raise TypeError("input_type='bf16' needs a bfloat16 device "
@@ -254,6 +262,4 @@ def view(obj, writable=False, input_type=None):
         return host_bf16_view(a)
     if is_device_array(obj):
         return device_view(obj)
-    if hasattr(obj, "__cuda_array_interface__"):
-        return _cai_view(obj)
     return host_view(obj, convert=not writable, writable=writable)
