@@ -193,6 +193,11 @@ _PROTOTYPES = {
     "te_rt_gemm_args_init": (None, [POINTER(GemmArgs)]),
     "te_rt_gemm": (_S, [c_void_p, POINTER(QTensor), POINTER(QTensor),
                         POINTER(Tensor), POINTER(GemmArgs)]),
+    "te_rt_context_set_host_memory": (_S, [c_void_p, c_int]),
+    # te_rt_abi.def: the current context of compiled code.
+    "te_rt_set_current_context": (None, [c_void_p]),
+    "te_rt_current_status": (c_int32, []),
+    "te_rt_current_error": (c_char_p, []),
 }
 
 # Functions of later API versions, used when the library has them.

@@ -446,10 +446,6 @@ class Program:
             slots.append(ctypes.addressof(result_buf))
         packed = (c_void_p * max(len(slots), 1))(*slots)
         lib = ctx._lib
-        lib.te_rt_set_current_context.restype = None
-        lib.te_rt_set_current_context.argtypes = [c_void_p]
-        lib.te_rt_current_status.restype = ctypes.c_int32
-        lib.te_rt_current_error.restype = c_char_p
         if not ctx.is_host:
             ctx._call("te_rt_context_set_host_memory", ctx._handle, 1)
         # The C API calls the packed wrapper of _mlir_ciface_<entry>.
