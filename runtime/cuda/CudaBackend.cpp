@@ -83,6 +83,9 @@ using cuda::DeviceTemp;
 //===----------------------------------------------------------------------===//
 
 std::unique_ptr<CudaBackend> CudaBackend::create(std::string *error) {
+  // cuBLASLt and the driver first (CudaLibraries.h): no CUDA call before.
+  if (!cuda::loadCudaLibraries(error))
+    return nullptr;
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
@@ -114,7 +117,7 @@ std::unique_ptr<CudaBackend> CudaBackend::create(std::string *error) {
     cudaGetLastError();
     return nullptr;
   }
-  cublasStatus_t s = cublasLtCreate(&b->lt);
+  cublasStatus_t s = cuda::cublasLt().cublasLtCreate(&b->lt);
   if (s != CUBLAS_STATUS_SUCCESS) {
     if (error)
       *error = "cublasLtCreate failed: " + cublasStatusText(s);
@@ -157,7 +160,7 @@ CudaBackend::~CudaBackend() {
   if (workspace)
     cudaFree(workspace);
   if (lt)
-    cublasLtDestroy(lt);
+    cuda::cublasLt().cublasLtDestroy(lt);
 }
 
 te_rt_status CudaBackend::allocate(size_t bytes, void **out) {
@@ -771,6 +774,8 @@ std::unique_ptr<Backend> createCudaBackend(std::string *error) {
 }
 
 bool cudaBackendAvailable() {
+  if (!cuda::loadCudaLibraries(nullptr))
+    return false;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     cudaGetLastError();

@@ -37,6 +37,7 @@
 #define TE_RT_CUDA_CUDABACKEND_H
 
 #include "Backend.h"
+#include "CudaLibraries.h"
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>

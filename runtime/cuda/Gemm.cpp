@@ -96,17 +96,17 @@ struct Descs {
   cublasLtMatmulPreference_t pref = nullptr;
   ~Descs() {
     if (pref)
-      cublasLtMatmulPreferenceDestroy(pref);
+      cuda::cublasLt().cublasLtMatmulPreferenceDestroy(pref);
     if (d)
-      cublasLtMatrixLayoutDestroy(d);
+      cuda::cublasLt().cublasLtMatrixLayoutDestroy(d);
     if (c)
-      cublasLtMatrixLayoutDestroy(c);
+      cuda::cublasLt().cublasLtMatrixLayoutDestroy(c);
     if (b)
-      cublasLtMatrixLayoutDestroy(b);
+      cuda::cublasLt().cublasLtMatrixLayoutDestroy(b);
     if (a)
-      cublasLtMatrixLayoutDestroy(a);
+      cuda::cublasLt().cublasLtMatrixLayoutDestroy(a);
     if (op)
-      cublasLtMatmulDescDestroy(op);
+      cuda::cublasLt().cublasLtMatmulDescDestroy(op);
   }
 };
 
@@ -153,7 +153,7 @@ void describeAlgo(const cublasLtMatmulAlgo_t &algo, te_rt_gemm_info *info) {
   for (const Field &f : fields) {
     uint32_t v = 0; // every one of these is a 32-bit value
     size_t written = 0;
-    if (cublasLtMatmulAlgoConfigGetAttribute(
+    if (cuda::cublasLt().cublasLtMatmulAlgoConfigGetAttribute(
             &algo, f.attr, &v, sizeof(v), &written) == CUBLAS_STATUS_SUCCESS &&
         written == sizeof(v))
       *f.out = static_cast<int32_t>(v);
@@ -247,12 +247,12 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
       << mm.hostScalars << ',' << (mm.C != nullptr) << ',' << tuneK;
 
   auto build = [&](Descs &ds, bool withBias) -> te_rt_status {
-    TE_CUBLAS_CHECK(
-        cublasLtMatmulDescCreate(&ds.op, CUBLAS_COMPUTE_32F, CUDA_R_32F),
-        "cublasLtMatmulDescCreate");
+    TE_CUBLAS_CHECK(cuda::cublasLt().cublasLtMatmulDescCreate(
+                        &ds.op, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+                    "cublasLtMatmulDescCreate");
     auto set = [&](cublasLtMatmulDescAttributes_t attr, const void *v,
                    size_t n) {
-      return cublasLtMatmulDescSetAttribute(ds.op, attr, v, n);
+      return cuda::cublasLt().cublasLtMatmulDescSetAttribute(ds.op, attr, v, n);
     };
     int32_t opA = mm.opA, opB = mm.opB;
     TE_CUBLAS_CHECK(set(CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof(opA)),
@@ -306,24 +306,24 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
                       "setting BIAS_DATA_TYPE");
     }
     bool aT = mm.opA == CUBLAS_OP_T, bT = mm.opB == CUBLAS_OP_T;
-    TE_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.a, mm.aType,
-                                               aT ? mm.k : mm.m,
-                                               aT ? mm.m : mm.k, mm.lda),
-                    "creating A's layout");
-    TE_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&ds.b, mm.bType,
-                                               bT ? mm.n : mm.k,
-                                               bT ? mm.k : mm.n, mm.ldb),
-                    "creating B's layout");
     TE_CUBLAS_CHECK(
-        cublasLtMatrixLayoutCreate(&ds.c, mm.cType, mm.m, mm.n, mm.ldc),
-        "creating C's layout");
+        cuda::cublasLt().cublasLtMatrixLayoutCreate(
+            &ds.a, mm.aType, aT ? mm.k : mm.m, aT ? mm.m : mm.k, mm.lda),
+        "creating A's layout");
     TE_CUBLAS_CHECK(
-        cublasLtMatrixLayoutCreate(&ds.d, mm.dType, mm.m, mm.n, mm.ldc),
-        "creating D's layout");
-    TE_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&ds.pref),
+        cuda::cublasLt().cublasLtMatrixLayoutCreate(
+            &ds.b, mm.bType, bT ? mm.n : mm.k, bT ? mm.k : mm.n, mm.ldb),
+        "creating B's layout");
+    TE_CUBLAS_CHECK(cuda::cublasLt().cublasLtMatrixLayoutCreate(
+                        &ds.c, mm.cType, mm.m, mm.n, mm.ldc),
+                    "creating C's layout");
+    TE_CUBLAS_CHECK(cuda::cublasLt().cublasLtMatrixLayoutCreate(
+                        &ds.d, mm.dType, mm.m, mm.n, mm.ldc),
+                    "creating D's layout");
+    TE_CUBLAS_CHECK(cuda::cublasLt().cublasLtMatmulPreferenceCreate(&ds.pref),
                     "cublasLtMatmulPreferenceCreate");
     uint64_t wsb = wsBytes;
-    TE_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+    TE_CUBLAS_CHECK(cuda::cublasLt().cublasLtMatmulPreferenceSetAttribute(
                         ds.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb,
                         sizeof(wsb)),
                     "setting the workspace size");
@@ -335,7 +335,7 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
     const void *ptrs[4] = {mm.A, mm.B, mm.C, mm.D};
     for (int i = 0; i < 4; ++i) {
       uint32_t al = alignmentOf(ptrs[i]);
-      TE_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      TE_CUBLAS_CHECK(cuda::cublasLt().cublasLtMatmulPreferenceSetAttribute(
                           ds.pref, alignAttrs[i], &al, sizeof(al)),
                       "setting an alignment preference");
     }
@@ -366,9 +366,9 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
       for (int rep = 0; rep < 4 && ok; ++rep) {
         if (rep == 1)
           cudaEventRecord(e0, s);
-        ok = cublasLtMatmul(lt, t.op, alphaP, mm.A, t.a, mm.B, t.b, betaP, mm.C,
-                            t.c, mm.D, t.d, &cands[i].algo, w, wb,
-                            s) == CUBLAS_STATUS_SUCCESS;
+        ok = cuda::cublasLt().cublasLtMatmul(
+                 lt, t.op, alphaP, mm.A, t.a, mm.B, t.b, betaP, mm.C, t.c, mm.D,
+                 t.d, &cands[i].algo, w, wb, s) == CUBLAS_STATUS_SUCCESS;
       }
       cudaEventRecord(e1, s);
       if (cudaError_t e = cudaEventSynchronize(e1); e != cudaSuccess) {
@@ -415,7 +415,7 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
       const int want = tuneK;
       std::vector<cublasLtMatmulHeuristicResult_t> results(want);
       int returned = 0;
-      cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
+      cublasStatus_t st = cuda::cublasLt().cublasLtMatmulAlgoGetHeuristic(
           lt, trial.op, trial.a, trial.b, trial.c, trial.d, trial.pref, want,
           results.data(), &returned);
       if (st == CUBLAS_STATUS_SUCCESS && returned > 0) {
@@ -457,9 +457,9 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
       mm.hostScalars ? static_cast<const void *>(&mm.alpha) : mm.alphaBeta;
   const void *betaP =
       mm.hostScalars ? static_cast<const void *>(&mm.beta) : mm.alphaBeta + 1;
-  TE_CUBLAS_CHECK(cublasLtMatmul(lt, ds.op, alphaP, mm.A, ds.a, mm.B, ds.b,
-                                 betaP, mm.C, ds.c, mm.D, ds.d, &chosen.algo,
-                                 ws, wsBytes, stream),
+  TE_CUBLAS_CHECK(cuda::cublasLt().cublasLtMatmul(
+                      lt, ds.op, alphaP, mm.A, ds.a, mm.B, ds.b, betaP, mm.C,
+                      ds.c, mm.D, ds.d, &chosen.algo, ws, wsBytes, stream),
                   "cublasLtMatmul");
   TE_CUDA_CHECK(cudaGetLastError(), "cublasLtMatmul launch");
   *biasApplied = chosen.withBias;
