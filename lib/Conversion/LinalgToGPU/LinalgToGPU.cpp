@@ -37,14 +37,15 @@
 #include "te/Conversion/Passes.h"
 
 #include "te/Conversion/DeviceMemory.h"
+#include "te/Conversion/RuntimeAbi.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -1042,50 +1043,6 @@ std::optional<DenseMatmul> matchDenseMatmul(linalg::LinalgOp op) {
   return mm;
 }
 
-/// `memref` as a pointer to its first element (its offset applied).
-Value firstElementPointer(OpBuilder &b, Location loc, Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value bytes = cidx(b, loc, type.getElementTypeBitWidth() / 8);
-  Value addr = arith::AddIOp::create(
-      b, loc, base, arith::MulIOp::create(b, loc, meta.getOffset(), bytes));
-  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), addr);
-  return LLVM::IntToPtrOp::create(b, loc,
-                                  LLVM::LLVMPointerType::get(b.getContext()),
-                                  i64);
-}
-
-/// The private declaration of te_rt_mlir_matmul, as te_rt_abi.def states
-/// it.
-func::FuncOp declareMatmul(ModuleOp module) {
-  constexpr StringLiteral name = "te_rt_mlir_matmul";
-  if (auto f = module.lookupSymbol<func::FuncOp>(name))
-    return f;
-  MLIRContext *ctx = module.getContext();
-  Type ptr = LLVM::LLVMPointerType::get(ctx);
-  Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
-  SmallVector<Type> params;
-  bool found = false;
-  auto abiType = [&](StringRef t) -> Type {
-    return t == "ptr" ? ptr : t == "i64" ? i64 : t == "i32" ? i32 : Type();
-  };
-#define TE_RT_ABI_ARG(type, arg) params.push_back(abiType(#type));
-#define TE_RT_ABI_FUNCTION(ret, fn, ...)                                       \
-  if (StringRef(#fn) == name && !found) {                                      \
-    found = true;                                                              \
-    __VA_ARGS__                                                                \
-  }
-#include "te_rt_abi.def"
-#undef TE_RT_ABI_ARG
-  assert(found && "te_rt_mlir_matmul missing from te_rt_abi.def");
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto f = func::FuncOp::create(b, module.getLoc(), name,
-                                FunctionType::get(ctx, params, {}));
-  f.setPrivate();
-  return f;
-}
-
 /// Replaces `op` by a call of te_rt_mlir_matmul.
 void lowerMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
                  const DenseMatmul &mm) {
@@ -1103,8 +1060,7 @@ void lowerMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   };
   Value one = cidx(b, loc, 1), zero = cidx(b, loc, 0);
   SmallVector<Value> args{i64(mm.batch ? sizes[*mm.batch] : one),
-                          i64(sizes[mm.m]), i64(sizes[mm.n]),
-                          i64(sizes[mm.k])};
+                          i64(sizes[mm.m]), i64(sizes[mm.n]), i64(sizes[mm.k])};
   bool trans[3] = {mm.transA, mm.transB, false};
   for (auto [i, o] : llvm::enumerate(op->getOpOperands())) {
     Value m = o.get();
@@ -1112,14 +1068,16 @@ void lowerMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     auto meta = memref::ExtractStridedMetadataOp::create(b, loc, m);
     ValueRange strides = meta.getStrides();
     unsigned rank = type.getRank();
-    args.push_back(firstElementPointer(b, loc, m));
+    args.push_back(mlir::te::runtimeElementPointer(b, loc, m));
     args.push_back(i32c(*runtimeDType(type.getElementType())));
     if (i < 2)
       args.push_back(i32c(trans[i] ? 1 : 0));
     args.push_back(i64(strides[rank - 2]));
     args.push_back(i64(mm.batch ? strides[0] : zero));
   }
-  func::CallOp::create(b, loc, declareMatmul(module), args);
+  func::CallOp::create(
+      b, loc, mlir::te::declareRuntimeEntryPoint(module, "te_rt_mlir_matmul"),
+      args);
   rewriter.eraseOp(op);
 }
 

@@ -37,11 +37,14 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
+#include "te/Conversion/RuntimeAbi.h"
 #include "te/Dialect/TE/IR/TEAttrs.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/IR/TEOps.h"
 
 #include "te_rt.h"
+// The table's constants (TE_RT_ABI_MAX_BUFFERS, TE_RT_ABI_QUANTIZER_MAGIC).
+#include "te_rt_abi.def"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -63,30 +66,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // The ABI table
 //===----------------------------------------------------------------------===//
-
-// The table's type vocabulary, suffixed (`void` is a keyword).
-enum class AbiType { void_, ptr_, i64_, i32_, f32_ };
-
-struct EntryPoint {
-  const char *name;
-  AbiType result;
-  std::vector<AbiType> params;
-};
-
-#define TE_RT_ABI_ARG(type, name) AbiType::type##_,
-#define TE_RT_ABI_FUNCTION(ret, name, ...)                                     \
-  {#name, AbiType::ret##_, {__VA_ARGS__}},
-const EntryPoint kEntryPoints[] = {
-#include "te_rt_abi.def"
-};
-#undef TE_RT_ABI_ARG
-
-const EntryPoint &lookup(StringRef name) {
-  for (const EntryPoint &e : kEntryPoints)
-    if (name == e.name)
-      return e;
-  llvm_unreachable("entry point missing from te_rt_abi.def");
-}
 
 constexpr int kMaxBuffers = TE_RT_ABI_MAX_BUFFERS;
 
@@ -113,15 +92,7 @@ SmallVector<int64_t> encodeQuantizer(const ::te::format::QuantizerConfig &c) {
 // Lowering state
 //===----------------------------------------------------------------------===//
 
-/// Bytes of one element of `type` in memory (index: 64 bits; i1: a byte).
-int64_t elementBytes(MemRefType type) {
-  Type e = type.getElementType();
-  if (e.isIndex())
-    return 8;
-  if (!e.isIntOrFloat())
-    return 8;
-  return (e.getIntOrFloatBitWidth() + 7) / 8;
-}
+int64_t elementBytes(MemRefType type) { return runtimeElementBytes(type); }
 
 class Lowering {
 public:
@@ -132,38 +103,9 @@ public:
   LogicalResult run();
 
 private:
-  Type toMlir(AbiType t) {
-    switch (t) {
-    case AbiType::ptr_:
-      return ptrType;
-    case AbiType::i64_:
-      return IntegerType::get(ctx, 64);
-    case AbiType::i32_:
-      return IntegerType::get(ctx, 32);
-    case AbiType::f32_:
-      return Float32Type::get(ctx);
-    case AbiType::void_:
-      break;
-    }
-    return {};
-  }
-
   /// The private declaration of an entry point (created once).
   func::FuncOp declare(StringRef name) {
-    if (auto f = module.lookupSymbol<func::FuncOp>(name))
-      return f;
-    const EntryPoint &e = lookup(name);
-    SmallVector<Type> params;
-    for (AbiType t : e.params)
-      params.push_back(toMlir(t));
-    SmallVector<Type> results;
-    if (e.result != AbiType::void_)
-      results.push_back(toMlir(e.result));
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    auto f = func::FuncOp::create(b, module.getLoc(), name,
-                                  FunctionType::get(ctx, params, results));
-    f.setPrivate();
-    return f;
+    return declareRuntimeEntryPoint(module, name);
   }
 
   /// A pointer to the descriptor of `q` (one constant global per quantizer).
@@ -800,21 +742,7 @@ Value Lowering::byteSize(OpBuilder &b, Location loc, Value memref) {
 
 Value Lowering::elementPointer(OpBuilder &b, Location loc, Value memref,
                                ValueRange indices) {
-  auto type = cast<MemRefType>(memref.getType());
-  int64_t bytes = elementBytes(type);
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-  Value linear = meta.getOffset();
-  for (auto [i, stride] : llvm::zip(indices, meta.getStrides()))
-    linear = arith::AddIOp::create(b, loc, linear,
-                                   arith::MulIOp::create(b, loc, i, stride));
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value addr = arith::AddIOp::create(
-      b, loc, base,
-      arith::MulIOp::create(b, loc, linear,
-                            arith::ConstantIndexOp::create(b, loc, bytes)));
-  Value i64 =
-      arith::IndexCastOp::create(b, loc, IntegerType::get(ctx, 64), addr);
-  return LLVM::IntToPtrOp::create(b, loc, ptrType, i64);
+  return runtimeElementPointer(b, loc, memref, indices);
 }
 
 LogicalResult Lowering::lowerHostCopy(memref::CopyOp op) {
