@@ -26,6 +26,41 @@
  *    (`_INNER_TENSORS`) order; te_rt_qtensor_layout() describes them.
  *  - Structs with an `_init` function must be initialised with it before
  *    use, so that fields added in later API versions get their defaults.
+ *  - Sizes: every byte size the runtime computes from a shape is checked
+ *    for int64 overflow (INVALID_ARGUMENT); an allocation that fails is
+ *    TE_RT_OUT_OF_MEMORY with "out of ... memory" in the message. The
+ *    caller states the capacity of what it passes: te_rt_buffer.size_bytes
+ *    for quantized buffers (required) and te_rt_tensor.size_bytes for
+ *    dense tensors (API version 4; 0 means "not stated" and is trusted, so
+ *    set it). Every buffer a call reads or writes is checked against it.
+ *
+ * Aliasing
+ *  - A call's outputs (the buffers it writes: a te_rt_qtensor being
+ *    quantized into, a dequantize `out`, an amax, GEMM's D / args->output /
+ *    workspace, update_scale's history and scale) may not overlap each
+ *    other nor any input of the same call; inputs may overlap each other
+ *    (A and B of a GEMM may be one tensor). The buffers of one te_rt_qtensor
+ *    never overlap. Violations are TE_RT_INVALID_ARGUMENT naming both
+ *    regions ("te_rt_gemm: the output D overlaps the input A buffer 0
+ *    (_rowwise_data) ..."); in-place updates are the documented ones only
+ *    (te_rt_swizzle_scales, update_scale, GEMM accumulate into D).
+ *    Addresses are compared as integers: two views of one allocation are
+ *    caught, two mappings of one physical page are not.
+ *
+ * Threads
+ *  - The error message is thread-local; every other piece of state is the
+ *    context's.
+ *  - A context may be used by several threads at once for te_rt_quantize,
+ *    te_rt_dequantize, te_rt_amax, te_rt_update_scale, te_rt_gemm,
+ *    te_rt_malloc / te_rt_free / te_rt_memcpy / te_rt_memset_zero and the
+ *    getters, as long as no two calls write the same memory.
+ *    te_rt_context_set_num_threads may be called while such work runs
+ *    (work already started keeps the value it read).
+ *    te_rt_context_set_gemm_autotune must not race with te_rt_gemm,
+ *    te_rt_context_set_host_memory not with compiled code running on the
+ *    context, te_rt_context_destroy not with anything on the context (not
+ *    checked: call them before starting the threads or after joining them).
+ *  - te_rt_set_current_context (te_rt_abi.h) is per thread.
  */
 
 #ifndef TE_RT_H
@@ -49,8 +84,11 @@ extern "C" {
 /** Version of this header. Bumped on every ABI change (2: te_rt_gemm_args
  * gained a_row_scale_inv / b_row_scale_inv; te_rt_gemm_info,
  * te_rt_context_last_gemm_info and te_rt_context_set_gemm_autotune; 3:
- * te_rt_context_set_host_memory / te_rt_context_get_host_memory). */
-#define TE_RT_API_VERSION 3
+ * te_rt_context_set_host_memory / te_rt_context_get_host_memory; 4:
+ * te_rt_tensor gained size_bytes (its size grew by 8 bytes),
+ * te_rt_tensor_init; te_rt_qtensor_free(ctx, NULL) is INVALID_ARGUMENT).
+ */
+#define TE_RT_API_VERSION 4
 
 /** Maximum rank of a (logical) tensor. */
 #define TE_RT_MAX_RANK 8
@@ -152,7 +190,9 @@ TE_RT_EXPORT te_rt_status te_rt_context_destroy(te_rt_context *ctx);
 TE_RT_EXPORT te_rt_status te_rt_context_get_backend(const te_rt_context *ctx,
                                                     te_rt_backend *out);
 /** Worker threads of the cpu backend; 0 = hardware concurrency (default).
- *  Ignored by the cuda backend. */
+ *  Ignored by the cuda backend. Safe while other threads run work on the
+ *  context: each call reads the value once per parallel step, and results
+ *  never depend on it. Negative values are INVALID_ARGUMENT. */
 TE_RT_EXPORT te_rt_status te_rt_context_set_num_threads(te_rt_context *ctx,
                                                         int num_threads);
 
@@ -253,13 +293,25 @@ TE_RT_EXPORT te_rt_status te_rt_quantizer_verify(const te_rt_quantizer *q);
  *===----------------------------------------------------------------------===*/
 
 /** A dense row-major high-precision tensor (F32, BF16 or F16). Rank 0 is a
- *  scalar. */
+ *  scalar. Layout (x86-64 / aarch64, 88 bytes): data at 0, dtype at 8, rank
+ *  at 12, shape at 16, size_bytes at 80. */
 typedef struct te_rt_tensor {
   void *data;
   te_rt_dtype dtype;
   int32_t rank;
   int64_t shape[TE_RT_MAX_RANK];
+  /** The capacity of `data` in bytes (API version 4). Every call checks it
+   *  is at least the shape's element count times the element size
+   *  (INVALID_ARGUMENT "out holds 8192 bytes (size_bytes), its shape
+   *  [64, 128] of f32 needs 32768"). 0: not stated, trusted (what a caller
+   *  written for an earlier version passes after zeroing the struct);
+   *  negative: INVALID_ARGUMENT. */
+  int64_t size_bytes;
 } te_rt_tensor;
+
+/** Zeroes `t` (size_bytes 0, not stated); set data, dtype, rank, shape and
+ *  size_bytes after it. */
+TE_RT_EXPORT void te_rt_tensor_init(te_rt_tensor *t);
 
 typedef enum te_rt_buffer_role {
   TE_RT_BUFFER_DATA = 0,
@@ -320,7 +372,8 @@ TE_RT_EXPORT te_rt_status te_rt_qtensor_init(te_rt_qtensor *out,
 TE_RT_EXPORT te_rt_status te_rt_qtensor_alloc(
     te_rt_context *ctx, te_rt_qtensor *out, const te_rt_quantizer *q,
     int32_t rank, const int64_t *shape, te_rt_usage usage, te_rt_target target);
-/** Frees the buffers of a te_rt_qtensor_alloc'ed tensor; NULLs them. */
+/** Frees the buffers of a te_rt_qtensor_alloc'ed tensor; NULLs them (so a
+ *  second call frees nothing). `q` NULL is INVALID_ARGUMENT. */
 TE_RT_EXPORT te_rt_status te_rt_qtensor_free(te_rt_context *ctx,
                                              te_rt_qtensor *q);
 
@@ -371,7 +424,8 @@ TE_RT_EXPORT te_rt_status te_rt_dequantize(te_rt_context *ctx,
                                            const te_rt_qtensor *q,
                                            te_rt_usage from, te_rt_tensor *out);
 
-/** *amax = max |x| ignoring NaN (fp32, context memory). */
+/** *amax = max |x| ignoring NaN (fp32, context memory). Reads x in place
+ *  (no copy of the tensor). */
 TE_RT_EXPORT te_rt_status te_rt_amax(te_rt_context *ctx, const te_rt_tensor *x,
                                      float *amax);
 

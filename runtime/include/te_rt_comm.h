@@ -59,7 +59,8 @@ TE_RT_EXPORT te_rt_status te_rt_comm_create_nccl(const te_rt_comm_unique_id *id,
                                                  int rank, int size,
                                                  te_rt_comm **out);
 
-/** An in-process group of `size` >= 1 ranks. Destroy it after every
+/** An in-process group of `size` ranks, 1..4096 (each rank is a thread of
+ *  this process; INVALID_ARGUMENT otherwise). Destroy it after every
  *  communicator made from it (destroying NULL is a no-op). */
 TE_RT_EXPORT te_rt_status
 te_rt_comm_cpu_group_create(int size, te_rt_comm_cpu_group **out);

@@ -16,12 +16,14 @@
 #include "te/Format/Layout.h"
 #include "te/Format/Quantizer.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <mutex>
 #include <new>
 #include <string>
+#include <vector>
 
 using namespace te::format;
 using te::rt::fail;
@@ -83,6 +85,17 @@ template <typename E> int rawEnum(const E &e) {
 bool misaligned(const void *p, int64_t elementBytes) {
   return elementBytes > 1 &&
          reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(elementBytes);
+}
+
+/// Whether [a, a + an) and [b, b + bn) share a byte (empty ranges share
+/// none). Addresses are compared as integers (host or device).
+bool overlap(const void *a, int64_t an, const void *b, int64_t bn) {
+  if (!a || !b || an <= 0 || bn <= 0)
+    return false;
+  uintptr_t x = reinterpret_cast<uintptr_t>(a),
+            y = reinterpret_cast<uintptr_t>(b);
+  return x < y + static_cast<uintptr_t>(bn) &&
+         y < x + static_cast<uintptr_t>(an);
 }
 
 const char *dtypeLabel(int d) {
@@ -160,6 +173,18 @@ te_rt_status decodeTensor(const char *what, const te_rt_tensor *t,
   if (!t->data && out.numElements > 0)
     return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " data is null");
   int64_t elementBytes = dtypeBytes(static_cast<DType>(t->dtype));
+  // size_bytes 0: not stated (callers of API versions before 4).
+  if (t->size_bytes < 0)
+    return fail(TE_RT_INVALID_ARGUMENT, std::string(what) + " size_bytes is " +
+                                            str(t->size_bytes) +
+                                            " (0 = not stated, else the "
+                                            "buffer's capacity in bytes)");
+  if (t->size_bytes > 0 && t->size_bytes < out.numElements * elementBytes)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(what) + " holds " + str(t->size_bytes) +
+                    " bytes (size_bytes), its shape " + shapeString(out.shape) +
+                    " of " + dtypeLabel(dtype) + " needs " +
+                    str(out.numElements * elementBytes));
   if (out.numElements > 0 && misaligned(t->data, elementBytes))
     return fail(TE_RT_INVALID_ARGUMENT,
                 std::string(what) + " data is not aligned to its " +
@@ -276,8 +301,11 @@ te_rt_status decodeQTensor(const char *what, const te_rt_qtensor *t,
                     recipeName(q.config.recipe));
   if (t->num_buffers != static_cast<int32_t>(q.layout.size()))
     return fail(TE_RT_INVALID_ARGUMENT,
-                std::string(what) + " has " + str(t->num_buffers) +
-                    " buffers, its layout has " + str(q.layout.size()));
+                std::string(what) + "->num_buffers is " + str(t->num_buffers) +
+                    ", but its quantizer, shape, usage and target give " +
+                    str(q.layout.size()) +
+                    " buffers (te_rt_qtensor_init fills it; see "
+                    "te_rt_qtensor_layout)");
   q.buffers.clear();
   for (size_t i = 0; i < q.layout.size(); ++i) {
     const te_rt_buffer &b = t->buffers[i];
@@ -297,6 +325,53 @@ te_rt_status decodeQTensor(const char *what, const te_rt_qtensor *t,
                       q.layout[i].name + ") is not aligned to its " +
                       str(elementBytes) + "-byte elements");
     q.buffers.push_back(b.data);
+  }
+  for (size_t i = 0; i < q.layout.size(); ++i)
+    for (size_t j = i + 1; j < q.layout.size(); ++j)
+      if (overlap(q.buffers[i], q.bufferBytes[i], q.buffers[j],
+                  q.bufferBytes[j]))
+        return fail(TE_RT_INVALID_ARGUMENT,
+                    std::string(what) + " buffers " + str(i) + " (" +
+                        q.layout[i].name + ") and " + str(j) + " (" +
+                        q.layout[j].name + ") overlap");
+  return TE_RT_OK;
+}
+
+/// The memory an argument of a call reads or writes, for the aliasing check.
+struct Region {
+  std::string name;
+  const void *p;
+  int64_t bytes;
+};
+
+void addQTensor(std::vector<Region> &r, const char *what, const QTensor &q) {
+  for (size_t i = 0; i < q.layout.size(); ++i)
+    r.push_back({std::string(what) + " buffer " + str(i) + " (" +
+                     q.layout[i].name + ")",
+                 q.buffers[i], q.bufferBytes[i]});
+}
+
+int64_t tensorBytes(const Tensor &t) {
+  return t.numElements * dtypeBytes(t.dtype);
+}
+
+/// No output region may overlap another output or an input (inputs may
+/// share memory with each other). `call` names the function.
+te_rt_status checkAliasing(const char *call, const std::vector<Region> &outs,
+                           const std::vector<Region> &ins) {
+  for (size_t i = 0; i < outs.size(); ++i) {
+    for (size_t j = i + 1; j < outs.size(); ++j)
+      if (overlap(outs[i].p, outs[i].bytes, outs[j].p, outs[j].bytes))
+        return fail(TE_RT_INVALID_ARGUMENT,
+                    std::string(call) + ": " + outs[i].name + " and " +
+                        outs[j].name +
+                        " overlap (outputs may not share memory)");
+    for (const Region &in : ins)
+      if (overlap(outs[i].p, outs[i].bytes, in.p, in.bytes))
+        return fail(TE_RT_INVALID_ARGUMENT,
+                    std::string(call) + ": the output " + outs[i].name +
+                        " overlaps the input " + in.name +
+                        " (outputs may not share memory with inputs)");
   }
   return TE_RT_OK;
 }
@@ -602,10 +677,15 @@ te_rt_status te_rt_qtensor_layout(const te_rt_quantizer *q, int32_t rank,
             decodeLayout(q, rank, shape, rawEnum(usage), rawEnum(target), t))
       return s;
     int32_t n = static_cast<int32_t>(t.layout.size());
-    if (capacity < n || (!out && n > 0))
-      return fail(TE_RT_INVALID_ARGUMENT, "the layout has " + str(n) +
-                                              " buffers, capacity is " +
-                                              str(capacity));
+    if (!out && n > 0)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "out is null; the layout has " + str(n) +
+                      " buffers (pass an array of at least " + str(n) +
+                      ", e.g. TE_RT_MAX_BUFFERS)");
+    if (capacity < n)
+      return fail(TE_RT_INVALID_ARGUMENT, "capacity " + str(capacity) +
+                                              " is too small: the layout has " +
+                                              str(n) + " buffers");
     for (int32_t i = 0; i < n; ++i)
       toDesc(t.layout[i], t.bufferBytes[i], out[i]);
     *num_buffers = n;
@@ -670,7 +750,7 @@ te_rt_status te_rt_qtensor_free(te_rt_context *ctx, te_rt_qtensor *q) {
     if (te_rt_status s = checkContext(ctx))
       return s;
     if (!q)
-      return TE_RT_OK;
+      return fail(TE_RT_INVALID_ARGUMENT, "q is null");
     if (q->num_buffers < 0 || q->num_buffers > TE_RT_MAX_BUFFERS)
       return fail(TE_RT_INVALID_ARGUMENT, "qtensor num_buffers " +
                                               str(q->num_buffers) +
@@ -682,6 +762,11 @@ te_rt_status te_rt_qtensor_free(te_rt_context *ctx, te_rt_qtensor *q) {
     }
     return TE_RT_OK;
   });
+}
+
+void te_rt_tensor_init(te_rt_tensor *t) {
+  if (t)
+    std::memset(t, 0, sizeof(*t));
 }
 
 void te_rt_quantize_args_init(te_rt_quantize_args *args) {
@@ -704,6 +789,15 @@ te_rt_status te_rt_quantize(te_rt_context *ctx, const te_rt_tensor *x,
     if (te_rt_status s = checkQuantizeInput(xt, qt))
       return s;
     if (te_rt_status s = decodeQuantizeArgs(args, qt.config, o))
+      return s;
+    std::vector<Region> outs,
+        ins = {{"x", xt.data, tensorBytes(xt)},
+               {"args->scale", o.scale, 4},
+               {"args->amax_in", o.amaxIn,
+                qt.config.recipe == Recipe::NVFP4 ? 8 : 4}};
+    addQTensor(outs, "q", qt);
+    outs.push_back({"args->amax", o.amaxOut, 4});
+    if (te_rt_status s = checkAliasing("te_rt_quantize", outs, ins))
       return s;
     return ctx->backend->quantize(xt, qt, o);
   });
@@ -735,6 +829,11 @@ te_rt_status te_rt_dequantize(te_rt_context *ctx, const te_rt_qtensor *q,
                   "out shape " + shapeString(ot.shape) +
                       " differs from the quantized tensor's shape " +
                       shapeString(qt.shape));
+    std::vector<Region> ins;
+    addQTensor(ins, "q", qt);
+    if (te_rt_status s = checkAliasing(
+            "te_rt_dequantize", {{"out", ot.data, tensorBytes(ot)}}, ins))
+      return s;
     return ctx->backend->dequantize(qt, static_cast<Usage>(from), ot, nullptr);
   });
 }
@@ -751,6 +850,9 @@ te_rt_status te_rt_amax(te_rt_context *ctx, const te_rt_tensor *x,
       return fail(TE_RT_INVALID_ARGUMENT, "amax is null");
     if (misaligned(amax, 4))
       return fail(TE_RT_INVALID_ARGUMENT, "amax is not aligned to 4 bytes");
+    if (te_rt_status s = checkAliasing("te_rt_amax", {{"amax", amax, 4}},
+                                       {{"x", xt.data, tensorBytes(xt)}}))
+      return s;
     return ctx->backend->amax(xt, amax, nullptr);
   });
 }
@@ -784,6 +886,12 @@ te_rt_status te_rt_update_scale(te_rt_context *ctx, const te_rt_quantizer *q,
     if (misaligned(amax_history, 4) || misaligned(scale, 4))
       return fail(TE_RT_INVALID_ARGUMENT,
                   "amax_history or scale is not aligned to 4 bytes");
+    if (te_rt_status s = checkAliasing(
+            "te_rt_update_scale",
+            {{"amax_history", amax_history, history_length * num_scales * 4},
+             {"scale", scale, num_scales * 4}},
+            {}))
+      return s;
     return ctx->backend->updateScale(c, amax_history, scale, history_length,
                                      num_scales, nullptr);
   });
@@ -957,6 +1065,28 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
         return s;
       o.output = &outQ;
     }
+    std::vector<Region> outs, ins;
+    addQTensor(ins, "A", at);
+    addQTensor(ins, "B", bt);
+    if (ga.bias)
+      ins.push_back({"bias", biasT.data, tensorBytes(biasT)});
+    ins.push_back({"a_row_scale_inv", ga.a_row_scale_inv, N * 4});
+    ins.push_back({"b_row_scale_inv", ga.b_row_scale_inv, M * 4});
+    if (d)
+      outs.push_back({"D", dt.data, tensorBytes(dt)});
+    if (ga.output) {
+      addQTensor(outs, "args->output", outQ);
+      ins.push_back({"output_args->scale", o.outputOptions.scale, 4});
+      ins.push_back({"output_args->amax_in", o.outputOptions.amaxIn,
+                     outQ.config.recipe == Recipe::NVFP4 ? 8 : 4});
+      outs.push_back({"output_args->amax", o.outputOptions.amaxOut, 4});
+    }
+    outs.push_back(
+        {"workspace", ga.workspace,
+         static_cast<int64_t>(std::min<size_t>(
+             ga.workspace_bytes, std::numeric_limits<int64_t>::max()))});
+    if (te_rt_status s = checkAliasing("te_rt_gemm", outs, ins))
+      return s;
     te_rt_gemm_info info = noGemmInfo();
     o.info = &info;
     if (te_rt_status s = ctx->backend->gemm(at, bt, d ? &dt : nullptr, o))

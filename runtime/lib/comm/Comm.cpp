@@ -228,14 +228,19 @@ te_rt_status te_rt_comm_create_nccl(const te_rt_comm_unique_id *id, int rank,
   });
 }
 
+/// The most ranks of an in-process group (te_rt_comm.h).
+constexpr int kMaxCpuGroupSize = 4096;
+
 te_rt_status te_rt_comm_cpu_group_create(int size, te_rt_comm_cpu_group **out) {
   return guard([&]() -> te_rt_status {
     if (!out)
       return fail(TE_RT_INVALID_ARGUMENT, "out is null");
     *out = nullptr;
-    if (size < 1)
+    if (size < 1 || size > kMaxCpuGroupSize)
       return fail(TE_RT_INVALID_ARGUMENT,
-                  "group size " + std::to_string(size) + " is not >= 1");
+                  "group size " + std::to_string(size) + " is not in 1.." +
+                      std::to_string(kMaxCpuGroupSize) +
+                      " (one rank is one thread of this process)");
     *out = new te_rt_comm_cpu_group{std::make_shared<CpuGroup>(size)};
     return TE_RT_OK;
   });

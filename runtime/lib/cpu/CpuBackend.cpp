@@ -37,6 +37,7 @@
 #include "te/Format/Swizzle.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -134,6 +135,31 @@ float tensorAmax(const float *x, int64_t n, int threads) {
     for (int64_t c = b; c < e; ++c) {
       int64_t lo = c * kGrainElements, hi = std::min(n, lo + kGrainElements);
       partial[c] = blockAmax(x + lo, static_cast<int>(hi - lo), 1);
+    }
+  });
+  float amax = 0.0f;
+  for (float p : partial)
+    amax = fmaxNum(amax, p);
+  return amax;
+}
+
+/// max |x| of a high-precision tensor read in place: bf16/f16 chunks are
+/// widened one chunk at a time (the same chunks and order as tensorAmax).
+float typedAmax(const Tensor &x, int threads) {
+  if (x.dtype == DType::F32)
+    return tensorAmax(static_cast<const float *>(x.data), x.numElements,
+                      threads);
+  int64_t n = x.numElements;
+  int64_t chunks =
+      std::max<int64_t>(1, (n + kGrainElements - 1) / kGrainElements);
+  std::vector<float> partial(static_cast<size_t>(chunks), 0.0f);
+  parallelFor(chunks, threads, 1, [&](int64_t b, int64_t e) {
+    float v[kGrainElements];
+    for (int64_t c = b; c < e; ++c) {
+      int64_t lo = c * kGrainElements, hi = std::min(n, lo + kGrainElements);
+      for (int64_t i = lo; i < hi; ++i)
+        v[i - lo] = readScalar(x, i);
+      partial[c] = blockAmax(v, static_cast<int>(hi - lo), 1);
     }
   });
   float amax = 0.0f;
@@ -294,7 +320,7 @@ void nvfp4Quantize(const NVFP4Job &j, int threads) {
 class CpuBackend final : public Backend {
 public:
   te_rt_backend kind() const override { return TE_RT_BACKEND_CPU; }
-  void setNumThreads(int n) override { threads = n; }
+  void setNumThreads(int n) override { threads.store(n); }
 
   te_rt_status allocate(size_t bytes, void **out) override {
     size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
@@ -328,8 +354,7 @@ public:
                           void *stream) override;
   te_rt_status amax(const Tensor &x, float *amaxOut, void *) override {
     ScopedIEEEFloatEnvironment ieee;
-    std::vector<float> v = toFloat(x);
-    *amaxOut = tensorAmax(v.data(), x.numElements, threads);
+    *amaxOut = typedAmax(x, threads);
     return TE_RT_OK;
   }
   te_rt_status updateScale(const QuantizerConfig &config, float *history,
@@ -368,7 +393,9 @@ private:
   /// logical row-major layout (for per-row scaled GEMMs).
   void perTensorCodes(const QTensor &q, Usage from, float *out);
 
-  int threads = 0;
+  /// Worker threads (0: hardware concurrency); atomic because
+  /// te_rt_context_set_num_threads may run while another thread quantizes.
+  std::atomic<int> threads{0};
 };
 
 namespace {

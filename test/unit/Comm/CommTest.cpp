@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <thread>
 #include <vector>
@@ -358,7 +359,12 @@ void expectError(te_rt_status got, te_rt_status want, const char *msg) {
 TEST(CommErrors, GroupAndRank) {
   te_rt_comm_cpu_group *g = nullptr;
   expectError(te_rt_comm_cpu_group_create(0, &g), TE_RT_INVALID_ARGUMENT,
-              "group size 0 is not >= 1");
+              "group size 0 is not in 1..4096 (one rank is one thread of this "
+              "process)");
+  expectError(te_rt_comm_cpu_group_create(std::numeric_limits<int>::max(), &g),
+              TE_RT_INVALID_ARGUMENT,
+              "group size 2147483647 is not in 1..4096 (one rank is one "
+              "thread of this process)");
   ASSERT_EQ(te_rt_comm_cpu_group_create(2, &g), TE_RT_OK);
   te_rt_comm *c = nullptr, *d = nullptr;
   expectError(te_rt_comm_create_cpu(g, 2, &c), TE_RT_INVALID_ARGUMENT,

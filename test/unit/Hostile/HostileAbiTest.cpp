@@ -179,9 +179,11 @@ TEST(HostileAbi, BufferCountsOutOfRange) {
                       std::numeric_limits<int32_t>::min()}) {
       te_rt_qtensor t = q.q;
       t.num_buffers = n;
-      std::string want = "q has " + std::to_string(n) +
-                         " buffers, its layout has " +
-                         std::to_string(q.q.num_buffers);
+      std::string want = "q->num_buffers is " + std::to_string(n) +
+                         ", but its quantizer, shape, usage and target give " +
+                         std::to_string(q.q.num_buffers) +
+                         " buffers (te_rt_qtensor_init fills it; see "
+                         "te_rt_qtensor_layout)";
       te_rt_quantize_args args;
       te_rt_quantize_args_init(&args);
       float scale = 1.0f;
@@ -250,8 +252,8 @@ TEST(HostileAbi, LayoutCapacity) {
   te_rt_buffer_desc d[TE_RT_MAX_BUFFERS];
   int32_t n = 77;
   for (int32_t cap : {-1, 0, 5, std::numeric_limits<int32_t>::min()}) {
-    std::string want =
-        "the layout has 6 buffers, capacity is " + std::to_string(cap);
+    std::string want = "capacity " + std::to_string(cap) +
+                       " is too small: the layout has 6 buffers";
     EXPECT_FAILS(te_rt_qtensor_layout(&qz, 2, shape,
                                       TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM100,
                                       d, cap, &n),
@@ -261,7 +263,8 @@ TEST(HostileAbi, LayoutCapacity) {
   EXPECT_FAILS(te_rt_qtensor_layout(&qz, 2, shape, TE_RT_ROWWISE_AND_COLUMNWISE,
                                     TE_RT_SM100, nullptr, 6, &n),
                TE_RT_INVALID_ARGUMENT,
-               "the layout has 6 buffers, capacity is 6");
+               "out is null; the layout has 6 buffers (pass an array of at "
+               "least 6, e.g. TE_RT_MAX_BUFFERS)");
 }
 
 //===----------------------------------------------------------------------===//
@@ -408,10 +411,12 @@ TEST(HostileAbi, GemmWithOverflowingProduct) {
             TE_RT_OK);
   ASSERT_EQ(te_rt_qtensor_init(&b, &qz, 2, sa, TE_RT_ROWWISE, TE_RT_SM90),
             TE_RT_OK);
-  // Any non-null pointers: the call must fail before touching them.
+  // Any non-null, non-overlapping pointers: the call must fail before
+  // touching them.
   static uint8_t dummy[64];
   for (int i = 0; i < a.num_buffers; ++i)
-    a.buffers[i].data = b.buffers[i].data = dummy;
+    a.buffers[i].data = b.buffers[i].data =
+        reinterpret_cast<void *>(uintptr_t(i + 1) << 44);
   Context ctx;
   te_rt_tensor d;
   std::memset(&d, 0, sizeof(d));
@@ -495,7 +500,8 @@ TEST(HostileAbi, NullHandlesEverywhere) {
   EXPECT_FAILS(te_rt_qtensor_alloc(ctx, nullptr, &qz, 1, x.shape, TE_RT_ROWWISE,
                                    TE_RT_SM90),
                TE_RT_INVALID_ARGUMENT, "out is null");
-  EXPECT_EQ(te_rt_qtensor_free(ctx, nullptr), TE_RT_OK);
+  EXPECT_FAILS(te_rt_qtensor_free(ctx, nullptr), TE_RT_INVALID_ARGUMENT,
+               "q is null");
   EXPECT_EQ(te_rt_context_destroy(nullptr), TE_RT_OK);
   te_rt_quantizer_init_default(nullptr);
   te_rt_quantize_args_init(nullptr);
@@ -517,8 +523,7 @@ TEST(HostileAbi, ZeroElementTensorsRoundTripForEveryRecipe) {
     for (std::vector<int64_t> shape :
          {std::vector<int64_t>{0, 32}, std::vector<int64_t>{32, 0},
           std::vector<int64_t>{0}}) {
-      SCOPED_TRACE(std::to_string(r) + " rank " +
-                   std::to_string(shape.size()));
+      SCOPED_TRACE(std::to_string(r) + " rank " + std::to_string(shape.size()));
       te_rt_quantizer qz = recipeQuantizer(r);
       QTensor q(ctx, qz, shape, TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM100);
       if (q.status != TE_RT_OK) {

@@ -236,8 +236,8 @@ TEST(Api, LayoutOfEveryRecipe) {
                                       TE_RT_ROWWISE_AND_COLUMNWISE, e.target, d,
                                       1, &n),
                  TE_RT_INVALID_ARGUMENT,
-                 ("the layout has " + std::to_string(e.names.size()) +
-                  " buffers, capacity is 1")
+                 ("capacity 1 is too small: the layout has " +
+                  std::to_string(e.names.size()) + " buffers")
                      .c_str());
   }
   // Byte sizes: NVFP4 [128, 64]: data 128*32, scales rup(128,128)*rup(4,4).
@@ -369,7 +369,9 @@ TEST_F(QuantizeFixture, RejectsBadBuffers) {
   te_rt_qtensor t = q.q;
   t.num_buffers = 2;
   EXPECT_FAILS(te_rt_quantize(ctx, &x, &t, nullptr), TE_RT_INVALID_ARGUMENT,
-               "q has 2 buffers, its layout has 3");
+               "q->num_buffers is 2, but its quantizer, shape, usage and "
+               "target give 3 buffers (te_rt_qtensor_init fills it; see "
+               "te_rt_qtensor_layout)");
   t = q.q;
   t.buffers[0].size_bytes = 127;
   EXPECT_FAILS(te_rt_quantize(ctx, &x, &t, nullptr), TE_RT_INVALID_ARGUMENT,
