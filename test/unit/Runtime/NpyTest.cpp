@@ -82,17 +82,17 @@ TEST(Npy, RejectsWithAMessage) {
   EXPECT_FALSE(te::npy::parse({'x', 'y'}, a, &err));
   EXPECT_EQ(err, "not a .npy file (bad magic)");
   EXPECT_FALSE(te::npy::parse(
-      npyFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
+      npyFile(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
               std::vector<uint8_t>(8)),
       a, &err));
-  EXPECT_EQ(err,
-            "unsupported .npy dtype '<f8' (expected '<f4', '|u1' or '<u2')");
+  EXPECT_EQ(err, "unsupported .npy dtype '<i8' (expected '<f4', '<f2', '<f8', "
+                 "'|u1' or '<u2')");
   EXPECT_FALSE(te::npy::parse(
       npyFile(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
               std::vector<uint8_t>(4)),
       a, &err));
-  EXPECT_EQ(err,
-            "unsupported .npy dtype '>f4' (expected '<f4', '|u1' or '<u2')");
+  EXPECT_EQ(err, "big-endian .npy data ('>f4') is not supported: convert it "
+                 "with a.astype('<f4')");
   EXPECT_FALSE(te::npy::parse(
       npyFile(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }",
               std::vector<uint8_t>(16)),
@@ -106,7 +106,9 @@ TEST(Npy, RejectsWithAMessage) {
   std::vector<uint8_t> v9 = npyFile(1, "{}", {});
   v9[6] = 9;
   EXPECT_FALSE(te::npy::parse(v9, a, &err));
-  EXPECT_EQ(err, "unsupported .npy version 9");
+  EXPECT_EQ(err,
+            "unsupported .npy format version 9.0 (numpy writes 1.0, 2.0 and "
+            "3.0)");
   EXPECT_FALSE(te::npy::parse(
       npyFile(1,
               "{'descr': '<f4', 'fortran_order': False, 'shape': "
@@ -115,7 +117,65 @@ TEST(Npy, RejectsWithAMessage) {
       a, &err));
   EXPECT_EQ(err, "a .npy dimension overflows int64");
   EXPECT_FALSE(te::npy::read("/nonexistent/dir/x.npy", a, &err));
-  EXPECT_EQ(err, "cannot open '/nonexistent/dir/x.npy'");
+  EXPECT_EQ(err, "cannot open '/nonexistent/dir/x.npy': No such file or "
+                 "directory");
+}
+
+// numpy's header rules (numpy.lib.format._read_array_header): the header is
+// a Python dict literal with exactly three keys; a repeated key keeps its
+// last value; `(3)` is not a tuple; a NUL is refused with a readable
+// message.
+TEST(Npy, FollowsNumpysHeaderRules) {
+  te::npy::Array a;
+  std::string err;
+  auto parse = [&](const char *header, size_t dataBytes) {
+    err.clear();
+    return te::npy::parse(npyFile(1, header, std::vector<uint8_t>(dataBytes)),
+                          a, &err);
+  };
+  EXPECT_TRUE(parse("{'descr': '<u2', 'descr': '<f4', 'fortran_order': False, "
+                    "'shape': (2,), }",
+                    8));
+  EXPECT_EQ(a.kind, te::npy::Kind::F32);
+  EXPECT_TRUE(
+      parse("{\"descr\":\"<f8\",\"fortran_order\":False,\"shape\":(1,)}", 8));
+  EXPECT_EQ(a.kind, te::npy::Kind::F64);
+  EXPECT_TRUE(
+      parse("{'descr': '<f2', 'fortran_order': False, 'shape': (), }", 2));
+  EXPECT_EQ(a.kind, te::npy::Kind::F16);
+  EXPECT_TRUE(a.shape.empty());
+  EXPECT_FALSE(
+      parse("{'descr': '<f4', 'fortran_order': False, 'shape': (3), }", 12));
+  EXPECT_EQ(err, "malformed shape in the .npy header");
+  EXPECT_FALSE(
+      parse("{'descr': '<f4', 'fortran_order': 0, 'shape': (3,), }", 12));
+  EXPECT_EQ(err, "malformed fortran_order in the .npy header");
+  EXPECT_FALSE(parse("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), "
+                     "'extra': 1}",
+                     12));
+  EXPECT_EQ(err, "the .npy header has the key 'extra'; numpy accepts only "
+                 "descr, fortran_order and shape");
+  EXPECT_FALSE(
+      parse("{'descr': 3, 'fortran_order': False, 'shape': (3,), }", 12));
+  EXPECT_EQ(err, "malformed descr in the .npy header");
+  EXPECT_FALSE(parse("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                     "(03,), }",
+                     12));
+  EXPECT_EQ(err, "malformed shape in the .npy header");
+  EXPECT_FALSE(parse("{'descr': '<f4' 'fortran_order': False}", 0));
+  EXPECT_EQ(err, "malformed .npy header (numpy reads it as a Python dict "
+                 "literal)");
+  std::string nul = std::string("{'descr': '<f4") + '\0' +
+                    "x', 'fortran_order': False, 'shape': (1,), }";
+  EXPECT_FALSE(
+      te::npy::parse(npyFile(1, nul, std::vector<uint8_t>(4)), a, &err));
+  EXPECT_EQ(err, "the .npy header contains a NUL byte");
+  std::vector<uint8_t> v15 = npyFile(1, "{}", {});
+  v15[7] = 5;
+  EXPECT_FALSE(te::npy::parse(v15, a, &err));
+  EXPECT_EQ(err,
+            "unsupported .npy format version 1.5 (numpy writes 1.0, 2.0 and "
+            "3.0)");
 }
 
 TEST(Npy, SerializeRoundTripsAndAligns) {
