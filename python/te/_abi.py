@@ -1,4 +1,5 @@
-"""The structs, enums and prototypes of te_rt.h (API version 3) for ctypes.
+"""The structs, enums and prototypes of te_rt.h (API versions 3 and 4) for
+ctypes.
 
 Structs that te_rt.h initialises with an ``_init`` function carry reserved
 bytes after their last field and are always initialised through that
@@ -78,6 +79,9 @@ class Tensor(Structure):
         ("dtype", c_int),
         ("rank", c_int32),
         ("shape", c_int64 * MAX_RANK),
+        # API version 4: the capacity of `data` (0: not stated). A version 3
+        # library does not read it.
+        ("size_bytes", c_int64),
         ("_reserved", c_char * _RESERVED),
     ]
 

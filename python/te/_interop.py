@@ -47,6 +47,7 @@ class View:
         t.rank = len(self.shape)
         for i, d in enumerate(self.shape):
             t.shape[i] = d
+        t.size_bytes = self.nbytes
         return t
 
 
