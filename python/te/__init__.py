@@ -22,7 +22,8 @@ from .runtime import (BufferInfo, Context, DeviceArray, QTensor, amax,
 __all__ = [
     "BackendUnavailableError", "BufferInfo", "CompileError", "Context",
     "DeviceArray", "Error", "InvalidArgumentError", "OutOfMemoryError",
-    "QTensor", "Quantizer", "QuantizerSyntaxError", "UnsupportedError",
-    "Program", "amax", "api_version", "compile", "has_compiler", "backend_available", "default_context",
-    "dequantize", "gemm", "quantize",
+    "Program", "QTensor", "Quantizer", "QuantizerSyntaxError",
+    "UnsupportedError", "amax", "api_version", "backend_available",
+    "compile", "default_context", "dequantize", "gemm", "has_compiler",
+    "quantize",
 ]

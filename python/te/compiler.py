@@ -23,7 +23,7 @@ from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_int,
 import numpy as np
 
 from . import _lib
-from .errors import CompileError, check
+from .errors import CompileError
 from . import _interop
 
 _lock = threading.Lock()
@@ -508,8 +508,8 @@ class Program:
                 span = (sum((n - 1) * s for n, s in zip(shape, strides)) + 1)
                 raw = (ctypes.c_char * (span * itemsize)).from_address(
                     (aligned or 0) + offset * itemsize)
-                arr = np.ndarray(shape, dtype, buffer=raw,
-                                 strides=[s * itemsize for s in strides]).copy()
+                arr = np.ndarray(shape, dtype, buffer=raw, strides=[
+                    s * itemsize for s in strides]).copy()
             else:
                 arr = np.empty(shape, dtype)
             if r.dtype == "bfloat16":

@@ -14,9 +14,9 @@ import ctypes
 from . import _abi, _lib
 from .errors import QuantizerSyntaxError, check
 
-_RECIPE_NAMES = {_abi.RECIPE_DELAYED: "delayed", _abi.RECIPE_CURRENT: "current",
-                 _abi.RECIPE_BLOCK: "block", _abi.RECIPE_MXFP8: "mxfp8",
-                 _abi.RECIPE_NVFP4: "nvfp4"}
+_RECIPE_NAMES = {_abi.RECIPE_DELAYED: "delayed",
+                 _abi.RECIPE_CURRENT: "current", _abi.RECIPE_BLOCK: "block",
+                 _abi.RECIPE_MXFP8: "mxfp8", _abi.RECIPE_NVFP4: "nvfp4"}
 _ELEMENT_NAMES = {_abi.E4M3: "f8E4M3FN", _abi.E5M2: "f8E5M2",
                   _abi.E2M1X2: "f4E2M1FN"}
 

@@ -7,7 +7,6 @@ import tempfile
 
 import numpy as np
 
-import te
 from te import _interop
 
 
