@@ -9,7 +9,8 @@ on a te_rt context, as te-run does:
     y = prog.run("main", x)                   # numpy in, numpy out
 
 Entry functions take and return ranked tensors (and scalars) of f32, f64,
-f16, bf16, i8, i32, i64. Programs are compiled for target ``cpu`` (host
+f16, bf16 (float32 values; results as float32), f8E4M3FN, f8E5M2, f8E8M0FNU
+(uint8 bit patterns), i8, i32, i64. Programs are compiled for target ``cpu`` (host
 memory); on a cuda context the runtime stages the host buffers to the device
 around each runtime call (te_rt_context_set_host_memory).
 """
@@ -99,6 +100,9 @@ _CAPI_PROTOTYPES = {
     "mlirTypeIsAF16": (c_bool, [MlirType]),
     "mlirTypeIsABF16": (c_bool, [MlirType]),
     "mlirTypeIsAInteger": (c_bool, [MlirType]),
+    "mlirTypeIsAFloat8E4M3FN": (c_bool, [MlirType]),
+    "mlirTypeIsAFloat8E5M2": (c_bool, [MlirType]),
+    "mlirTypeIsAFloat8E8M0FNU": (c_bool, [MlirType]),
     "mlirIntegerTypeGetWidth": (c_int, [MlirType]),
     "mlirTypePrint": (None, [MlirType, _STRING_CALLBACK, c_void_p]),
     "mlirTERunPipeline": (MlirLogicalResult, [MlirModule, MlirStringRef,
@@ -214,8 +218,18 @@ class TensorSpec:
         return f"{self.dtype}[{dims}]"
 
     @property
+    def storage(self):
+        """The numpy dtype holding the values: bfloat16 as uint16 bits, the
+        8-bit floats as uint8 bits."""
+        if self.dtype == "bfloat16":
+            return np.dtype(np.uint16)
+        if self.dtype.startswith("f8"):
+            return np.dtype(np.uint8)
+        return np.dtype(self.dtype)
+
+    @property
     def itemsize(self):
-        return 2 if self.dtype == "bfloat16" else np.dtype(self.dtype).itemsize
+        return self.storage.itemsize
 
 
 def _element_name(capi, t):
@@ -227,6 +241,9 @@ def _element_name(capi, t):
         return "float16"
     if capi.mlirTypeIsABF16(t):
         return "bfloat16"
+    for fp8 in ("Float8E4M3FN", "Float8E5M2", "Float8E8M0FNU"):
+        if getattr(capi, "mlirTypeIsA" + fp8)(t):
+            return "f8" + fp8[6:]
     if capi.mlirTypeIsAInteger(t):
         w = capi.mlirIntegerTypeGetWidth(t)
         if w in (8, 32, 64):
@@ -234,7 +251,8 @@ def _element_name(capi, t):
     c = _Collector()
     capi.mlirTypePrint(t, c.callback, None)
     raise CompileError(f"element type {c.text()} is not supported by the "
-                       "Python harness (f32, f64, f16, bf16, i8, i32, i64)")
+                       "Python harness (f32, f64, f16, bf16, f8E4M3FN, "
+                       "f8E5M2, f8E8M0FNU, i8, i32, i64)")
 
 
 def _spec(capi, t):
@@ -460,7 +478,10 @@ class Program:
             lib.te_rt_set_current_context(None)
         if not ok:
             raise CompileError(f"the JIT has no packed entry for @{entry}")
-        outs = self._collect(results, offsets, result_buf, arg_allocs)
+        # After a runtime failure the results are not read (their memory
+        # may be missing), only released.
+        outs = self._collect(results, offsets, result_buf, arg_allocs,
+                             copy=status == 0)
         if status != 0:
             lib.te_rt_clear_error()
             from .errors import _CLASSES, Error
@@ -479,6 +500,11 @@ class Program:
                 arr = np.ascontiguousarray(src).view(np.uint16)
             else:
                 arr = _interop.to_bf16_bits(src)
+        elif p.dtype.startswith("f8"):
+            arr = np.ascontiguousarray(a)
+            if arr.dtype != np.uint8:
+                raise TypeError(f"@{entry} argument {i}: {p!r} takes uint8 "
+                                "bit patterns")
         else:
             arr = np.ascontiguousarray(a, dtype=p.dtype)
         if arr.ndim != len(p.shape) or any(
@@ -487,39 +513,48 @@ class Program:
                              f"not match {p!r}")
         return arr
 
-    def _collect(self, results, offsets, buf, arg_allocs):
+    def _collect(self, results, offsets, buf, arg_allocs, copy=True):
+        """The results as numpy arrays (copied when `copy`); frees each
+        returned allocation once, except the arguments' and globals'."""
         libc = ctypes.CDLL(None)
         libc.free.argtypes = [c_void_p]
         outs, freed = [], set()
         base = ctypes.addressof(buf)
         for r, off in zip(results, offsets):
             if r.scalar:
-                outs.append(np.dtype(r.dtype).type(
-                    _SCALAR_CTYPES[r.dtype].from_address(base + off).value))
+                if copy:
+                    outs.append(np.dtype(r.dtype).type(
+                        _SCALAR_CTYPES[r.dtype].from_address(
+                            base + off).value))
                 continue
             rank = len(r.shape)
             d = (c_int64 * (3 + 2 * rank)).from_address(base + off)
             allocated, aligned, offset = d[0], d[1], d[2]
-            shape = tuple(d[3 + i] for i in range(rank))
-            strides = tuple(d[3 + rank + i] for i in range(rank))
-            dtype = np.uint16 if r.dtype == "bfloat16" else np.dtype(r.dtype)
-            itemsize = np.dtype(dtype).itemsize
-            if all(n > 0 for n in shape):
-                span = (sum((n - 1) * s for n, s in zip(shape, strides)) + 1)
-                raw = (ctypes.c_char * (span * itemsize)).from_address(
-                    (aligned or 0) + offset * itemsize)
-                arr = np.ndarray(shape, dtype, buffer=raw, strides=[
-                    s * itemsize for s in strides]).copy()
-            else:
-                arr = np.empty(shape, dtype)
-            if r.dtype == "bfloat16":
-                arr = (arr.astype(np.uint32) << 16).view(np.float32)
-            outs.append(arr)
+            if copy:
+                outs.append(self._copy_out(r, d, rank, aligned, offset))
             if allocated and allocated != 0xdeadbeef and \
                     allocated not in arg_allocs and allocated not in freed:
                 freed.add(allocated)
                 libc.free(allocated)
         return outs
+
+    @staticmethod
+    def _copy_out(r, d, rank, aligned, offset):
+        shape = tuple(d[3 + i] for i in range(rank))
+        strides = tuple(d[3 + rank + i] for i in range(rank))
+        dtype = r.storage
+        itemsize = dtype.itemsize
+        if all(n > 0 for n in shape):
+            span = sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+            raw = (ctypes.c_char * (span * itemsize)).from_address(
+                (aligned or 0) + offset * itemsize)
+            arr = np.ndarray(shape, dtype, buffer=raw, strides=[
+                s * itemsize for s in strides]).copy()
+        else:
+            arr = np.empty(shape, dtype)
+        if r.dtype == "bfloat16":
+            arr = (arr.astype(np.uint32) << 16).view(np.float32)
+        return arr
 
 
 def compile(source, target="cpu", options=""):

@@ -27,6 +27,24 @@ func.func @current_tn(%w: tensor<64x128xf32>, %x: tensor<32x128xf32>, %b: tensor
   return %y : tensor<32x64xf32>
 }
 
+func.func @current_buffers(%x: tensor<32x64xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>) {
+  %d0 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %s0 = tensor.empty() : tensor<1xf32>
+  %d, %s = te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise
+      outs(%d0, %s0 : tensor<32x64xf8E4M3FN>, tensor<1xf32>)
+      : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<1xf32>
+  return %d, %s : tensor<32x64xf8E4M3FN>, tensor<1xf32>
+}
+
+func.func @current_group(%x: tensor<32x64xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>) {
+  %d0 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %s0 = tensor.empty() : tensor<1xf32>
+  %d, %s = te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise group "tp"
+      outs(%d0, %s0 : tensor<32x64xf8E4M3FN>, tensor<1xf32>)
+      : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<1xf32>
+  return %d, %s : tensor<32x64xf8E4M3FN>, tensor<1xf32>
+}
+
 func.func @two_results(%x: tensor<8x32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>) {
   %e = tensor.empty() : tensor<8x32xf32>
   %a = linalg.copy ins(%x : tensor<8x32xf32>) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
@@ -75,6 +93,24 @@ class Compile(unittest.TestCase):
         a, b = self.prog.run("two_results", x)
         np.testing.assert_array_equal(a, x)
         np.testing.assert_array_equal(b, x + x)
+
+    def test_fp8_results_are_bits(self):
+        x = sample((32, 64), 6)
+        data, scale_inv = self.prog.run("current_buffers", x)
+        self.assertEqual(data.dtype, np.uint8)
+        q = te.quantize(x, "#te.current<f8E4M3FN>", usage="rowwise")
+        bufs = q.buffers()
+        self.assertEqual(data.tobytes(), bufs["_data"].tobytes())
+        self.assertEqual(scale_inv.tobytes(), bufs["_scale_inv"].tobytes())
+
+    def test_runtime_error_inside_the_program(self):
+        # The runtime's sticky status of the call, with its message.
+        with self.assertRaises(te.Error) as cm:
+            self.prog.run("current_group", sample((32, 64), 7))
+        self.assertIn("no communicator is registered for process group "
+                      "'tp'", str(cm.exception))
+        # The context is usable afterwards.
+        self.prog.run("current_buffers", sample((32, 64), 8))
 
     def test_argument_errors(self):
         with self.assertRaises(ValueError):
