@@ -32,9 +32,23 @@ Loaded load() {
   std::string lt = cublasLtLibraryName();
   void *handle = dlopen(lt.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
-    l.error = "cannot load cuBLASLt (" + lt + "): " + dlText() +
-              " (TE_RT_CUBLASLT_LIBRARY names another file)";
-    return l;
+    std::string why = dlText();
+#ifdef TE_RT_CUDA_TOOLKIT_LIBRARY_DIR
+    // A plain file name the loader does not find: the library directory of
+    // the toolkit libte_rt was built with, as a linked library's RUNPATH
+    // would have it.
+    if (lt.find('/') == std::string::npos) {
+      std::string path = std::string(TE_RT_CUDA_TOOLKIT_LIBRARY_DIR) + "/" + lt;
+      handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (handle)
+        lt = path;
+    }
+#endif
+    if (!handle) {
+      l.error = "cannot load cuBLASLt (" + lt + "): " + why +
+                " (TE_RT_CUBLASLT_LIBRARY names another file)";
+      return l;
+    }
   }
 #define TE_RT_CUBLASLT_RESOLVE(name)                                           \
   l.api.name = reinterpret_cast<decltype(l.api.name)>(dlsym(handle, #name));   \

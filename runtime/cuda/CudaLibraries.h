@@ -20,8 +20,9 @@
 //    are interchangeable with libte_rt's (as with NCCL, which links cudart
 //    statically too).
 //  * cuBLASLt is opened with dlopen (libcublasLt.so.<CUBLAS_VER_MAJOR>, or
-//    the file TE_RT_CUBLASLT_LIBRARY names) and used through the table of
-//    function pointers below.
+//    the file TE_RT_CUBLASLT_LIBRARY names; a plain file name the loader
+//    does not find is tried in the library directory of the toolkit libte_rt
+//    was built with) and used through the table of function pointers below.
 //
 // loadCudaLibraries checks both before any other CUDA call: a missing
 // library makes the cuda backend unavailable (TE_RT_BACKEND_UNAVAILABLE) with
