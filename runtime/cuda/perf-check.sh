@@ -22,7 +22,7 @@
 # both directions only.
 # TE_PERF_SKIP_CTEST=1 skips the ctest. If the hardware encoders disagree with
 # Format, everything is rebuilt with -DTE_CUDA_SOFT_ENCODE=ON and repeated.
-# TE_GPU_PREBUILT=<dir>: use <dir>/te-rt-cuda-tests and <dir>/libte_rt.so
+# TE_GPU_PREBUILT=<dir>: use <dir>/te-rt-cuda-tests and <dir>/libte_rt.so.<N> (its SONAME)
 # built elsewhere (sm_90a) instead of building; if that binary does not start
 # there, the runtime is built as usual. TE_PERF_NCU_TIMEOUT: seconds (120),
 # TE_PERF_TEST_TIMEOUT: seconds per TE_PERF_VARIANT_TESTS run (600).
