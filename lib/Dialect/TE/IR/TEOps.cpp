@@ -445,8 +445,14 @@ LinearOp::inferReturnTypes(MLIRContext *context,
       props.output_quantizer, attrs, "output_quantizer");
   bool cacheWeight = inherentAttr<UnitAttr>(props.cache_weight, attrs,
                                             "cache_weight") != nullptr;
-  if (!input || !weight || !inputQ || !weightQ)
-    return failure();
+  if (!input || !weight)
+    return emitOptionalError(location, "te.linear needs ranked tensor "
+                                       "operands (input, weight)");
+  if (!inputQ || !weightQ)
+    return emitOptionalError(location,
+                             "te.linear needs the quantizer attribute '",
+                             !inputQ ? "input_quantizer" : "weight_quantizer",
+                             "' (e.g. #te.mxfp8<f8E4M3FN>)");
   if (input.getRank() < 1 || weight.getRank() != 2)
     return emitOptionalError(location,
                              "te.linear needs an input [..., in_features] "
@@ -558,8 +564,12 @@ LogicalResult LinearGradOp::inferReturnTypes(
   auto gradOutput =
       dyn_cast<RankedTensorType>(adaptor.getGradOutput().getType());
   auto savedWeight = dyn_cast<QTensorType>(adaptor.getSavedWeight().getType());
-  if (!gradOutput || !savedWeight)
-    return failure();
+  if (!gradOutput)
+    return emitOptionalError(location, "te.linear_grad needs a ranked tensor "
+                                       "grad_output");
+  if (!savedWeight)
+    return emitOptionalError(location, "te.linear_grad needs a quantized "
+                                       "saved weight (!te.qtensor)");
   if (gradOutput.getRank() < 1 || savedWeight.getRank() != 2)
     return emitOptionalError(location,
                              "te.linear_grad needs a grad_output [..., "
