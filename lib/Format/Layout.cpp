@@ -152,6 +152,13 @@ std::string verifyShape(const QuantizerConfig &config, const Shape &shape) {
   return "";
 }
 
+std::string verifyGemmContraction(int64_t k) {
+  if (k == kDynamic || k % 16 == 0)
+    return "";
+  return "needs the contraction dimension K divisible by 16, got " +
+         std::to_string(k);
+}
+
 std::string verifyTarget(const QuantizerConfig &config, Target target) {
   if (target == Target::SM90) {
     if (config.recipe == Recipe::MXFP8)

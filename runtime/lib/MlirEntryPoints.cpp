@@ -345,6 +345,14 @@ void te_rt_mlir_gemm_impl(const te_rt_mlir_gemm_args &a) {
   te_rt_context *ctx = activeContext(where);
   if (!ctx)
     return;
+  // The shape rule the compiler checks where K is static, here for a K known
+  // only at run time (TN: A is [N, K]; NN, NT: A is [K, N]).
+  std::string kError = te::format::verifyGemmContraction(
+      a.layout == TE_RT_GEMM_TN ? a.a_cols : a.a_rows);
+  if (!kError.empty()) {
+    record(TE_RT_INVALID_ARGUMENT, where, kError.c_str());
+    return;
+  }
   Stager st(ctx, where);
   void *aBufs[] = {a.a_buf0, a.a_buf1, a.a_buf2, a.a_buf3, a.a_buf4, a.a_buf5};
   void *bBufs[] = {a.b_buf0, a.b_buf1, a.b_buf2, a.b_buf3, a.b_buf4, a.b_buf5};

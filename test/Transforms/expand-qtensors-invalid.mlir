@@ -7,12 +7,3 @@ func.func @linear(%x: tensor<32x64xbf16>, %w: tensor<32x64xbf16>) -> tensor<32x3
       : tensor<32x64xbf16>, tensor<32x64xbf16>
   return %y : tensor<32x32xbf16>
 }
-
-// -----
-
-// A dynamic buffer cannot be allocated: te-infer-shapes makes it static.
-func.func @dynamic(%x: tensor<?x64xbf16>) -> !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise> {
-  // expected-error @below {{'te.quantize' op needs a static result shape to allocate its buffers, got '!te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>' (run te-infer-shapes first)}}
-  %q = te.quantize %x : tensor<?x64xbf16> -> !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
-  return %q : !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
-}

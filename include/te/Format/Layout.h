@@ -167,6 +167,12 @@ bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
 /// "NVFP4 needs the last dimension divisible by 16, got 100".
 std::string verifyShape(const QuantizerConfig &config, const Shape &shape);
 
+/// The GEMM shape rule that needs the sizes (TE's cuBLASLt FP8 GEMMs): the
+/// contraction dimension K divisible by 16. kDynamic passes. Returns an
+/// empty string or "needs the contraction dimension K divisible by 16, got
+/// 40".
+std::string verifyGemmContraction(int64_t k);
+
 /// Target rules that do not change a layout but that TE enforces: MXFP8 and
 /// NVFP4 need sm_100 (te-formats.md §1.3); block scaling on sm_100 is
 /// emulated with MXFP8 GEMMs and needs power-of-two scales (§3.4). Returns an

@@ -38,6 +38,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "te/Conversion/RuntimeAbi.h"
+#include "te/Dialect/TE/IR/BufferExtents.h"
 #include "te/Dialect/TE/IR/TEAttrs.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/IR/TEOps.h"
@@ -524,39 +525,59 @@ LogicalResult Lowering::lower(GemmBuffersOp op) {
     return failure();
   OpBuilder b(op);
   Location loc = op.getLoc();
-  auto flat2D = [&](ArrayRef<int64_t> shape, int64_t &rows,
-                    int64_t &cols) -> LogicalResult {
-    if (shape.empty() || ShapedType::isDynamicShape(shape))
-      return op.emitOpError("needs static operand shapes (run "
-                            "te-infer-shapes), got [")
-             << shape << "]";
-    rows = 1;
-    for (int64_t d : shape.drop_back())
-      rows *= d;
-    cols = shape.back();
+  auto aq = cast<QuantizerAttrInterface>(op.getAQuantizer());
+  auto bq = cast<QuantizerAttrInterface>(op.getBQuantizer());
+  // An operand's logical [rows, cols] as i64: static sizes from its shape,
+  // dynamic ones read from its buffers (the Format library's extents).
+  auto flat2D = [&](QuantizerAttrInterface q, Usage usage,
+                    ArrayRef<int64_t> shape, ValueRange buffers, Value &rows,
+                    Value &cols) -> LogicalResult {
+    if (shape.empty())
+      return op.emitOpError("needs operands of rank >= 1");
+    auto emitError = [&] { return op.emitOpError(); };
+    FailureOr<OpFoldResult> m =
+        emitRows(b, loc, q, usage, getTarget(op), shape, buffers, emitError);
+    if (failed(m))
+      return failure();
+    OpFoldResult k = b.getIndexAttr(shape.back());
+    if (ShapedType::isDynamic(shape.back())) {
+      FailureOr<SmallVector<OpFoldResult>> dims = emitLogicalSizes(
+          b, loc, q, usage, getTarget(op), shape, buffers, emitError);
+      if (failed(dims))
+        return failure();
+      k = dims->back();
+    }
+    auto i64 = [&](OpFoldResult d) -> Value {
+      if (std::optional<int64_t> c = getConstantIntValue(d))
+        return i64c(b, loc, *c);
+      return arith::IndexCastOp::create(b, loc, IntegerType::get(ctx, 64),
+                                        cast<Value>(d));
+    };
+    rows = i64(*m);
+    cols = i64(k);
     return success();
   };
-  int64_t aRows, aCols, bRows, bCols;
-  if (failed(flat2D(op.getAShape(), aRows, aCols)) ||
-      failed(flat2D(op.getBShape(), bRows, bCols)))
+  Value aRows, aCols, bRows, bCols;
+  if (failed(flat2D(aq, op.getAUsage(), op.getAShape(), op.getA(), aRows,
+                    aCols)) ||
+      failed(
+          flat2D(bq, op.getBUsage(), op.getBShape(), op.getB(), bRows, bCols)))
     return failure();
   bool transa = op.getTransA(), transb = op.getTransB();
-  int64_t n = transa ? aRows : aCols;
-  int64_t m = transb ? bCols : bRows;
+  Value n = transa ? aRows : aCols;
+  Value m = transb ? bCols : bRows;
   int64_t layout = op.getLayout() == GemmLayout::TN   ? TE_RT_GEMM_TN
                    : op.getLayout() == GemmLayout::NN ? TE_RT_GEMM_NN
                                                       : TE_RT_GEMM_NT;
-  auto aq = cast<QuantizerAttrInterface>(op.getAQuantizer());
-  auto bq = cast<QuantizerAttrInterface>(op.getBQuantizer());
   SmallVector<Value> args{i32c(b, loc, targetCode(op)), i32c(b, loc, layout)};
   args.append({descriptor(b, loc, aq),
-               i32c(b, loc, static_cast<int64_t>(op.getAUsage())),
-               i64c(b, loc, aRows), i64c(b, loc, aCols)});
+               i32c(b, loc, static_cast<int64_t>(op.getAUsage())), aRows,
+               aCols});
   if (failed(appendBuffers(op, b, loc, op.getA(), true, false, args)))
     return failure();
   args.append({descriptor(b, loc, bq),
-               i32c(b, loc, static_cast<int64_t>(op.getBUsage())),
-               i64c(b, loc, bRows), i64c(b, loc, bCols)});
+               i32c(b, loc, static_cast<int64_t>(op.getBUsage())), bRows,
+               bCols});
   if (failed(appendBuffers(op, b, loc, op.getB(), true, false, args)))
     return failure();
 
@@ -584,7 +605,7 @@ LogicalResult Lowering::lower(GemmBuffersOp op) {
     dDtype = *code;
   }
   args.append(
-      {i32c(b, loc, dDtype), i64c(b, loc, m), i64c(b, loc, n),
+      {i32c(b, loc, dDtype), m, n,
        d ? operandPointer(b, loc, d, op.getAccumulate(), true) : null(b, loc)});
   // Bias.
   int64_t biasDtype = TE_RT_F32;

@@ -367,10 +367,10 @@ LogicalResult GemmOp::verify() {
     return emitOpError() << "contraction dimensions differ: A " << shapeStr(as)
                          << " has K = " << kA << ", B " << shapeStr(bs)
                          << " has K = " << kB;
-  int64_t k = isDynamic(kA) ? kB : kA;
-  if (!isDynamic(k) && k % 16 != 0)
-    return emitOpError()
-           << "needs the contraction dimension K divisible by 16, got " << k;
+  // A dynamic K is checked at run time (te_rt_mlir_gemm).
+  std::string kError = fmt::verifyGemmContraction(isDynamic(kA) ? kB : kA);
+  if (!kError.empty())
+    return emitOpError() << kError;
 
   Type resultType = getResult().getType();
   ArrayRef<int64_t> resultShape = getShapeOf(resultType);

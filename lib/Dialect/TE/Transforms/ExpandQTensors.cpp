@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "te/Dialect/TE/IR/BufferExtents.h"
 #include "te/Dialect/TE/IR/TEOps.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
 
@@ -59,14 +60,26 @@ static SmallVector<Value> flatten(ArrayRef<ValueRange> ranges) {
   return values;
 }
 
-/// One `tensor.empty` per type; fails (with an error at `op`) on a dynamic
-/// buffer shape, whose size only te-infer-shapes can know.
+/// One `tensor.empty` per type, of sizes `sizes` (one list per type, as
+/// long as its rank, static where the type is) or, where `sizes` is empty,
+/// of the type's static shape; fails (with an error at `op`) on a dynamic
+/// shape without sizes.
 static FailureOr<SmallVector<Value>>
 createEmpties(ConversionPatternRewriter &rewriter, Operation *op,
-              TypeRange types, StringRef what) {
+              TypeRange types, StringRef what,
+              ArrayRef<SmallVector<OpFoldResult>> sizes = {}) {
   SmallVector<Value> empties;
-  for (Type type : types) {
+  for (auto [i, type] : llvm::enumerate(types)) {
     auto tensor = cast<RankedTensorType>(type);
+    if (i < sizes.size()) {
+      empties.push_back(tensor::EmptyOp::create(
+          rewriter, op->getLoc(), sizes[i], tensor.getElementType()));
+      // The sizes fold to the type's static dimensions.
+      if (empties.back().getType() != tensor)
+        empties.back() = tensor::CastOp::create(rewriter, op->getLoc(), tensor,
+                                                empties.back());
+      continue;
+    }
     if (!tensor.hasStaticShape()) {
       op->emitOpError() << "needs static buffer shapes to allocate " << what
                         << ", got " << tensor << " (run te-infer-shapes first)";
@@ -76,6 +89,37 @@ createEmpties(ConversionPatternRewriter &rewriter, Operation *op,
         rewriter, op->getLoc(), tensor.getShape(), tensor.getElementType()));
   }
   return empties;
+}
+
+/// The sizes of the buffers of a quantized tensor of `type` whose logical
+/// sizes are `dims` (the Format library's extents; index arithmetic for the
+/// dynamic ones). Empty where `type` is static: its buffer types say all.
+static FailureOr<SmallVector<SmallVector<OpFoldResult>>>
+bufferSizes(ConversionPatternRewriter &rewriter, Operation *op,
+            QTensorType type, ArrayRef<OpFoldResult> dims) {
+  if (type.hasStaticShape())
+    return SmallVector<SmallVector<OpFoldResult>>();
+  return emitBufferSizes(rewriter, op->getLoc(), type.getQuantizer(),
+                         type.getUsage(), getTarget(op), dims,
+                         [&] { return op->emitOpError(); });
+}
+
+/// The logical sizes of the quantized tensor of `type` held by `buffers`.
+static FailureOr<SmallVector<OpFoldResult>>
+logicalSizes(ConversionPatternRewriter &rewriter, Operation *op,
+             QTensorType type, ValueRange buffers) {
+  return emitLogicalSizes(rewriter, op->getLoc(), type.getQuantizer(),
+                          type.getUsage(), getTarget(op), type.getShape(),
+                          buffers, [&] { return op->emitOpError(); });
+}
+
+/// `sizes` where `shape` is dynamic, `shape` where it is static.
+static SmallVector<OpFoldResult> refine(Builder &b, ArrayRef<int64_t> shape,
+                                        ArrayRef<OpFoldResult> sizes) {
+  SmallVector<OpFoldResult> out;
+  for (auto [d, size] : llvm::zip_equal(shape, sizes))
+    out.push_back(ShapedType::isDynamic(d) ? size : b.getIndexAttr(d));
+  return out;
 }
 
 static bool isDelayed(QuantizerAttrInterface quantizer) {
@@ -108,15 +152,25 @@ struct QuantizeLowering : public OpConversionPattern<QuantizeOp> {
     SmallVector<Type> outTypes = *bufferTypes;
     if (op.getAmax())
       outTypes.push_back(op.getAmax().getType());
-    FailureOr<SmallVector<Value>> outs =
-        createEmpties(rewriter, op, outTypes, "the quantized buffers");
-    if (failed(outs))
-      return failure();
     auto single = [](ValueRange range) {
       return range.empty() ? Value() : range.front();
     };
+    // Dynamic buffers take their sizes from the input's.
+    Value input = single(adaptor.getInput());
+    FailureOr<SmallVector<SmallVector<OpFoldResult>>> sizes = bufferSizes(
+        rewriter, op, type,
+        refine(rewriter, type.getShape(),
+               tensor::getMixedSizes(rewriter, op.getLoc(), input)));
+    if (failed(sizes))
+      return failure();
+    if (!sizes->empty() && op.getAmax())
+      sizes->push_back({rewriter.getIndexAttr(1)});
+    FailureOr<SmallVector<Value>> outs =
+        createEmpties(rewriter, op, outTypes, "the quantized buffers", *sizes);
+    if (failed(outs))
+      return failure();
     auto quantize = QuantizeBuffersOp::create(
-        rewriter, op.getLoc(), TypeRange(outTypes), single(adaptor.getInput()),
+        rewriter, op.getLoc(), TypeRange(outTypes), input,
         single(adaptor.getScale()), single(adaptor.getSeed()),
         single(adaptor.getOffset()), *outs, type.getQuantizer(),
         type.getUsage(), op.getGroupAttr());
@@ -138,15 +192,24 @@ struct DequantizeLowering : public OpConversionPattern<DequantizeOp> {
   matchAndRewrite(DequantizeOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     QTensorType type = op.getInput().getType();
-    Type resultType = op.getResult().getType();
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    SmallVector<Value> buffers = flatten(adaptor.getOperands());
+    SmallVector<SmallVector<OpFoldResult>> sizes;
+    if (!resultType.hasStaticShape()) {
+      // The result has the input's logical sizes, read from its buffers.
+      FailureOr<SmallVector<OpFoldResult>> dims =
+          logicalSizes(rewriter, op, type, buffers);
+      if (failed(dims))
+        return failure();
+      sizes.push_back(refine(rewriter, resultType.getShape(), *dims));
+    }
     FailureOr<SmallVector<Value>> outs =
-        createEmpties(rewriter, op, resultType, "the result");
+        createEmpties(rewriter, op, TypeRange(resultType), "the result", sizes);
     if (failed(outs))
       return failure();
     auto dequantize = DequantizeBuffersOp::create(
-        rewriter, op.getLoc(), TypeRange(resultType),
-        flatten(adaptor.getOperands()), *outs, type.getQuantizer(),
-        type.getUsage());
+        rewriter, op.getLoc(), TypeRange(resultType), buffers, *outs,
+        type.getQuantizer(), type.getUsage());
     rewriter.replaceOp(op, dequantize.getResults());
     return success();
   }
@@ -154,6 +217,50 @@ struct DequantizeLowering : public OpConversionPattern<DequantizeOp> {
 
 struct GemmLowering : public OpConversionPattern<GemmOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// The sizes of the result's buffers (one list, or the quantized result's
+  /// lists and the amax's) where the result is dynamic: its logical sizes
+  /// come from A's and B's, read from their buffers (TN, NN: B's leading
+  /// dimensions and A's N; NT: B's last dimension and A's).
+  static FailureOr<SmallVector<SmallVector<OpFoldResult>>>
+  resultSizes(ConversionPatternRewriter &rewriter, GemmOp op,
+              OneToNOpAdaptor adaptor) {
+    Type resultType = op.getResult().getType();
+    auto quantized = dyn_cast<QTensorType>(resultType);
+    ArrayRef<int64_t> resultShape =
+        quantized ? quantized.getShape()
+                  : cast<RankedTensorType>(resultType).getShape();
+    SmallVector<SmallVector<OpFoldResult>> sizes;
+    if (!ShapedType::isDynamicShape(resultShape))
+      return sizes;
+    QTensorType a = op.getA().getType(), b = op.getB().getType();
+    FailureOr<SmallVector<OpFoldResult>> as =
+        logicalSizes(rewriter, op, a, adaptor.getA());
+    FailureOr<SmallVector<OpFoldResult>> bs =
+        logicalSizes(rewriter, op, b, adaptor.getB());
+    if (failed(as) || failed(bs))
+      return failure();
+    SmallVector<OpFoldResult> dims;
+    if (op.getLayout() == GemmLayout::NT) {
+      dims = {bs->back(), as->back()};
+    } else {
+      dims.assign(bs->begin(), bs->end() - 1);
+      dims.push_back(op.getTransA() ? (*as)[0] : (*as)[1]);
+    }
+    dims = refine(rewriter, resultShape, dims);
+    if (!quantized) {
+      sizes.push_back(dims);
+      return sizes;
+    }
+    FailureOr<SmallVector<SmallVector<OpFoldResult>>> buffers =
+        bufferSizes(rewriter, op, quantized, dims);
+    if (failed(buffers))
+      return failure();
+    sizes = std::move(*buffers);
+    if (op.getAmax())
+      sizes.push_back({rewriter.getIndexAttr(1)});
+    return sizes;
+  }
 
   LogicalResult
   matchAndRewrite(GemmOp op, OneToNOpAdaptor adaptor,
@@ -183,8 +290,12 @@ struct GemmLowering : public OpConversionPattern<GemmOp> {
     if (accumulate) {
       outs.push_back(accumulate);
     } else {
+      FailureOr<SmallVector<SmallVector<OpFoldResult>>> sizes =
+          resultSizes(rewriter, op, adaptor);
+      if (failed(sizes))
+        return failure();
       FailureOr<SmallVector<Value>> empties =
-          createEmpties(rewriter, op, outTypes, "the result");
+          createEmpties(rewriter, op, outTypes, "the result", *sizes);
       if (failed(empties))
         return failure();
       outs = *empties;
@@ -218,8 +329,21 @@ struct EmptyLowering : public OpConversionPattern<EmptyOp> {
         convertQTensor(*getTypeConverter(), op, op.getResult().getType());
     if (failed(bufferTypes))
       return failure();
-    FailureOr<SmallVector<Value>> empties =
-        createEmpties(rewriter, op, *bufferTypes, "the quantized buffers");
+    // The dynamic sizes are the operands, in order.
+    QTensorType type = op.getResult().getType();
+    SmallVector<OpFoldResult> dims;
+    SmallVector<Value> dynamicSizes = flatten(adaptor.getDynamicSizes());
+    size_t next = 0;
+    for (int64_t d : type.getShape())
+      dims.push_back(ShapedType::isDynamic(d)
+                         ? OpFoldResult(dynamicSizes[next++])
+                         : OpFoldResult(rewriter.getIndexAttr(d)));
+    FailureOr<SmallVector<SmallVector<OpFoldResult>>> sizes =
+        bufferSizes(rewriter, op, type, dims);
+    if (failed(sizes))
+      return failure();
+    FailureOr<SmallVector<Value>> empties = createEmpties(
+        rewriter, op, *bufferTypes, "the quantized buffers", *sizes);
     if (failed(empties))
       return failure();
     rewriter.replaceOpWithMultiple(op, {*empties});
@@ -338,26 +462,6 @@ struct TEExpandQTensorsPass
       return WalkResult::advance();
     });
     if (linear.wasInterrupted())
-      return signalPassFailure();
-
-    // Buffers are allocated (tensor.empty) with static shapes only.
-    WalkResult dynamic = module.walk([](Operation *op) {
-      if (!isa<QuantizeOp, DequantizeOp, GemmOp, EmptyOp>(op))
-        return WalkResult::advance();
-      for (Type type : op->getResultTypes()) {
-        auto shaped = dyn_cast<QTensorType>(type);
-        if ((shaped && !shaped.hasStaticShape()) ||
-            (isa<RankedTensorType>(type) &&
-             !cast<RankedTensorType>(type).hasStaticShape())) {
-          op->emitOpError() << "needs a static result shape to allocate its "
-                               "buffers, got "
-                            << type << " (run te-infer-shapes first)";
-          return WalkResult::interrupt();
-        }
-      }
-      return WalkResult::advance();
-    });
-    if (dynamic.wasInterrupted())
       return signalPassFailure();
 
     QTensorTypeConverter converter(getTarget(module));

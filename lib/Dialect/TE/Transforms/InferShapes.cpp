@@ -6,7 +6,8 @@
 //
 // te-infer-shapes: TransformerEngine's fake-shape inference as a pass.
 // Static dimensions flow forward into dynamic dimensions of tensor and
-// !te.qtensor types until a fixpoint: through te ops, tensor.cast /
+// !te.qtensor types until a fixpoint: from te.empty's constant size
+// operands, through te ops, tensor.cast /
 // collapse_shape / expand_shape, scf.for / scf.if, and into private callees
 // (specialised per distinct static signature when callers disagree).
 //
@@ -36,6 +37,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
@@ -294,6 +296,37 @@ void ShapeInference::inferOp(Operation *op) {
       d.push_back(gemm.getTransA() ? as[0] : as[1]);
     }
     refineShape(gemm.getResult(), d);
+    return;
+  }
+  if (auto empty = dyn_cast<EmptyOp>(op)) {
+    // A constant size operand is a static dimension: the type takes it and
+    // the operand goes.
+    QTensorType type = empty.getResult().getType();
+    SmallVector<int64_t> shape(type.getShape());
+    OperandRange sizes = empty.getDynamicSizes();
+    size_t next = 0;
+    for (int64_t &d : shape) {
+      if (!ShapedType::isDynamic(d))
+        continue;
+      std::optional<int64_t> c = getConstantIntValue(sizes[next++]);
+      if (c && *c >= 0)
+        d = *c;
+    }
+    refineShape(empty.getResult(), shape);
+    QTensorType refined = empty.getResult().getType();
+    if (refined == type)
+      return;
+    SmallVector<Value> kept;
+    next = 0;
+    for (auto [before, after] :
+         llvm::zip_equal(type.getShape(), refined.getShape())) {
+      if (!ShapedType::isDynamic(before))
+        continue;
+      Value size = sizes[next++];
+      if (ShapedType::isDynamic(after))
+        kept.push_back(size);
+    }
+    empty.getDynamicSizesMutable().assign(kept);
     return;
   }
   if (auto buffers = dyn_cast<BuffersOp>(op)) {

@@ -26,7 +26,8 @@ def TEInferShapes : Pass<"te-infer-shapes", "::mlir::ModuleOp"> {
     dimensions of `tensor` and `!te.qtensor` types until a fixpoint, through
 
     * te ops (`te.quantize`, `te.dequantize`, `te.gemm`, `te.linear`,
-      `te.linear_grad` re-infer their result shapes from their operands),
+      `te.linear_grad` re-infer their result shapes from their operands;
+      `te.empty` takes a constant size operand into its type and drops it),
     * `tensor.cast` (a more static source refines the result),
     * `tensor.collapse_shape` / `tensor.expand_shape` of leading dimensions,
     * `scf.for` (init -> region argument -> result, when the yielded value
@@ -37,7 +38,9 @@ def TEInferShapes : Pass<"te-infer-shapes", "::mlir::ModuleOp"> {
       (`@f` -> `@f_<shape>`); results flow back to the callers.
 
     A dimension is refined only where it was dynamic; types never become
-    less static. Once a quantized type is fully static its buffers are too,
+    less static; a dimension nothing makes static stays dynamic (the
+    buffers of such a quantized tensor are sized at run time by
+    `te-expand-qtensors`). Once a quantized type is fully static its buffers are too,
     and the recipe's shape rules (Format's `verifyShape`, e.g. "MXFP8 needs
     the last dimension divisible by 32, got 100") and Linear's alignment
     rules are checked at the op that produces it; a violation is an error
@@ -153,6 +156,34 @@ def TEExpandQTensors : Pass<"te-expand-qtensors", "::mlir::ModuleOp"> {
     * `te.gemm` -> `te.gemm_buffers`,
     * `te.empty` -> one `tensor.empty` per buffer,
     * `te.buffers` / `te.from_buffers` -> the buffers themselves.
+
+    A `!te.qtensor` with dynamic dimensions (a batch known only at run
+    time) expands into buffers whose sizes are computed at run time: the
+    Format library describes every buffer axis as an expression of the
+    logical dimensions (`te::format::getBufferExtents`: `d_i`, products,
+    `ceildiv`, exact division, round-up; the same expressions give the
+    static layouts), emitted as `arith` index arithmetic where a dimension
+    is dynamic and folded where it is not. The logical sizes come from the
+    quantized input (`te.quantize`), the size operands (`te.empty`) or a
+    quantized operand's buffers (`te.dequantize`, `te.gemm`: the buffer
+    axis that holds the dimension). Shape rules that need the size (MXFP8's
+    and NVFP4's divisibility, the GEMM's K % 16) are checked by the runtime.
+
+    ```mlir
+    %q = te.quantize %x : tensor<?x256xbf16>
+        -> !te.qtensor<?x256xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
+    ```
+
+    becomes (rowwise scales: `[roundup(M, 128), roundup(ceildiv(K, 32), 4)]`)
+
+    ```mlir
+    %m = tensor.dim %x, %c0 : tensor<?x256xbf16>
+    %d = tensor.empty(%m) : tensor<?x256xf8E4M3FN>
+    %r = arith.ceildivui %m, %c128 : index
+    %rows = arith.muli %r, %c128 : index
+    %s = tensor.empty(%rows) : tensor<?x8xf8E8M0FNU>
+    %q:2 = te.quantize_buffers %x ... outs(%d, %s : ...)
+    ```
 
     `te.linear` and `te.linear_grad` must have been decomposed first
     (`te-decompose-linear`); the pass fails on them. After the pass no value,
