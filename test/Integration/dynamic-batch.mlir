@@ -29,6 +29,10 @@
 // RUN: not te-run %s --entry nvfp4_dynamic --seed 7 --dynamic-dim 40 --quiet 2>&1 | FileCheck %s --check-prefix=NVFP4
 // RUN: not te-run %s --entry current_dynamic --seed 7 --dynamic-dim 40 --quiet 2>&1 | FileCheck %s --check-prefix=GEMMK
 // RUN: not te-run %s --entry delayed_dynamic --seed 7 --dynamic-dim 40 --quiet 2>&1 | FileCheck %s --check-prefix=GEMMK
+// GPU targets compile the same programs (buffers sized on the host, in
+// device memory).
+// RUN: te-opt %s --te-pipeline="target=sm_90 remarks=false" -o /dev/null
+// RUN: te-opt %s --te-pipeline="target=sm_100 remarks=false" -o /dev/null
 // A batch of 0 is valid: empty buffers, empty results.
 // RUN: te-run %s --entry mxfp8_dynamic --seed 7 --dynamic-dim 0 | FileCheck %s --check-prefix=EMPTY
 //

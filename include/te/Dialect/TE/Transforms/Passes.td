@@ -178,9 +178,9 @@ def TEExpandQTensors : Pass<"te-expand-qtensors", "::mlir::ModuleOp"> {
 
     ```mlir
     %m = tensor.dim %x, %c0 : tensor<?x256xbf16>
-    %d = tensor.empty(%m) : tensor<?x256xf8E4M3FN>
     %r = arith.ceildivui %m, %c128 : index
     %rows = arith.muli %r, %c128 : index
+    %d = tensor.empty(%m) : tensor<?x256xf8E4M3FN>
     %s = tensor.empty(%rows) : tensor<?x8xf8E8M0FNU>
     %q:2 = te.quantize_buffers %x ... outs(%d, %s : ...)
     ```
