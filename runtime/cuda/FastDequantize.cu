@@ -71,6 +71,22 @@ __device__ __forceinline__ float2 e2m1x2ToFloat2(uint32_t pair) {
   return make_float2(f.x * 16384.0f, f.y * 16384.0f);
 }
 
+/// Row and first column of chunk i of a [R, C] tensor of `perRow` chunks per
+/// row: a 32-bit division where the chunk count allows (a 64-bit one is
+/// several times the work of a chunk's decode).
+__device__ __forceinline__ void chunkAt(int64_t i, int64_t n, int64_t perRow,
+                                        int64_t &r, int64_t &c0) {
+  if (n <= int64_t(UINT32_MAX)) {
+    const uint32_t q = static_cast<uint32_t>(i) / static_cast<uint32_t>(perRow);
+    r = q;
+    c0 = (static_cast<uint32_t>(i) - q * static_cast<uint32_t>(perRow)) *
+         int64_t(kChunk);
+  } else {
+    r = i / perRow;
+    c0 = (i - r * perRow) * kChunk;
+  }
+}
+
 template <bool BF16Out>
 __device__ __forceinline__ void store16(const FastDequantArgs &a, int64_t off,
                                         const float v[kChunk]) {
@@ -103,7 +119,8 @@ __global__ void __launch_bounds__(kThreads)
                             reinterpret_cast<uintptr_t>(a.scale) % 16 == 0;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t r = i / perRow, c0 = (i - r * perRow) * kChunk;
+    int64_t r, c0;
+    chunkAt(i, n, perRow, r, c0);
     const int64_t off = r * a.C + c0;
     uint4 u = __ldg(reinterpret_cast<const uint4 *>(a.data + off));
     uint32_t w[4] = {u.x, u.y, u.z, u.w};
@@ -156,7 +173,8 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t n = a.R * perRow;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t r = i / perRow, c0 = (i - r * perRow) * kChunk;
+    int64_t r, c0;
+    chunkAt(i, n, perRow, r, c0);
     uint2 u =
         __ldg(reinterpret_cast<const uint2 *>(a.data + (r * a.C + c0) / 2));
     const uint8_t sb = a.scale[scaleAt(a, r, c0 / kNVFP4BlockSize, false)];
