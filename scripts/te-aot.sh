@@ -58,7 +58,8 @@ else
   obj=$1; exe=$2; rt=$3
   lib=$(dirname "$(find "$rt" -name 'libte_rt.so' | head -1)")
   [ -n "$lib" ] && [ -f "$lib/libte_rt.so" ] || { echo "te-aot.sh: no libte_rt.so under $rt" >&2; exit 1; }
-  ${CXX:-c++} ${TE_AOT_CXXFLAGS:-} -std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib" \
+  # te/ToolVersion.h (--version), if the runtime build directory has it.
+  ${CXX:-c++} ${TE_AOT_CXXFLAGS:-} -std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib" -I"$rt/include" \
     "$ROOT/tools/te-run/aot_main.cpp" "$ROOT/tools/te-run/Harness.cpp" "$ROOT/runtime/lib/Npy.cpp" \
     "$obj" -L"$lib" -lte_rt -Wl,-rpath,"$lib" -Wl,--export-dynamic -ldl -lm -o "$exe"
   echo "te-aot.sh: linked $exe"

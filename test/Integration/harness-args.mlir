@@ -15,7 +15,7 @@
 // MIXED: result 0: f32[4] min 1.5 max 1.5
 //
 // RUN: not te-run %s --entry scalar --input forty --input 1 2>&1 | FileCheck %s --check-prefix=NOTINT
-// NOTINT: te-run: argument 0 (i64): --input 'forty' is not an integer (a scalar argument's --input is its value)
+// NOTINT: te-run: argument 0 (i64): --input 'forty' is not an integer in -9223372036854775808..9223372036854775807 (a scalar argument's --input is its value)
 // RUN: not te-run %s --entry scalar --input 1 2>&1 | FileCheck %s --check-prefix=COUNT
 // COUNT: te-run: the entry function takes 2 arguments, 1 --input files were given
 // RUN: not te-run %s --entry scalar --fill 2=1 2>&1 | FileCheck %s --check-prefix=RANGE

@@ -11,14 +11,20 @@
 #include "te_rt_abi.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
+#include <new>
 #include <random>
 #include <sstream>
+#include <stdexcept>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <utility>
 
@@ -147,6 +153,54 @@ int64_t product(const std::vector<int64_t> &s) {
   return n;
 }
 
+/// a * b, or false if it overflows int64.
+bool checkedMul(int64_t a, int64_t b, int64_t &out) {
+  return !__builtin_mul_overflow(a, b, &out);
+}
+
+/// The largest array (bytes) the harness hands to or takes from compiled
+/// code: 64 TiB. Keeping every byte size and every extent below it keeps the
+/// compiled code's own size arithmetic (elements x element size, offsets)
+/// far from int64 overflow.
+constexpr int64_t kMaxBytes = int64_t(1) << 46;
+
+/// Checks that `shape` of `elementBytes`-byte elements is an array the
+/// harness can hold: no negative dimension, and the byte size -- counting a
+/// zero dimension as 1, since compiled code may still multiply the others --
+/// at most kMaxBytes. Sets `bytes` to the real byte size.
+bool checkArrayBytes(const std::string &what, const std::vector<int64_t> &shape,
+                     int64_t elementBytes, int64_t &bytes, std::string *error) {
+  int64_t extent = elementBytes;
+  bytes = elementBytes;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      *error = what + " has a negative dimension (" + std::to_string(d) + ")";
+      return false;
+    }
+    if (!checkedMul(extent, std::max<int64_t>(d, 1), extent) ||
+        extent > kMaxBytes) {
+      *error = what + " is too large: more than 2^46 bytes";
+      return false;
+    }
+    bytes *= d;
+  }
+  return true;
+}
+
+/// Resizes `bytes` to `n`, or sets the "out of memory" error.
+bool allocate(std::vector<uint8_t> &bytes, int64_t n, const std::string &what,
+              std::string *error) {
+  try {
+    bytes.resize(static_cast<size_t>(n));
+    return true;
+  } catch (const std::bad_alloc &) {
+  } catch (const std::length_error &) {
+  }
+  *error =
+      "out of memory allocating " + std::to_string(n) + " bytes for " + what;
+  return false;
+}
+
 /// Memref descriptor {allocated, aligned, offset, sizes, strides} as words.
 std::vector<int64_t> descriptor(void *data, const std::vector<int64_t> &shape) {
   std::vector<int64_t> d;
@@ -166,15 +220,27 @@ std::vector<int64_t> descriptor(void *data, const std::vector<int64_t> &shape) {
   return d;
 }
 
-/// The largest argument the harness generates (bytes).
-constexpr int64_t kMaxBytes = int64_t(1) << 46;
-
-/// The machine's physical memory in bytes (kMaxBytes if unknown).
+/// The memory this process may use in bytes: the machine's physical memory,
+/// or less under an address-space limit (ulimit -v) or a cgroup memory limit
+/// (kMaxBytes if nothing is known).
 int64_t physicalMemoryBytes() {
+  int64_t limit = kMaxBytes;
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || size <= 0)
-    return kMaxBytes;
-  return std::min<int64_t>(kMaxBytes, int64_t(pages) * size);
+  if (pages > 0 && size > 0)
+    limit = std::min<int64_t>(limit, int64_t(pages) * size);
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    limit = std::min<int64_t>(
+        limit, static_cast<int64_t>(std::min<rlim_t>(rl.rlim_cur, kMaxBytes)));
+  if (FILE *f = std::fopen("/sys/fs/cgroup/memory.max", "r")) {
+    unsigned long long v = 0;
+    if (std::fscanf(f, "%llu", &v) == 1 && v > 0)
+      limit = std::min<int64_t>(
+          limit, static_cast<int64_t>(std::min<unsigned long long>(
+                     v, static_cast<unsigned long long>(kMaxBytes))));
+    std::fclose(f);
+  }
+  return limit;
 }
 
 /// Whether the C interface takes the results struct as its first
@@ -209,6 +275,29 @@ struct DeviceBuffers {
 };
 
 } // namespace
+
+namespace {
+const char *allocationTool = "te-run";
+} // namespace
+
+void setAllocationTool(const char *tool) { allocationTool = tool; }
+
+} // namespace te::run
+
+extern "C" void *te_run_checked_malloc(size_t bytes) {
+  void *p = std::malloc(bytes);
+  if (!p && bytes) {
+    std::fprintf(stderr,
+                 "%s: out of memory allocating %zu bytes in the compiled "
+                 "program\n",
+                 te::run::allocationTool, bytes);
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  return p;
+}
+
+namespace te::run {
 
 int64_t TensorType::elementBytes() const {
   for (const ElementInfo &e : kElements)
@@ -349,6 +438,184 @@ double Buffer::at(int64_t i) const {
   return p[0];
 }
 
+bool parseInteger(const std::string &text, int64_t min, int64_t max,
+                  int64_t &out) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 0);
+  if (errno == ERANGE || *end || v < min || v > max)
+    return false;
+  out = v;
+  return true;
+}
+
+bool parseUnsigned(const std::string &text, uint64_t &out) {
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])))
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+  if (errno == ERANGE || *end)
+    return false;
+  out = v;
+  return true;
+}
+
+namespace {
+
+/// A scalar argument's value: its --input text, else its --fill value, else
+/// the seed. Integers are read exactly (out of range is an error, never
+/// saturated or wrapped).
+bool makeScalar(const TensorType &t, size_t i, const Options &opts, Buffer &b,
+                const std::string &which, std::string *error) {
+  bool integer = t.elementType == "i64" || t.elementType == "i32";
+  if (!integer && t.elementType != "f32" && t.elementType != "f64") {
+    *error = which +
+             ": scalar arguments must be i64, i32, f32 or f64 "
+             "(pass a " +
+             t.elementType + " as a tensor of one element)";
+    return false;
+  }
+  int64_t lo = t.elementType == "i32" ? std::numeric_limits<int32_t>::min()
+                                      : std::numeric_limits<int64_t>::min();
+  int64_t hi = t.elementType == "i32" ? std::numeric_limits<int32_t>::max()
+                                      : std::numeric_limits<int64_t>::max();
+  std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  int64_t intValue = 0;
+  double floatValue = static_cast<double>(opts.seed);
+  if (integer && opts.seed > static_cast<uint64_t>(hi)) {
+    *error = which + ": the seed " + std::to_string(opts.seed) +
+             " (its value without --input or --fill) is outside " + range;
+    return false;
+  }
+  intValue = static_cast<int64_t>(opts.seed);
+  for (auto [index, v] : opts.fills)
+    if (index == static_cast<int>(i)) {
+      if (integer && !(v >= static_cast<double>(lo) &&
+                       v < -static_cast<double>(lo) && v == std::trunc(v))) {
+        *error = which + ": --fill value " + std::to_string(v) +
+                 " is not an integer in " + range;
+        return false;
+      }
+      intValue = integer ? static_cast<int64_t>(v) : 0;
+      floatValue = v;
+    }
+  if (!opts.inputs.empty()) {
+    const std::string &text = opts.inputs[i];
+    if (integer) {
+      if (!parseInteger(text, lo, hi, intValue)) {
+        *error = which + ": --input '" + text + "' is not an integer in " +
+                 range + " (a scalar argument's --input is its value)";
+        return false;
+      }
+    } else {
+      char *end = nullptr;
+      floatValue = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end) {
+        *error = which + ": --input '" + text +
+                 "' is not a number (a scalar argument's --input is its "
+                 "value)";
+        return false;
+      }
+    }
+  }
+  if (integer && intValue > hi) {
+    *error = which + ": " + std::to_string(intValue) + " is outside " + range;
+    return false;
+  }
+  if (t.elementType == "f32" && std::isfinite(floatValue) &&
+      std::fabs(floatValue) > std::numeric_limits<float>::max()) {
+    *error = which + ": " + std::to_string(floatValue) +
+             " is outside the range of f32";
+    return false;
+  }
+  b.bytes.resize(t.elementBytes());
+  if (t.elementType == "i64") {
+    std::memcpy(b.bytes.data(), &intValue, 8);
+  } else if (t.elementType == "i32") {
+    int32_t v = static_cast<int32_t>(intValue);
+    std::memcpy(b.bytes.data(), &v, 4);
+  } else if (t.elementType == "f32") {
+    float v = static_cast<float>(floatValue);
+    std::memcpy(b.bytes.data(), &v, 4);
+  } else {
+    std::memcpy(b.bytes.data(), &floatValue, 8);
+  }
+  return true;
+}
+
+/// Element e of a .npy array of a float kind, as a double.
+double npyFloat(const te::npy::Array &a, int64_t e) {
+  const uint8_t *p = a.bytes.data() + e * te::npy::Array::elementBytes(a.kind);
+  if (a.kind == te::npy::Kind::F32) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  if (a.kind == te::npy::Kind::F64) {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
+  }
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return te::format::f16ToFloat(h);
+}
+
+bool isNpyFloat(te::npy::Kind k) {
+  return k == te::npy::Kind::F32 || k == te::npy::Kind::F16 ||
+         k == te::npy::Kind::F64;
+}
+
+/// Fills `b` (type `t`, shape already set) from the .npy array `a`.
+bool convertInput(const TensorType &t, te::npy::Array &a,
+                  const std::string &path, Buffer &b, const std::string &which,
+                  std::string *error) {
+  int64_t n = a.numElements();
+  int64_t eb = t.elementBytes();
+  // Raw bits: |u1 for 8-bit types, <u2 for bf16/f16, <f2 for f16, <f8 for
+  // f64.
+  bool raw = (eb == 1 && a.kind == te::npy::Kind::U8) ||
+             (eb == 2 && a.kind == te::npy::Kind::U16) ||
+             (t.elementType == "f16" && a.kind == te::npy::Kind::F16) ||
+             (t.elementType == "f64" && a.kind == te::npy::Kind::F64);
+  if (raw) {
+    b.bytes = std::move(a.bytes);
+    return true;
+  }
+  if (!t.isFloat() || !isNpyFloat(a.kind)) {
+    *error = which + ": " + path + " has dtype " + te::npy::descr(a.kind) +
+             ", expected " +
+             (t.isFloat() ? std::string("<f4, <f2 or <f8") +
+                                (eb == 2 ? " or <u2 (raw bits)" : "")
+              : eb == 1 ? std::string("|u1 (raw bits)")
+                        : std::string("a float array"));
+    return false;
+  }
+  if (!allocate(b.bytes, n * eb, which, error))
+    return false;
+  for (int64_t e = 0; e < n; ++e) {
+    double v = npyFloat(a, e);
+    if (t.elementType == "f64") {
+      std::memcpy(b.bytes.data() + e * 8, &v, 8);
+      continue;
+    }
+    if (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max()) {
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%g", v);
+      *error = which + ": " + path + ": element " + std::to_string(e) + " (" +
+               buf + ") is outside the range of f32";
+      return false;
+    }
+    writeFloat(t, b.bytes.data() + e * eb, static_cast<float>(v));
+  }
+  return true;
+}
+
+} // namespace
+
 bool makeArguments(const Signature &sig, const Options &opts,
                    std::vector<Buffer> &args, std::string *error) {
   int64_t generatedBytes = 0;
@@ -371,6 +638,11 @@ bool makeArguments(const Signature &sig, const Options &opts,
       return false;
     }
   }
+  // Every `?` dimension of every argument has one size: the compiled code
+  // assumes, unchecked, that the operands of an elementwise op or a GEMM
+  // agree, and reads past the smaller one otherwise.
+  int64_t dynamicSize = opts.inputs.empty() ? opts.dynamicDim : -1;
+  std::string dynamicFrom = "--dynamic-dim";
   std::mt19937_64 rng(opts.seed);
   args.clear();
   for (size_t i = 0; i < sig.args.size(); ++i) {
@@ -379,49 +651,8 @@ bool makeArguments(const Signature &sig, const Options &opts,
     b.type = t;
     std::string which = "argument " + std::to_string(i) + " (" + t.str() + ")";
     if (t.scalar) {
-      // A scalar (e.g. a stochastic-rounding seed) is passed by value:
-      // --input gives it as a number, else --fill, else it is --seed.
-      bool integer = t.elementType == "i64" || t.elementType == "i32";
-      if (!integer && t.elementType != "f32" && t.elementType != "f64") {
-        *error = which +
-                 ": scalar arguments must be i64, i32, f32 or f64 "
-                 "(pass a " +
-                 t.elementType + " as a tensor of one element)";
+      if (!makeScalar(t, i, opts, b, which, error))
         return false;
-      }
-      int64_t intValue = static_cast<int64_t>(opts.seed);
-      double floatValue = static_cast<double>(opts.seed);
-      for (auto [index, v] : opts.fills)
-        if (index == static_cast<int>(i)) {
-          intValue = static_cast<int64_t>(v);
-          floatValue = v;
-        }
-      if (!opts.inputs.empty()) {
-        const std::string &text = opts.inputs[i];
-        char *end = nullptr;
-        if (integer)
-          intValue = std::strtoll(text.c_str(), &end, 0);
-        else
-          floatValue = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end) {
-          *error = which + ": --input '" + text + "' is not " +
-                   (integer ? "an integer" : "a number") +
-                   " (a scalar argument's --input is its value)";
-          return false;
-        }
-      }
-      b.bytes.resize(t.elementBytes());
-      if (t.elementType == "i64") {
-        std::memcpy(b.bytes.data(), &intValue, 8);
-      } else if (t.elementType == "i32") {
-        int32_t v = static_cast<int32_t>(intValue);
-        std::memcpy(b.bytes.data(), &v, 4);
-      } else if (t.elementType == "f32") {
-        float v = static_cast<float>(floatValue);
-        std::memcpy(b.bytes.data(), &v, 4);
-      } else {
-        std::memcpy(b.bytes.data(), &floatValue, 8);
-      }
       args.push_back(std::move(b));
       continue;
     }
@@ -440,19 +671,13 @@ bool makeArguments(const Signature &sig, const Options &opts,
         return false;
       }
       // A size that cannot be allocated is an error, not an abort.
-      int64_t elements = 1;
-      for (int64_t d : b.type.shape)
-        if (d != 0 && elements > kMaxBytes / d / t.elementBytes())
-          elements = -1;
-        else if (elements >= 0)
-          elements *= d;
-      if (elements < 0) {
-        *error = which + ": " + b.type.str() + " is too large";
+      int64_t bytes = 0;
+      if (!checkArrayBytes(which + ": " + b.type.str(), b.type.shape,
+                           t.elementBytes(), bytes, error))
         return false;
-      }
       // Generated inputs live in host memory first: more than the machine
       // has would have the process killed, not refused.
-      generatedBytes += elements * t.elementBytes();
+      generatedBytes += bytes;
       if (generatedBytes > physicalMemoryBytes()) {
         *error = which + ": " + b.type.str() + " needs " +
                  std::to_string(generatedBytes >> 20) +
@@ -461,13 +686,15 @@ bool makeArguments(const Signature &sig, const Options &opts,
                  std::to_string(physicalMemoryBytes() >> 20) + " MiB";
         return false;
       }
-      b.bytes.resize(elements * t.elementBytes());
+      if (!allocate(b.bytes, bytes, which, error))
+        return false;
+      int64_t n = bytes / t.elementBytes();
       const std::pair<int, double> *fill = nullptr;
       for (const auto &f : opts.fills)
         if (f.first == static_cast<int>(i))
           fill = &f;
       if (fill) {
-        for (int64_t e = 0; e < product(b.type.shape); ++e)
+        for (int64_t e = 0; e < n; ++e)
           writeFloat(t, b.bytes.data() + e * t.elementBytes(),
                      static_cast<float>(fill->second));
         args.push_back(std::move(b));
@@ -475,7 +702,7 @@ bool makeArguments(const Signature &sig, const Options &opts,
       }
       // Standard normal values (Box-Muller on the 64-bit Mersenne twister,
       // the same on every platform).
-      for (int64_t e = 0; e < product(b.type.shape); ++e) {
+      for (int64_t e = 0; e < n; ++e) {
         double u1 = (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;
         double u2 = static_cast<double>(rng() >> 11) * 0x1.0p-53;
         double v =
@@ -494,30 +721,34 @@ bool makeArguments(const Signature &sig, const Options &opts,
                std::to_string(a.shape.size());
       return false;
     }
-    for (size_t d = 0; d < t.shape.size(); ++d)
+    for (size_t d = 0; d < t.shape.size(); ++d) {
       if (t.shape[d] >= 0 && t.shape[d] != a.shape[d]) {
         *error = which + ": " + opts.inputs[i] + " has dimension " +
                  std::to_string(d) + " = " + std::to_string(a.shape[d]);
         return false;
       }
-    b.type.shape = a.shape;
-    int64_t n = a.numElements();
-    b.bytes.resize(n * t.elementBytes());
-    if (a.kind == te::npy::Kind::F32 && t.isFloat()) {
-      for (int64_t e = 0; e < n; ++e) {
-        float f;
-        std::memcpy(&f, a.bytes.data() + 4 * e, 4);
-        writeFloat(t, b.bytes.data() + e * t.elementBytes(), f);
+      if (t.shape[d] >= 0)
+        continue;
+      if (dynamicSize < 0) {
+        dynamicSize = a.shape[d];
+        dynamicFrom = "argument " + std::to_string(i) + " (" + opts.inputs[i] +
+                      ") dimension " + std::to_string(d);
+      } else if (a.shape[d] != dynamicSize) {
+        *error = which + ": " + opts.inputs[i] + " has " +
+                 std::to_string(a.shape[d]) + " at the dynamic dimension " +
+                 std::to_string(d) + ", " + dynamicFrom + " has " +
+                 std::to_string(dynamicSize) +
+                 ": every `?` dimension takes one size";
+        return false;
       }
-    } else if (te::npy::Array::elementBytes(a.kind) == t.elementBytes() &&
-               a.kind != te::npy::Kind::F32) {
-      b.bytes = a.bytes; // raw bits: <u2 for bf16/f16, |u1 for 8-bit types
-    } else {
-      *error = which + ": " + opts.inputs[i] + " has dtype " +
-               te::npy::descr(a.kind) + ", expected <f4" +
-               (t.elementBytes() == 2 ? " or <u2 (raw bits)" : "");
-      return false;
     }
+    b.type.shape = a.shape;
+    int64_t bytes = 0;
+    if (!checkArrayBytes(which + ": " + opts.inputs[i], a.shape,
+                         t.elementBytes(), bytes, error))
+      return false;
+    if (!convertInput(t, a, opts.inputs[i], b, which, error))
+      return false;
     args.push_back(std::move(b));
   }
   return true;
@@ -708,9 +939,13 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     const int64_t *sizes = d + 3, *strides = d + 3 + rank;
     for (size_t i = 0; i < rank; ++i)
       b.type.shape[i] = sizes[i];
-    int64_t n = product(b.type.shape);
-    int64_t eb = t.elementBytes();
-    b.bytes.resize(n * eb);
+    std::string which = "result " + std::to_string(r) + " (" + t.str() + ")";
+    int64_t eb = t.elementBytes(), resultBytes = 0;
+    if (!checkArrayBytes(which + ": the returned shape " + b.type.str(),
+                         b.type.shape, eb, resultBytes, error) ||
+        !allocate(b.bytes, resultBytes, which, error))
+      return false;
+    int64_t n = resultBytes / eb;
     if (n == 0) {
       results.push_back(std::move(b));
       continue;
@@ -719,8 +954,19 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     // the aligned pointer.
     int64_t lo = d[2], hi = d[2];
     for (size_t i = 0; i < rank; ++i) {
-      int64_t extent = (sizes[i] - 1) * strides[i];
-      (extent < 0 ? lo : hi) += extent;
+      int64_t extent = 0;
+      if (!checkedMul(sizes[i] - 1, strides[i], extent) ||
+          __builtin_add_overflow(extent < 0 ? lo : hi, extent,
+                                 extent < 0 ? &lo : &hi)) {
+        *error = which + ": the returned strides overflow int64";
+        return false;
+      }
+    }
+    int64_t spanSize = 0;
+    if (__builtin_sub_overflow(hi, lo, &spanSize) ||
+        !checkedMul(spanSize, eb, spanSize) || spanSize >= kMaxBytes) {
+      *error = which + ": the returned strides span more than 2^46 bytes";
+      return false;
     }
     const uint8_t *aligned = reinterpret_cast<const uint8_t *>(d[1]);
     const uint8_t *span = aligned + lo * eb;
@@ -749,7 +995,9 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     }
     if (device) {
       size_t spanBytes = static_cast<size_t>(hi - lo + 1) * eb;
-      staging.resize(spanBytes);
+      if (!allocate(staging, static_cast<int64_t>(spanBytes),
+                    "staging " + which, error))
+        return false;
       te_rt_status s = te_rt_memcpy(ctx, staging.data(), span, spanBytes,
                                     TE_RT_DEVICE_TO_HOST);
       if (s != TE_RT_OK) {
@@ -914,6 +1162,11 @@ int runEntry(const char *tool, EntryFn fn, const Signature &sig,
              const Options &opts, const Memory &memory) {
   std::vector<Buffer> args, results;
   std::string err;
+  setAllocationTool(tool);
+  if (!checkOptions(sig, opts, &err)) {
+    std::fprintf(stderr, "%s: %s\n", tool, err.c_str());
+    return 2;
+  }
   if (!makeArguments(sig, opts, args, &err)) {
     std::fprintf(stderr, "%s: %s\n", tool, err.c_str());
     return 1;
@@ -968,70 +1221,132 @@ bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,
     return true;
   };
   std::string v;
-  auto number = [&](double &out) {
+  // A finite number >= 0.
+  auto nonNegative = [&](double &out) {
+    if (!value(v))
+      return;
+    char *end = nullptr;
+    double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || !std::isfinite(d) || d < 0) {
+      *error = a + ": '" + v + "' is not a finite number >= 0";
+      return;
+    }
+    out = d;
+  };
+  // An integer in [min, max], read exactly.
+  auto integer = [&](int64_t min, int64_t max, int64_t &out) {
     if (!value(v))
       return false;
-    char *end = nullptr;
-    out = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end) {
-      *error = a + ": '" + v + "' is not a number";
+    if (!parseInteger(v, min, max, out)) {
+      *error = a + ": '" + v + "' is not an integer in " + std::to_string(min) +
+               ".." + std::to_string(max);
       return false;
     }
     return true;
   };
-  double d;
+  constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+  int64_t n = 0;
   if (a == "--input") {
-    if (!value(v))
-      return true;
-    opts.inputs.push_back(v);
+    if (value(v))
+      opts.inputs.push_back(v);
   } else if (a == "--seed") {
-    if (number(d))
-      opts.seed = static_cast<uint64_t>(d);
+    if (value(v) && !parseUnsigned(v, opts.seed))
+      *error = "--seed: '" + v + "' is not an integer in 0..2^64-1";
   } else if (a == "--fill") {
     if (!value(v))
       return true;
     size_t eq = v.find('=');
-    char *end1 = nullptr, *end2 = nullptr;
-    // strtol's end pointer points into this string: it must outlive the
-    // `*end1` check below (ASan: stack-use-after-scope on a temporary).
-    std::string indexText = eq == std::string::npos ? "" : v.substr(0, eq);
-    long index = eq == std::string::npos
-                     ? -1
-                     : std::strtol(indexText.c_str(), &end1, 10);
+    int64_t index = -1;
+    char *end = nullptr;
     double d2 =
-        eq == std::string::npos ? 0 : std::strtod(v.c_str() + eq + 1, &end2);
-    if (eq == std::string::npos || eq == 0 || *end1 || index < 0 ||
-        eq + 1 == v.size() || *end2) {
+        eq == std::string::npos ? 0 : std::strtod(v.c_str() + eq + 1, &end);
+    if (eq == std::string::npos ||
+        !parseInteger(v.substr(0, eq), 0, kIntMax, index) ||
+        eq + 1 == v.size() || *end) {
       *error = "--fill '" + v + "': expected INDEX=VALUE, e.g. --fill 6=1";
       return true;
     }
     opts.fills.push_back({static_cast<int>(index), d2});
   } else if (a == "--dynamic-dim") {
-    if (number(d))
-      opts.dynamicDim = static_cast<int64_t>(d);
+    // The size is checked with the shapes it makes (makeArguments).
+    if (integer(0, std::numeric_limits<int64_t>::max(), n))
+      opts.dynamicDim = n;
   } else if (a == "--output-dir") {
     value(opts.outputDir);
   } else if (a == "--compare") {
     if (value(v))
       opts.compare.push_back(v);
   } else if (a == "--exact") {
-    if (number(d))
-      opts.exact.push_back(static_cast<int>(d));
+    if (integer(0, kIntMax, n))
+      opts.exact.push_back(static_cast<int>(n));
   } else if (a == "--rtol") {
-    number(opts.rtol);
+    nonNegative(opts.rtol);
   } else if (a == "--atol") {
-    number(opts.atol);
+    nonNegative(opts.atol);
   } else if (a == "--max-rel-err") {
-    number(opts.maxRelErr);
+    nonNegative(opts.maxRelErr);
   } else if (a == "--repeat") {
-    if (number(d))
-      opts.repeat = static_cast<int>(d);
+    if (integer(1, 1 << 30, n))
+      opts.repeat = static_cast<int>(n);
   } else if (a == "--warmup") {
-    if (number(d))
-      opts.warmup = static_cast<int>(d);
+    if (integer(0, 1 << 30, n))
+      opts.warmup = static_cast<int>(n);
   } else if (a == "--quiet") {
     opts.quiet = true;
   } else {
+    return false;
+  }
+  return true;
+}
+
+bool checkOptions(const Signature &sig, const Options &opts,
+                  std::string *error) {
+  size_t results = sig.results.size();
+  for (int e : opts.exact)
+    if (e < 0 || static_cast<size_t>(e) >= results) {
+      *error = "--exact " + std::to_string(e) + ": the entry function has " +
+               std::to_string(results) + " result" + (results == 1 ? "" : "s");
+      return false;
+    }
+  if (!opts.exact.empty() && opts.compare.empty()) {
+    *error = "--exact needs --compare (the references to compare with)";
+    return false;
+  }
+  if (!opts.compare.empty() && opts.compare.size() != results) {
+    *error = std::to_string(opts.compare.size()) + " --compare file" +
+             (opts.compare.size() == 1 ? "" : "s") + " for " +
+             std::to_string(results) + " result" + (results == 1 ? "" : "s");
+    return false;
+  }
+  if (!opts.inputs.empty() && opts.inputs.size() != sig.args.size()) {
+    *error = "the entry function takes " + std::to_string(sig.args.size()) +
+             " arguments, " + std::to_string(opts.inputs.size()) +
+             " --input files were given";
+    return false;
+  }
+  if (!opts.inputs.empty() && opts.dynamicDim >= 0) {
+    *error = "--dynamic-dim and --input exclude each other (the --input "
+             "files give the sizes)";
+    return false;
+  }
+  if (opts.outputDir.empty())
+    return true;
+  // Created and checked before the program runs: its results are not lost
+  // to an output directory that cannot be written.
+  std::error_code ec;
+  std::filesystem::create_directories(opts.outputDir, ec);
+  if (ec) {
+    *error = "--output-dir '" + opts.outputDir +
+             "': cannot create it: " + ec.message();
+    return false;
+  }
+  if (!std::filesystem::is_directory(opts.outputDir, ec)) {
+    *error = "--output-dir '" + opts.outputDir + "' is not a directory";
+    return false;
+  }
+  if (access(opts.outputDir.c_str(), W_OK | X_OK) != 0) {
+    *error = "--output-dir '" + opts.outputDir +
+             "': cannot write there: " + std::strerror(errno);
     return false;
   }
   return true;

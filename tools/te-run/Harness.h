@@ -37,6 +37,7 @@
 
 #include "te_rt.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -162,10 +163,33 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
 int report(const Signature &sig, const std::vector<Buffer> &results,
            const Options &opts, const Timing &timing);
 
-/// makeArguments + invoke + report, with messages prefixed by `tool`.
-/// Returns the process exit code.
+/// checkOptions + makeArguments + invoke + report, with messages prefixed by
+/// `tool`. Returns the process exit code: 0 all PASS, 1 a failure while
+/// running (or a FAIL), 2 options the signature contradicts.
 int runEntry(const char *tool, EntryFn fn, const Signature &sig,
              const Options &opts, const Memory &memory);
+
+/// Parses a decimal or 0x-hex integer in [min, max] exactly: no leading
+/// space, no trailing text, out of range is false (never saturated).
+bool parseInteger(const std::string &text, int64_t min, int64_t max,
+                  int64_t &out);
+/// The same for a uint64 (no sign).
+bool parseUnsigned(const std::string &text, uint64_t &out);
+
+/// Checks the options against the signature before anything runs: --exact
+/// and --compare name existing results, --input gives every argument, and
+/// --output-dir exists (it is created) and is writable.
+bool checkOptions(const Signature &sig, const Options &opts,
+                  std::string *error);
+
+/// The tool named by te_run_checked_malloc's message.
+void setAllocationTool(const char *tool);
+
+/// The name compiled code calls instead of `malloc` (te-run renames the
+/// lowered module's calls): malloc, but a failure prints "<tool>: out of
+/// memory allocating N bytes in the compiled program" and exits with status
+/// 1 instead of returning NULL for the program to write through.
+inline constexpr const char *kCheckedMallocName = "te_run_checked_malloc";
 
 /// Parses the harness flags shared by te-run and te-aot-run (--input,
 /// --seed, --output-dir, --compare, --rtol, --atol, --max-rel-err,
@@ -176,5 +200,7 @@ bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,
 extern const char *kHarnessFlagsHelp;
 
 } // namespace te::run
+
+extern "C" void *te_run_checked_malloc(size_t bytes);
 
 #endif // TE_TOOLS_TE_RUN_HARNESS_H

@@ -27,6 +27,13 @@
 
 #include <dlfcn.h>
 
+#if __has_include("te/ToolVersion.h")
+#include "te/ToolVersion.h"
+#else
+#define TE_VERSION_STRING "unknown (built without te's build directory)"
+#define TE_CUDA_VERSION_STRING "unknown"
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -35,7 +42,7 @@
 
 int main(int argc, char **argv) {
   std::string entry = "main", backend = "cpu", sigText, sigFile, target;
-  int threads = 0;
+  int64_t threads = 0;
   te::run::Options opts;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i], err;
@@ -57,11 +64,23 @@ int main(int argc, char **argv) {
       std::printf("usage: te-aot-run --signature-file F.sig [--entry NAME] "
                   "[--backend cpu|cuda] [--threads N] [--signature TEXT] "
                   "[--target T]\n"
+                  "Exit status: 0 success, 1 a failure while running (or a "
+                  "FAIL), 2 a usage\n"
+                  "error.\n"
                   "  --target T           the target the object was compiled "
                   "for (default:\n"
                   "                       the signature file's, else cpu)\n"
+                  "  --threads N          cpu backend worker threads, "
+                  "0..4096 (0: all)\n"
+                  "  --version            te's version and the CUDA it was "
+                  "built with\n"
                   "%s",
                   te::run::kHarnessFlagsHelp);
+      return 0;
+    } else if (a == "--version") {
+      std::printf("te-aot-run (te) %s\nCUDA: %s\nte_rt API version: %d\n",
+                  TE_VERSION_STRING, TE_CUDA_VERSION_STRING,
+                  te_rt_api_version());
       return 0;
     } else if (a == "--entry") {
       value(entry);
@@ -76,7 +95,13 @@ int main(int argc, char **argv) {
     } else if (a == "--threads") {
       std::string v;
       value(v);
-      threads = std::atoi(v.c_str());
+      if (!te::run::parseInteger(v, 0, 4096, threads)) {
+        std::fprintf(stderr,
+                     "te-aot-run: --threads: '%s' is not an integer in "
+                     "0..4096\n",
+                     v.c_str());
+        return 2;
+      }
     } else {
       std::fprintf(stderr, "te-aot-run: unknown option '%s'\n", a.c_str());
       return 2;
@@ -131,7 +156,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (threads > 0)
-    te_rt_context_set_num_threads(ctx, threads);
+    te_rt_context_set_num_threads(ctx, static_cast<int>(threads));
   te_rt_set_current_context(ctx);
   te::run::Memory memory;
   if (!te::run::selectMemory(ctx, backend, target, memory, &err)) {

@@ -40,7 +40,9 @@
 #include "te/Conversion/Passes.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
+#include "te/ToolVersion.h"
 
+#include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -61,7 +63,15 @@ void usage() {
   std::printf(
       "usage: te-run FILE.mlir [options]\n"
       "Executes the entry function of a te module (lowered with te-pipeline\n"
-      "unless it is already in the LLVM dialect) on libte_rt.\n"
+      "unless it is already in the LLVM dialect) on libte_rt. FILE '-' reads\n"
+      "standard input.\n"
+      "Exit status: 0 success (every --compare PASS), 1 a failure (parse,\n"
+      "lowering, runtime error, out of memory, a FAIL), 2 a usage error\n"
+      "(unknown option, malformed or out-of-range value, options the\n"
+      "signature contradicts). Every number is read exactly: out of range\n"
+      "is an error, never saturated.\n"
+      "  --version            te's version and the LLVM/CUDA it was built "
+      "with\n"
       "  --entry NAME         the function to call (default: main)\n"
       "  --backend cpu|cuda   runtime backend (default: cpu)\n"
       "  --target T           te-pipeline target cpu|sm_90|sm_100 (default:\n"
@@ -69,7 +79,8 @@ void usage() {
       "                       sm_90/sm_100 program needs --backend cuda and\n"
       "                       gets its arguments and results in device\n"
       "                       memory (copied once, outside the timed calls)\n"
-      "  --threads N          cpu backend worker threads (default: all)\n"
+      "  --threads N          cpu backend worker threads, 0..4096 (default\n"
+      "                       0: all)\n"
       "  --reference          run the program's high-precision twin\n"
       "                       (te-pipeline{reference}: te ops replaced by\n"
       "                       plain arithmetic, no runtime calls)\n"
@@ -224,6 +235,19 @@ bool addPackedEntry(ModuleOp module, const std::string &entry,
       if (!function.isExternal())
         function.setLinkageAttr(
             LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
+  // The program's heap allocations go through te_run_checked_malloc, which
+  // reports an allocation that fails instead of returning NULL for the
+  // program to write through.
+  if (auto malloc = module.lookupSymbol<LLVM::LLVMFuncOp>("malloc"))
+    if (malloc.isExternal() &&
+        !module.lookupSymbol(::te::run::kCheckedMallocName)) {
+      auto name = StringAttr::get(context, ::te::run::kCheckedMallocName);
+      if (failed(SymbolTable::replaceAllSymbolUses(malloc, name, module))) {
+        error = "cannot redirect the lowered module's malloc";
+        return false;
+      }
+      malloc.setSymName(::te::run::kCheckedMallocName);
+    }
   Location loc = ciface.getLoc();
   auto ptrType = LLVM::LLVMPointerType::get(context);
   OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
@@ -250,21 +274,24 @@ bool addPackedEntry(ModuleOp module, const std::string &entry,
   return true;
 }
 
+/// Whether the module is in the LLVM dialect already (and not empty).
 bool isLowered(ModuleOp module) {
-  bool lowered = true;
+  bool lowered = true, any = false;
   module.walk([&](Operation *op) {
-    if (op != module.getOperation() &&
-        !isa<LLVM::LLVMDialect>(op->getDialect()))
+    if (op == module.getOperation())
+      return;
+    any = true;
+    if (!isa<LLVM::LLVMDialect>(op->getDialect()))
       lowered = false;
   });
-  return lowered;
+  return lowered && any;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   std::string file, entry = "main", backend = "cpu", target;
-  int threads = 0;
+  int64_t threads = 0;
   bool printSignature = false;
   std::string emitLowered;
   std::vector<std::string> commGroupSpecs;
@@ -289,6 +316,12 @@ int main(int argc, char **argv) {
     if (a == "--help" || a == "-h") {
       usage();
       return 0;
+    } else if (a == "--version") {
+      std::printf("te-run (te) %s\nLLVM: %s\nCUDA: %s\nte_rt API version: "
+                  "%d\n",
+                  TE_VERSION_STRING, LLVM_VERSION_STRING,
+                  TE_CUDA_VERSION_STRING, te_rt_api_version());
+      return 0;
     } else if (a == "--entry") {
       value(entry);
     } else if (a == "--backend") {
@@ -298,7 +331,12 @@ int main(int argc, char **argv) {
     } else if (a == "--threads") {
       std::string v;
       value(v);
-      threads = std::atoi(v.c_str());
+      if (!::te::run::parseInteger(v, 0, 4096, threads)) {
+        std::fprintf(stderr,
+                     "te-run: --threads: '%s' is not an integer in 0..4096\n",
+                     v.c_str());
+        return 2;
+      }
     } else if (a == "--reference") {
       reference = true;
     } else if (a == "--emit-lowered") {
@@ -309,7 +347,7 @@ int main(int argc, char **argv) {
       commGroupSpecs.push_back(v);
     } else if (a == "--print-signature") {
       printSignature = true;
-    } else if (!a.empty() && a[0] == '-') {
+    } else if (a.size() > 1 && a[0] == '-') {
       std::fprintf(stderr, "te-run: unknown option '%s' (see --help)\n",
                    a.c_str());
       return 2;
@@ -381,8 +419,9 @@ int main(int argc, char **argv) {
     f->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                UnitAttr::get(&context));
   } else if (!isLowered(*module)) {
-    std::fprintf(stderr, "te-run: no function @%s in %s\n", entry.c_str(),
-                 file.c_str());
+    std::fprintf(stderr, "te-run: no function @%s in %s%s\n", entry.c_str(),
+                 file.c_str(),
+                 module->getBody()->empty() ? " (the module is empty)" : "");
     return 1;
   } else {
     std::fprintf(stderr,
@@ -453,6 +492,9 @@ int main(int argc, char **argv) {
   map[interner(#name)] = {llvm::orc::ExecutorAddr::fromPtr(&name),             \
                           llvm::JITSymbolFlags::Exported};
 #include "te_rt_abi.def"
+    map[interner(::te::run::kCheckedMallocName)] = {
+        llvm::orc::ExecutorAddr::fromPtr(&te_run_checked_malloc),
+        llvm::JITSymbolFlags::Exported};
     return map;
   });
   (*engine)->initialize();
@@ -473,7 +515,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (threads > 0)
-    te_rt_context_set_num_threads(ctx, threads);
+    te_rt_context_set_num_threads(ctx, static_cast<int>(threads));
   te_rt_set_current_context(ctx);
   CommGroups commGroups;
   std::string err;
