@@ -6,6 +6,10 @@
 #                                  (then lit's Plugin/ tests, see below)
 #   scripts/sanitize.sh build      configure and build only
 #   scripts/sanitize.sh check      the tests only, on what build-asan has
+#   scripts/sanitize.sh tsan       ThreadSanitizer build of the runtime alone
+#                                  (build-tsan: MLIR and CUDA off) and its
+#                                  unit tests, the context-sharing ones
+#                                  (AbiContract, Comm) first
 #
 # gcc is fine. libMLIR.so (Debian's) is not instrumented; te's code linked
 # into te-opt is. The CUDA backend is off (nvcc would not take the flags; run
@@ -15,6 +19,25 @@
 # LeakSanitizer runs at every exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = tsan ]; then
+  TSAN_DIR=${TE_TSAN_BUILD_DIR:-build-tsan}
+  TSAN="-fsanitize=thread -fno-omit-frame-pointer"
+  if [ ! -f "$TSAN_DIR/build.ninja" ]; then
+    cmake -G Ninja -S . -B "$TSAN_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_C_FLAGS="$TSAN" -DCMAKE_CXX_FLAGS="$TSAN" \
+      -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
+      -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread \
+      -DTE_ENABLE_MLIR=OFF -DTE_ENABLE_CUDA=OFF -DTE_ENABLE_INSTALL=OFF
+  fi
+  ninja -C "$TSAN_DIR" -j "${TE_ASAN_JOBS:-2}" te_rt_hostile_tests te_rt_tests \
+    te_rt_comm_tests
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+  "$TSAN_DIR/bin/te_rt_hostile_tests" --gtest_filter='AbiContract.*'
+  "$TSAN_DIR/bin/te_rt_comm_tests"
+  "$TSAN_DIR/bin/te_rt_tests"
+  exit 0
+fi
 
 BUILD_DIR=${TE_ASAN_BUILD_DIR:-build-asan}
 LLVM_PREFIX=${LLVM_PREFIX:-/usr/lib/llvm-22}

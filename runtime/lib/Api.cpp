@@ -583,8 +583,9 @@ te_rt_status te_rt_malloc(te_rt_context *ctx, size_t bytes, void **out) {
       return fail(TE_RT_INVALID_ARGUMENT, "out is null");
     *out = nullptr;
     if (bytes > static_cast<size_t>(std::numeric_limits<int64_t>::max()) / 2)
-      return fail(TE_RT_OUT_OF_MEMORY,
-                  "cannot allocate " + std::to_string(bytes) + " bytes");
+      return fail(TE_RT_OUT_OF_MEMORY, "out of memory allocating " +
+                                           std::to_string(bytes) +
+                                           " bytes: more than 2^62");
     return ctx->backend->allocate(bytes, out);
   });
 }

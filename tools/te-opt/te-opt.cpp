@@ -16,6 +16,9 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
+#include "te/ToolVersion.h"
+
+#include "llvm/Support/CommandLine.h"
 
 // Registration of te passes. Each room adds its header here; the guard keeps
 // te-opt building while a room has not landed yet.
@@ -54,6 +57,11 @@ int main(int argc, char **argv) {
   mlir::te::registerTEPipeline();
 #endif
   // --- end of te passes ---
+
+  // --version: LLVM's own lines, then te's and the CUDA toolkit's.
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "te " TE_VERSION_STRING "\nCUDA: " TE_CUDA_VERSION_STRING "\n";
+  });
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "te optimizer driver\n", registry));

@@ -326,8 +326,8 @@ public:
     size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
     void *p = std::aligned_alloc(256, rounded);
     if (!p)
-      return fail(TE_RT_OUT_OF_MEMORY,
-                  "cannot allocate " + std::to_string(bytes) + " bytes");
+      return fail(TE_RT_OUT_OF_MEMORY, "out of host memory allocating " +
+                                           std::to_string(bytes) + " bytes");
     *out = p;
     return TE_RT_OK;
   }
