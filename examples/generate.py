@@ -44,7 +44,9 @@ RECIPES = [
 
 H, F, T = HIDDEN, FFN, TOKENS
 
-HELPERS = f"""\
+def helpers():
+    """The helper functions, at the current token count T."""
+    return f"""\
   // GELU with the tanh approximation, elementwise in f32:
   //   gelu(x) = 0.5 x (1 + tanh(u)),  u = sqrt(2/pi) (x + 0.044715 x^3).
   func.func private @gelu(%h: tensor<{T}x{F}xbf16>) -> tensor<{T}x{F}xbf16> {{
@@ -299,23 +301,24 @@ def write(name, text):
         f.write(text)
 
 
-for recipe, title, qi, qw, qg, sr in RECIPES:
-    if sr:
-        srcomment = ("\n      // Stochastic rounding of dY: one random stream per GEMM pair\n"
-                     "      // and microbatch (offset = 2 i, 2 i + 1).")
-        pre = ("      %i64 = arith.index_cast %i : index to i64\n"
-               "      %c2_i64 = arith.constant 2 : i64\n"
-               "      %off2 = arith.muli %i64, %c2_i64 : i64\n"
-               "      %c1_i64 = arith.constant 1 : i64\n"
-               "      %off1 = arith.addi %off2, %c1_i64 : i64\n")
-        sr2, sr1 = " seed %seed offset %off2", " seed %seed offset %off1"
-        seedparam, seedarg = ",\n                        %seed: i64", ", seed: i64"
-    else:
-        srcomment, pre, sr2, sr1, seedparam, seedarg = "", "", "", "", "", ""
-    body = pre + fmt(LINEAR_BODY, qi=qi, qw=qw, qg=qg, srcomment=srcomment, sr2=sr2, sr1=sr1)
-    text = fmt(HEADER, title=title, seedarg=seedarg) + HELPERS + "\n" + \
-        fmt(STEP, body=body, seedparam=seedparam)
-    write(f"mlp-train-step-{recipe}.mlir", text)
+def emit_recipes(prefix):
+    for recipe, title, qi, qw, qg, sr in RECIPES:
+        if sr:
+            srcomment = ("\n      // Stochastic rounding of dY: one random stream per GEMM pair\n"
+                         "      // and microbatch (offset = 2 i, 2 i + 1).")
+            pre = ("      %i64 = arith.index_cast %i : index to i64\n"
+                   "      %c2_i64 = arith.constant 2 : i64\n"
+                   "      %off2 = arith.muli %i64, %c2_i64 : i64\n"
+                   "      %c1_i64 = arith.constant 1 : i64\n"
+                   "      %off1 = arith.addi %off2, %c1_i64 : i64\n")
+            sr2, sr1 = " seed %seed offset %off2", " seed %seed offset %off1"
+            seedparam, seedarg = ",\n                        %seed: i64", ", seed: i64"
+        else:
+            srcomment, pre, sr2, sr1, seedparam, seedarg = "", "", "", "", "", ""
+        body = pre + fmt(LINEAR_BODY, qi=qi, qw=qw, qg=qg, srcomment=srcomment, sr2=sr2, sr1=sr1)
+        text = fmt(HEADER, title=title, seedarg=seedarg) + helpers() + "\n" + \
+            fmt(STEP, body=body, seedparam=seedparam)
+        write(f"mlp-train-step-{prefix}{recipe}.mlir", text)
 
 
 # --- Delayed scaling: the same step with the live state threaded by hand. ---
@@ -524,23 +527,80 @@ def delayed_tail():
 
 DELAYED_TITLE = ("FP8 delayed scaling (DelayedScaling, HYBRID: E4M3 forward, E5M2 backward, "
                  "amax history 1024)")
-text = fmt(HEADER, title=DELAYED_TITLE,
-           seedarg=",\n//                    scales: [6] f32, amax histories: [6, 1024] f32") \
-    .replace("#scalar = affine_map<(d0, d1) -> ()>\n",
-             "#scalar = affine_map<(d0, d1) -> ()>\n#col = affine_map<(d0, d1) -> (d1)>\n")
-text = text.replace(
-    "// over the microbatches",
-    "// te.linear refuses delayed scaling (its scale and amax history are SSA\n"
-    "// state), so each Linear is written as te.quantize + te.gemm with the live\n"
-    "// scale, and the step ends with te.update_scale for the six quantizer slots\n"
-    "// [x, w1, a, w2, dy, dh] (returns the new scales and histories)\n"
-    "// over the microbatches")
-text = text.replace("-> (loss: f32, dW1: [{F}, {H}], db1: [{F}], dW2: [{H}, {F}], db2: [{H}] f32)".format(F=F, H=H),
-                    "-> (loss: f32, dW1: [{F}, {H}], db1: [{F}], dW2: [{H}, {F}], db2: [{H}] f32,\n"
-                    "//            new scales, new histories)".format(F=F, H=H))
-text = text.replace("    te.linear\n", "    te.quantize + te.gemm\n").replace(
-    "backward (te.linear_grad)", "backward (te.gemm NN / NT)").replace(
-    "loop-invariant: after te-decompose-linear,\n// te-eliminate-aliases",
-    "loop-invariant:\n// te-eliminate-aliases")
-text += HELPERS + "\n" + fmt(DELAYED_HELPERS) + "\n" + delayed_step() + delayed_tail()
-write("mlp-train-step-delayed.mlir", text)
+def emit_delayed(prefix):
+    text = fmt(HEADER, title=DELAYED_TITLE,
+               seedarg=",\n//                    scales: [6] f32, amax histories: [6, 1024] f32") \
+        .replace("#scalar = affine_map<(d0, d1) -> ()>\n",
+                 "#scalar = affine_map<(d0, d1) -> ()>\n#col = affine_map<(d0, d1) -> (d1)>\n")
+    text = text.replace(
+        "// over the microbatches",
+        "// te.linear refuses delayed scaling (its scale and amax history are SSA\n"
+        "// state), so each Linear is written as te.quantize + te.gemm with the live\n"
+        "// scale, and the step ends with te.update_scale for the six quantizer slots\n"
+        "// [x, w1, a, w2, dy, dh] (returns the new scales and histories)\n"
+        "// over the microbatches")
+    text = text.replace("-> (loss: f32, dW1: [{F}, {H}], db1: [{F}], dW2: [{H}, {F}], db2: [{H}] f32)".format(F=F, H=H),
+                        "-> (loss: f32, dW1: [{F}, {H}], db1: [{F}], dW2: [{H}, {F}], db2: [{H}] f32,\n"
+                        "//            new scales, new histories)".format(F=F, H=H))
+    text = text.replace("    te.linear\n", "    te.quantize + te.gemm\n").replace(
+        "backward (te.linear_grad)", "backward (te.gemm NN / NT)").replace(
+        "loop-invariant: after te-decompose-linear,\n// te-eliminate-aliases",
+        "loop-invariant:\n// te-eliminate-aliases")
+    text += helpers() + "\n" + fmt(DELAYED_HELPERS) + "\n" + delayed_step() + delayed_tail()
+    write(f"mlp-train-step-{prefix}delayed.mlir", text)
+
+
+def dynamic_batch(text):
+    """The program at T = "?": the whole dynamic batch is the one step of
+    the loop (no static microbatches; none for an empty batch), and the
+    helpers' tensors take their size from their operand."""
+    fixes = [
+        ("    %cmb = arith.constant ? : index\n",
+         f"    %cmb = tensor.dim %x, %c0 : tensor<?x{H}xbf16>\n"),
+        ("    %steps = arith.divui %tokens, %cmb : index\n",
+         "    %steps = arith.minui %tokens, %c1 : index\n"),
+        (f"[?, {H}] [1, 1]", f"[%cmb, {H}] [1, 1]"),
+        (f"  func.func private @gelu(%h: tensor<?x{F}xbf16>) -> tensor<?x{F}xbf16> {{\n"
+         f"    %init = tensor.empty() : tensor<?x{F}xbf16>\n",
+         f"  func.func private @gelu(%h: tensor<?x{F}xbf16>) -> tensor<?x{F}xbf16> {{\n"
+         f"    %c0 = arith.constant 0 : index\n"
+         f"    %n = tensor.dim %h, %c0 : tensor<?x{F}xbf16>\n"
+         f"    %init = tensor.empty(%n) : tensor<?x{F}xbf16>\n"),
+        (f"      -> tensor<?x{F}xbf16> {{\n    %init = tensor.empty() : tensor<?x{F}xbf16>\n",
+         f"      -> tensor<?x{F}xbf16> {{\n    %c0 = arith.constant 0 : index\n"
+         f"    %n = tensor.dim %h, %c0 : tensor<?x{F}xbf16>\n"
+         f"    %init = tensor.empty(%n) : tensor<?x{F}xbf16>\n"),
+        (f"    %dinit = tensor.empty() : tensor<?x{H}xbf16>\n",
+         f"    %c0 = arith.constant 0 : index\n    %n = tensor.dim %y, %c0 : tensor<?x{H}xbf16>\n"
+         f"    %dinit = tensor.empty(%n) : tensor<?x{H}xbf16>\n"),
+        ("// over the microbatches of ? tokens of the (dynamic) batch, with forward,",
+         "// over the whole (dynamic) batch at once, one step of the loop (no static\n"
+         "// microbatches: the quantized tensors have a dynamic leading dimension), with forward,"),
+    ]
+    fixes.append((f"[N*?, {H}]", f"[tokens, {H}]"))
+    for old, new in fixes:
+        if old not in text:
+            raise SystemExit(f"generate.py: dynamic-batch rewrite found no {old!r}")
+        text = text.replace(old, new)
+    for left in ("arith.constant ? ", "tensor.empty() : tensor<?"):
+        if left in text:
+            raise SystemExit(f"generate.py: dynamic-batch rewrite left {left!r}")
+    return text
+
+
+_write_static = write
+
+
+def main():
+    global T, write
+    emit_recipes("")
+    emit_delayed("")
+    # The same programs with a dynamic batch not sliced into microbatches
+    # (mlp-train-step-dynamic-<recipe>.mlir).
+    T = "?"
+    write = lambda name, text: _write_static(name, dynamic_batch(text))
+    emit_recipes("dynamic-")
+    emit_delayed("dynamic-")
+
+
+main()

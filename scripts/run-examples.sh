@@ -40,7 +40,7 @@ for f in examples/mlp-train-step-*.mlir; do
   total=$((total + 1))
   common=(--entry train_step --seed 1 --dynamic-dim "$TOKENS")
   case "$recipe" in
-    delayed) common+=(--fill 6=1 --fill 7=0) ;; # scales 1, histories 0
+    *delayed) common+=(--fill 6=1 --fill 7=0) ;; # scales 1, histories 0
   esac
   # One --compare per result of the entry.
   nres=$("$RUN" "$f" --entry train_step --print-signature 2>/dev/null |

@@ -733,17 +733,23 @@ LogicalResult Lowering::run() {
     alloc.erase();
   if (deviceMemory)
     return lowerHostAccesses();
-  // Host memory: a copy between memrefs that are not both row-major
-  // contiguous (tensor.insert_slice at a column offset, a qtensor yielded
-  // by scf.if) becomes linalg.copy, i.e. loops (convert-linalg-to-loops);
-  // the memref lowering would call `memrefCopy` of MLIR's C runner
-  // utilities, which neither te-run nor an AOT object links.
+  // Host memory: a copy the memref lowering would not make one memcpy
+  // becomes linalg.copy, i.e. loops (convert-linalg-to-loops); that
+  // lowering would call `memrefCopy` of MLIR's C runner utilities, which
+  // neither te-run nor an AOT object links. It makes a memcpy only of
+  // identity layouts and of static shapes laid out row-major without gaps:
+  // not of a column block (tensor.insert_slice at a column offset), a
+  // qtensor yielded by scf.if, nor a slice with a dynamic size (a whole
+  // dynamic batch taken as one microbatch).
+  auto memcpyable = [](MemRefType t) {
+    return t.getLayout().isIdentity() ||
+           (t.hasStaticShape() && isRowMajorContiguous(t));
+  };
   SmallVector<memref::CopyOp> strided;
   module.walk([&](memref::CopyOp c) {
     auto from = dyn_cast<MemRefType>(c.getSource().getType());
     auto to = dyn_cast<MemRefType>(c.getTarget().getType());
-    if (from && to &&
-        (!isRowMajorContiguous(from) || !isRowMajorContiguous(to)))
+    if (from && to && (!memcpyable(from) || !memcpyable(to)))
       strided.push_back(c);
   });
   for (memref::CopyOp c : strided) {
