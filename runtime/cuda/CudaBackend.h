@@ -133,6 +133,8 @@ private:
   CudaBackend() = default;
   te_rt_status quantizeNVFP4(const Tensor &x, QTensor &q,
                              const QuantizeOptions &o, cudaStream_t stream);
+  /// gemm() with M, N or K = 0 (no cuBLASLt call).
+  te_rt_status emptyGemm(Tensor *d, const GemmOptions &o, cudaStream_t stream);
   te_rt_status dequantizeInto(const QTensor &q, format::Usage from, void *out,
                               format::DType outType, bool inverseRHT,
                               bool blockScaleOnly, cudaStream_t stream);

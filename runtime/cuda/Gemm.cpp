@@ -475,6 +475,51 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
 // te_rt_gemm
 //===----------------------------------------------------------------------===//
 
+te_rt_status CudaBackend::emptyGemm(Tensor *d, const GemmOptions &o,
+                                    cudaStream_t stream) {
+  // cuBLASLt refuses zero sizes (a dynamic batch of 0). M or N = 0: D has no
+  // elements (an output amax is 0). K = 0: the product is 0, so D is the
+  // bias, broadcast, plus D itself when accumulating; a quantized output
+  // quantizes that.
+  const int64_t M = o.m, N = o.n;
+  if (M == 0 || N == 0) {
+    if (o.output && o.outputOptions.amaxOut)
+      TE_CUDA_CHECK(
+          cudaMemsetAsync(o.outputOptions.amaxOut, 0, sizeof(float), stream),
+          "zeroing amax");
+    return TE_RT_OK;
+  }
+  DeviceTemp t(stream);
+  TE_CUDA_CHECK(t.allocate(sizeof(float) * M * N), "cudaMallocAsync");
+  float *v = t.as<float>();
+  if (o.accumulate && d)
+    TE_CUDA_CHECK(cuda::launchToFloat(d->data, d->dtype, M * N, v, stream),
+                  "conversion kernel");
+  else
+    TE_CUDA_CHECK(cudaMemsetAsync(v, 0, sizeof(float) * M * N, stream),
+                  "zeroing D");
+  if (o.bias)
+    TE_CUDA_CHECK(cuda::launchAddBias(v, DType::F32, o.bias->data,
+                                      o.bias->dtype, M, N, stream),
+                  "bias kernel");
+  if (d)
+    TE_CUDA_CHECK(cuda::launchFromFloat(v, M * N, d->data, d->dtype, stream),
+                  "conversion kernel");
+  if (o.output) {
+    Tensor x;
+    x.data = v;
+    x.dtype = DType::F32;
+    x.shape = {M, N};
+    x.m = M;
+    x.k = N;
+    x.numElements = M * N;
+    QuantizeOptions qo = o.outputOptions;
+    qo.stream = o.stream;
+    return quantize(x, *o.output, qo);
+  }
+  return TE_RT_OK;
+}
+
 te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
                                const GemmOptions &o) {
   auto stream = static_cast<cudaStream_t>(o.stream);
@@ -488,6 +533,8 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   size_t wsBytes = o.workspace ? o.workspaceBytes : workspaceBytes;
   lastPath = CudaGemmPath::None;
   const bool rowScaled = o.aRowScaleInv != nullptr;
+  if (M == 0 || N == 0 || K == 0)
+    return emptyGemm(d, o, stream);
 
   Matmul mm;
   mm.m = N;
