@@ -30,10 +30,10 @@ if [ -z "${TE_EXAMPLES_BACKEND:-}" ] && command -v nvidia-smi >/dev/null 2>&1 &&
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-echo "te: MLP training step (hidden 256, ffn 1024, $TOKENS tokens, microbatches of 128), backend $BACKEND"
-printf '%-8s | %-10s | %-10s | %-8s | %-8s | %-8s | %-8s | %-9s | %s\n' \
+echo "te: MLP training step (hidden 256, ffn 1024, $TOKENS tokens, microbatches of 128; dynamic-*: the whole batch as one step), backend $BACKEND"
+printf '%-15s | %-10s | %-10s | %-8s | %-8s | %-8s | %-8s | %-9s | %s\n' \
   recipe loss loss_fp32 dW1 db1 dW2 db2 "time [s]" status
-printf -- '---------+------------+------------+----------+----------+----------+----------+-----------+-------\n'
+printf -- '----------------+------------+------------+----------+----------+----------+----------+-----------+-------\n'
 status=0; ran=0; total=0
 for f in examples/mlp-train-step-*.mlir; do
   recipe=$(basename "$f" .mlir); recipe=${recipe#mlp-train-step-}
@@ -49,13 +49,13 @@ for f in examples/mlp-train-step-*.mlir; do
                      print n}')
   if ! "$RUN" "$f" "${common[@]}" --reference --output-dir "$tmp" \
       > "$tmp/ref.log" 2>&1; then
-    printf '%-8s | %s\n' "$recipe" "reference failed: $(grep -m1 -i 'error' "$tmp/ref.log" || head -1 "$tmp/ref.log")"
+    printf '%-15s | %s\n' "$recipe" "reference failed: $(grep -m1 -i 'error' "$tmp/ref.log" || head -1 "$tmp/ref.log")"
     status=1; continue
   fi
   cmp=(); for ((i = 0; i < ${nres:-5}; i++)); do cmp+=(--compare "$tmp/result$i.npy"); done
   if ! "$RUN" "$f" "${common[@]}" --backend "$BACKEND" --atol 1e30 "${cmp[@]}" \
       > "$tmp/q.log" 2>&1; then
-    printf '%-8s | %s\n' "$recipe" "failed: $(grep -m1 -iE 'error|FAIL' "$tmp/q.log" || grep -v remark "$tmp/q.log" | head -1)"
+    printf '%-15s | %s\n' "$recipe" "failed: $(grep -m1 -iE 'error|FAIL' "$tmp/q.log" || grep -v remark "$tmp/q.log" | head -1)"
     status=1; continue
   fi
   loss=$(awk '/^result 0: f32 /{print $5}' "$tmp/q.log")
@@ -66,7 +66,7 @@ for f in examples/mlp-train-step-*.mlir; do
   if [ "$recipe" = delayed ]; then
     note="ok (new scales max $(awk '/^result 5: f32\[/{print $7}' "$tmp/q.log"))"
   fi
-  printf '%-8s | %-10s | %-10s | %-8s | %-8s | %-8s | %-8s | %-9s | %s\n' \
+  printf '%-15s | %-10s | %-10s | %-8s | %-8s | %-8s | %-8s | %-9s | %s\n' \
     "$recipe" "$loss" "$ref" "$(rel 1)" "$(rel 2)" "$(rel 3)" "$(rel 4)" "$t" "$note"
   ran=$((ran + 1))
 done
