@@ -1130,7 +1130,7 @@ void benchLinear() {
 // with a given scale, written as a memory kernel: 64x64 tiles, 16-byte loads
 // and stores, the hardware cvt.rn.satfinite.e4m3x2.f32, one atomic per block.
 // Its output is compared byte for byte with te_rt's (the reference), so the
-// row says both how fast the cuda room's kernel could be and whether the
+// row says both how fast te_rt's kernel could be and whether the
 // hardware conversion agrees with the Format library's encoder.
 
 constexpr int kPT = 64;

@@ -133,6 +133,9 @@ private:
   CudaBackend() = default;
   te_rt_status quantizeNVFP4(const Tensor &x, QTensor &q,
                              const QuantizeOptions &o, cudaStream_t stream);
+  /// Quantizes gemm()'s fp32 result d [M, N] into o.output.
+  te_rt_status quantizeOutput(float *d, int64_t M, int64_t N,
+                              const GemmOptions &o);
   /// gemm() with M, N or K = 0 (no cuBLASLt call).
   te_rt_status emptyGemm(Tensor *d, const GemmOptions &o, cudaStream_t stream);
   te_rt_status dequantizeInto(const QTensor &q, format::Usage from, void *out,

@@ -24,12 +24,13 @@
 //  * RHT: rht16 (FastNVFP4.h): Walsh-Hadamard butterflies in float or
 //    double where the exponent span of the chunk makes every partial sum
 //    exact, else Format's sequential double sum; the same bf16 results.
-// BF16 inputs take nvfp4Fused16Kernel<RHT, SR> instead (round 3): the same
+// BF16 inputs take nvfp4Fused16Kernel<RHT, SR> instead: the same
 // values, with an unpadded XOR-swizzled tile (swz), lanes mapped so that
 // every code store covers whole 32-byte sectors (4 lanes per row / column),
 // the plain E2M1 cast 8 elements at a time (encodeE2M1x8), and RHT / SR as
 // template arguments (48 registers for the plain kernel instead of 119).
-// TE_RT_CUDA_NVFP4_ROUND2=1 selects the round-2 kernel (timing baseline).
+// TE_RT_CUDA_NVFP4_ROUND2=1 selects nvfp4FusedKernel for bf16 too (the
+// padded-tile kernel, kept as a timing baseline).
 // The global amaxes come from a first pass (the amax fast path, or
 // nvfp4AmaxRHTKernel with the RHT). Every value is computed by Format's
 // functions or provably equal to them (encodeE2M1Fast,

@@ -162,13 +162,13 @@ int tileMinBlocks() {
 }
 
 /// TE_RT_CUDA_TILE_PIPE: how the tile kernels (bf16/f16 input) bring the
-/// next tiles in: "regs" (the next tile's sub-tile prefetched into registers,
-/// the kernels of round 2), "async2" / "async3" (cp.async into 2 / 3
-/// shared-memory stages, 1 / 2 tiles in flight while one is processed).
-/// Default async2 (as fast as async3 or faster on the H200, README "Round
-/// 3"; 3 blocks per SM and an L2 evict-first policy on the loads were slower
-/// and are not kept). TE_RT_CUDA_MXFP8_TILE=warp: MXFP8 on the 32x64 warp
-/// tiles of round 2 instead of the 128x128 tiles.
+/// next tiles in: "regs" (the next tile's sub-tile prefetched into
+/// registers), "async2" / "async3" (cp.async into 2 / 3 shared-memory
+/// stages, 1 / 2 tiles in flight while one is processed). Default async2 (as
+/// fast as async3 or faster on the H200, runtime/cuda/README.md; 3 blocks per
+/// SM and an L2 evict-first policy on the loads were slower and are not
+/// kept). TE_RT_CUDA_MXFP8_TILE=warp: MXFP8 on 32x64 warp tiles instead of
+/// the 128x128 tiles.
 int tileStages() {
   static const int n = [] {
     const char *e = std::getenv("TE_RT_CUDA_TILE_PIPE");

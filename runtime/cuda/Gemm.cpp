@@ -475,6 +475,21 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
 // te_rt_gemm
 //===----------------------------------------------------------------------===//
 
+te_rt_status CudaBackend::quantizeOutput(float *d, int64_t M, int64_t N,
+                                         const GemmOptions &o) {
+  // The fp32 result [M, N] into the GEMM's quantized output.
+  Tensor t;
+  t.data = d;
+  t.dtype = DType::F32;
+  t.shape = {M, N};
+  t.m = M;
+  t.k = N;
+  t.numElements = M * N;
+  QuantizeOptions qo = o.outputOptions;
+  qo.stream = o.stream;
+  return quantize(t, *o.output, qo);
+}
+
 te_rt_status CudaBackend::emptyGemm(Tensor *d, const GemmOptions &o,
                                     cudaStream_t stream) {
   // cuBLASLt refuses zero sizes (a dynamic batch of 0). M or N = 0: D has no
@@ -505,18 +520,8 @@ te_rt_status CudaBackend::emptyGemm(Tensor *d, const GemmOptions &o,
   if (d)
     TE_CUDA_CHECK(cuda::launchFromFloat(v, M * N, d->data, d->dtype, stream),
                   "conversion kernel");
-  if (o.output) {
-    Tensor x;
-    x.data = v;
-    x.dtype = DType::F32;
-    x.shape = {M, N};
-    x.m = M;
-    x.k = N;
-    x.numElements = M * N;
-    QuantizeOptions qo = o.outputOptions;
-    qo.stream = o.stream;
-    return quantize(x, *o.output, qo);
-  }
+  if (o.output)
+    return quantizeOutput(v, M, N, o);
   return TE_RT_OK;
 }
 
@@ -869,18 +874,8 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
       TE_CUDA_CHECK(cuda::launchFromFloat(static_cast<float *>(dPtr), M * N,
                                           d->data, d->dtype, stream),
                     "conversion kernel");
-    if (o.output) {
-      Tensor t;
-      t.data = dPtr;
-      t.dtype = DType::F32;
-      t.shape = {M, N};
-      t.m = M;
-      t.k = N;
-      t.numElements = M * N;
-      QuantizeOptions qo = o.outputOptions;
-      qo.stream = o.stream;
-      return quantize(t, *o.output, qo);
-    }
+    if (o.output)
+      return quantizeOutput(static_cast<float *>(dPtr), M, N, o);
   }
   return TE_RT_OK;
 }

@@ -55,8 +55,9 @@ if [ -n "${TE_NVFP4_QUICK:-}" ]; then
   echo "NVFP4 tests: rc=$? in $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|PASSED) +\]|te-rt-cuda\]|Failure|differ" \
     "$OUT/tests.log" | head -40
-  # round3: the current kernels; round2: TE_RT_CUDA_NVFP4_ROUND2=1 (the
-  # round-2 pass-2 kernel for bf16), in the same run.
+  # round3: the default kernels; round2: TE_RT_CUDA_NVFP4_ROUND2=1 (the
+  # padded-tile kernel for bf16 too), in the same run (the variant names are
+  # the labels of the README's tables).
   for v in round3 round2 round3-again; do
     env $([ $v = round2 ] && echo TE_RT_CUDA_NVFP4_ROUND2=1) \
       "$T" --gtest_also_run_disabled_tests \

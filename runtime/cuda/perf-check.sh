@@ -13,9 +13,9 @@
 # bandwidth kernel, one quantize per FP8 recipe (CudaPerf.DISABLED_ProfileOnce),
 # for the variants in TE_PERF_NCU_VARIANTS (default "tile v1").
 # "unfused": current scaling as amax + cast + scale_inv kernels instead of the
-# one cooperative kernel (TE_RT_CUDA_CURRENT_UNFUSED=1). Round 3: "tile" = the
+# one cooperative kernel (TE_RT_CUDA_CURRENT_UNFUSED=1); "tile" = the
 # default (cp.async into 2 shared-memory stages, MXFP8 on 128x128 tiles);
-# "async3": 3 stages; "regs": the register prefetch of round 2 (MXFP8 on
+# "async3": 3 stages; "regs": register prefetch of the next tile (MXFP8 on
 # 128x128 tiles); "base": register prefetch, MXFP8 on 32x64 warp tiles;
 # "mxwarp": MXFP8 on warp tiles; "g<N>": tile-row groups of N. Variants
 # combine with commas ("async3,g4"); "quick" (TE_PERF_QUICK=1): FP8 recipes,

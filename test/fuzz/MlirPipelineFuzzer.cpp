@@ -96,10 +96,10 @@ Fixture &fixture() {
 /// of `module`, then prints the result. Failures are expected and ignored.
 /// The pass manager is anchored on builtin.module and the passes are added
 /// to it directly: the passes run on the parsed module itself (and reach
-/// nested modules through their own walks). (Until session 4 the pipeline
-/// was parsed as `builtin.module(...)` into an op-agnostic PassManager, which
-/// nests it: the passes then ran only on modules nested in the input, i.e.
-/// on almost no input.)
+/// nested modules through their own walks). Parsing the pipeline as
+/// `builtin.module(...)` into an op-agnostic PassManager would nest it: the
+/// passes would run only on modules nested in the input, i.e. on almost no
+/// input.
 void runPipeline(MLIRContext &ctx, ModuleOp module,
                  const std::string &pipeline) {
   OwningOpRef<ModuleOp> clone = module.clone();

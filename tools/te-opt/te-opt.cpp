@@ -20,8 +20,8 @@
 
 #include "llvm/Support/CommandLine.h"
 
-// Registration of te passes. Each room adds its header here; the guard keeps
-// te-opt building while a room has not landed yet.
+// Registration of te passes; the guard keeps te-opt building in a tree
+// without the transforms library.
 #if __has_include("te/Dialect/TE/Transforms/Passes.h")
 #include "te/Dialect/TE/Transforms/Passes.h"
 #define TE_OPT_HAVE_TE_PASSES 1
@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::te::registerTestQuantizerAttrsPass();
 
-  // --- te passes (owned by the transforms / conversion rooms) ---
+  // --- te passes ---
 #ifdef TE_OPT_HAVE_TE_PASSES
   mlir::te::registerTEPasses();
   mlir::te::registerBufferizableOpInterfaceExternalModels(registry);

@@ -197,7 +197,7 @@ int64_t dtypeBytes(DType t);
 const BufferDesc *findBuffer(const std::vector<BufferDesc> &buffers,
                              const std::string &name);
 
-/// Dimension arithmetic of layouts, exposed so that other rooms never
+/// Dimension arithmetic of layouts, exposed so that other layers never
 /// re-derive a formula: kDynamic in gives kDynamic out; -1 signals int64
 /// overflow (or a negative argument).
 int64_t ceilDivDim(int64_t a, int64_t b); ///< ceil(a / b), b > 0

@@ -667,6 +667,23 @@ Value unrolledFold(OpBuilder &b, Location loc, Value lo, Value end,
   return rest.getResult(0);
 }
 
+/// `v` combined over the threads of the block (gpu.all_reduce, uniform).
+Value blockReduce(OpBuilder &b, Location loc, Value v,
+                  gpu::AllReduceOperation kind) {
+  return gpu::AllReduceOp::create(
+             b, loc, v, gpu::AllReduceOperationAttr::get(b.getContext(), kind),
+             b.getUnitAttr())
+      .getResult();
+}
+
+/// A builder in an `scf.if` that only thread `tx` = 0 enters.
+OpBuilder firstThread(OpBuilder &b, Location loc, Value tx) {
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tx,
+                                      cidx(b, loc, 0));
+  auto w = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  return w.getThenBodyBuilder();
+}
+
 LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
   if (op.getNumDpsInits() != 1)
     return op.emitOpError("te-linalg-to-gpu: a reduction with ")
@@ -856,16 +873,8 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
                             vector::ExtractOp::create(kb, loc, mine, l));
         mine = a;
       }
-      Value total =
-          gpu::AllReduceOp::create(
-              kb, loc, mine,
-              gpu::AllReduceOperationAttr::get(kb.getContext(), combiner.kind),
-              kb.getUnitAttr())
-              .getResult();
-      Value first =
-          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tx, zero);
-      auto w = scf::IfOp::create(kb, loc, first, /*withElse=*/false);
-      OpBuilder wb = w.getThenBodyBuilder();
+      Value total = blockReduce(kb, loc, mine, combiner.kind);
+      OpBuilder wb = firstThread(kb, loc, tx);
       Value at = arith::AddIOp::create(
           wb, loc, arith::MulIOp::create(wb, loc, s, pTotal), p);
       memref::StoreOp::create(wb, loc, total, partial, at);
@@ -918,16 +927,8 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
       Value p = launch.getBlockIds().x, tx = launch.getThreadIds().x;
       Value init = arith::ConstantOp::create(kb, loc, combiner.identity);
       Value mine = unrolledFold(kb, loc, tx, chunks, block, init, fold(p));
-      Value total =
-          gpu::AllReduceOp::create(
-              kb, loc, mine,
-              gpu::AllReduceOperationAttr::get(kb.getContext(), combiner.kind),
-              kb.getUnitAttr())
-              .getResult();
-      Value first =
-          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, tx, zero);
-      auto w = scf::IfOp::create(kb, loc, first, /*withElse=*/false);
-      OpBuilder wb = w.getThenBodyBuilder();
+      Value total = blockReduce(kb, loc, mine, combiner.kind);
+      OpBuilder wb = firstThread(kb, loc, tx);
       SmallVector<Value> at =
           applyMap(wb, loc, outMap, loopIndices(wb, p, zero));
       Value initial = memref::LoadOp::create(wb, loc, out, at);

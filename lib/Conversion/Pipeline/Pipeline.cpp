@@ -457,8 +457,8 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
       os << ",";
     os << stage;
   };
-  // A te pass another room has not landed yet is skipped (PassInfo lookup);
-  // DESIGN.md lists the order.
+  // A stage whose pass is not registered in this build is left out
+  // (PassInfo lookup); DESIGN.md lists the order.
   auto addIfRegistered = [&](StringRef name, StringRef stage) {
     if (PassInfo::lookup(name))
       add(stage);

@@ -112,17 +112,20 @@ void fromFloat(const float *v, Tensor &out) {
   }
 }
 
-float readScalar(const Tensor &t, int64_t i) {
-  switch (t.dtype) {
-  case DType::F32:
-    return static_cast<const float *>(t.data)[i];
+/// Element i of a dense buffer of `t` (F32, BF16, F16) as a float.
+float elementAt(const void *p, DType t, int64_t i) {
+  switch (t) {
   case DType::BF16:
-    return bf16ToFloat(static_cast<const uint16_t *>(t.data)[i]);
+    return bf16ToFloat(static_cast<const uint16_t *>(p)[i]);
   case DType::F16:
-    return f16ToFloat(static_cast<const uint16_t *>(t.data)[i]);
+    return f16ToFloat(static_cast<const uint16_t *>(p)[i]);
   default:
-    return 0.0f;
+    return static_cast<const float *>(p)[i];
   }
+}
+
+float readScalar(const Tensor &t, int64_t i) {
+  return elementAt(t.data, t.dtype, i);
 }
 
 /// max |x| (NaN ignored), in parallel; the result does not depend on the
@@ -399,18 +402,6 @@ private:
 };
 
 namespace {
-/// Element i of a dense buffer of `t` (F32, BF16, F16) as a float.
-float elementAt(const void *p, DType t, int64_t i) {
-  switch (t) {
-  case DType::BF16:
-    return bf16ToFloat(static_cast<const uint16_t *>(p)[i]);
-  case DType::F16:
-    return f16ToFloat(static_cast<const uint16_t *>(p)[i]);
-  default:
-    return static_cast<const float *>(p)[i];
-  }
-}
-
 void storeElement(void *p, DType t, int64_t i, float v) {
   switch (t) {
   case DType::BF16:

@@ -196,7 +196,7 @@ def TEExpandQTensors : Pass<"te-expand-qtensors", "::mlir::ModuleOp"> {
   ];
 }
 
-// Passes II (te-decompose-linear, te-eliminate-aliases) append below.
+// te-decompose-linear and te-eliminate-aliases.
 
 //===----------------------------------------------------------------------===//
 // te-decompose-linear
