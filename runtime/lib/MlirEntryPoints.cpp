@@ -401,18 +401,16 @@ void te_rt_mlir_gemm_impl(const te_rt_mlir_gemm_args &a) {
   st.finish();
 }
 
-/// The format dtype of a high-precision te_rt_dtype (F32, F16, BF16).
+/// The format dtype of a high-precision te_rt_dtype (F32, F16, BF16): the
+/// same value, as in Api.cpp.
 std::optional<te::format::DType> denseType(int32_t t) {
-  switch (t) {
-  case TE_RT_F32:
-    return te::format::DType::F32;
-  case TE_RT_F16:
-    return te::format::DType::F16;
-  case TE_RT_BF16:
-    return te::format::DType::BF16;
-  default:
+  static_assert(int(te::format::DType::F32) == TE_RT_F32 &&
+                    int(te::format::DType::F16) == TE_RT_F16 &&
+                    int(te::format::DType::BF16) == TE_RT_BF16,
+                "te_rt_dtype and te::format::DType agree");
+  if (t != TE_RT_F32 && t != TE_RT_F16 && t != TE_RT_BF16)
     return std::nullopt;
-  }
+  return static_cast<te::format::DType>(t);
 }
 
 void te_rt_mlir_matmul_impl(const te_rt_mlir_matmul_args &a) {
