@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -321,6 +322,9 @@ bool parseHeader(const std::string &h, Array &out, int64_t &dataBytes,
 struct Source {
   virtual ~Source() = default;
   virtual size_t read(void *dst, size_t n) = 0;
+  /// The bytes left to read, where the source knows it (a buffer, a regular
+  /// file); a pipe does not.
+  virtual std::optional<size_t> remaining() const = 0;
 };
 
 struct MemorySource final : Source {
@@ -334,6 +338,7 @@ struct MemorySource final : Source {
     pos += got;
     return got;
   }
+  std::optional<size_t> remaining() const override { return f.size() - pos; }
 };
 
 struct FileSource final : Source {
@@ -350,6 +355,15 @@ struct FileSource final : Source {
         break;
     }
     return total;
+  }
+  std::optional<size_t> remaining() const override {
+    struct stat st;
+    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode))
+      return std::nullopt;
+    long at = std::ftell(fp);
+    if (at < 0 || static_cast<uint64_t>(at) > static_cast<uint64_t>(st.st_size))
+      return std::nullopt;
+    return static_cast<size_t>(st.st_size - at);
   }
 };
 
@@ -385,20 +399,41 @@ bool parseFrom(Source &src, Array &out, std::string *error) {
   int64_t bytes = 0;
   if (!parseHeader(h, out, bytes, error))
     return false;
+  // The data is never allocated before it is known to exist: a header that
+  // announces gigabytes in front of a few bytes is an error, not an
+  // allocation. Where the source cannot tell its size (a pipe), the buffer
+  // grows with the bytes that arrive.
+  size_t want = static_cast<size_t>(bytes);
+  std::optional<size_t> left = src.remaining();
+  if (left && *left < want)
+    return setError(error, "truncated .npy data: expected " +
+                               std::to_string(bytes) + " bytes, got " +
+                               std::to_string(*left));
+  constexpr size_t kChunk = size_t(1) << 26;
+  size_t total = 0;
   try {
-    out.bytes.resize(static_cast<size_t>(bytes));
-  } catch (const std::bad_alloc &) {
-    return setError(error, "out of memory allocating " + std::to_string(bytes) +
-                               " bytes for the data");
-  } catch (const std::length_error &) {
+    if (left)
+      out.bytes.resize(want);
+    while (total < want) {
+      size_t chunk = std::min(want - total, kChunk);
+      if (!left && out.bytes.size() < total + chunk) {
+        out.bytes.reserve(
+            std::min(want, std::max(2 * out.bytes.capacity(), total + chunk)));
+        out.bytes.resize(total + chunk);
+      }
+      got = src.read(out.bytes.data() + total, chunk);
+      total += got;
+      if (got < chunk)
+        break;
+    }
+  } catch (const std::exception &) {
     return setError(error, "out of memory allocating " + std::to_string(bytes) +
                                " bytes for the data");
   }
-  got = src.read(out.bytes.data(), out.bytes.size());
-  if (got < out.bytes.size())
+  if (total < want)
     return setError(error, "truncated .npy data: expected " +
                                std::to_string(bytes) + " bytes, got " +
-                               std::to_string(got));
+                               std::to_string(total));
   return true;
 }
 

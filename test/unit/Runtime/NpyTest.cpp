@@ -103,6 +103,15 @@ TEST(Npy, RejectsWithAMessage) {
               std::vector<uint8_t>(8)),
       a, &err));
   EXPECT_EQ(err, "truncated .npy data: expected 12 bytes, got 8");
+  // A header that announces terabytes in front of a few bytes is refused
+  // before anything is allocated for them.
+  EXPECT_FALSE(te::npy::parse(
+      npyFile(1,
+              "{'descr': '<f8', 'fortran_order': False, 'shape': "
+              "(1099511627776,), }",
+              std::vector<uint8_t>(8)),
+      a, &err));
+  EXPECT_EQ(err, "truncated .npy data: expected 8796093022208 bytes, got 8");
   std::vector<uint8_t> v9 = npyFile(1, "{}", {});
   v9[6] = 9;
   EXPECT_FALSE(te::npy::parse(v9, a, &err));
