@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the MLP training-step examples mlp-train-step-<recipe>.mlir.
 
-One template, one set of quantizers per recipe (te-formats.md §2, Linear's
+One template, one set of quantizers per recipe (docs/formats.md §2, Linear's
 quantizer roles §6). Delayed scaling cannot use te.linear (its scale and amax
 history are SSA state), so its example threads that state through te.quantize
 and te.gemm by hand; it is written from the same skeleton.

@@ -3,7 +3,7 @@
 # Linear, microbatches, forward + backward) in every recipe with te-run, on
 # the cpu backend (cuda when a GPU and the cuda backend are present), next to
 # its high-precision twin (te-run --reference: the same program with te ops
-# replaced by plain f32-accumulated arithmetic, te-formats.md-free), and
+# replaced by plain f32-accumulated arithmetic, docs/formats.md-free), and
 # prints one table row per recipe: the loss of the step (quantized and
 # reference), the normwise relative error of every gradient against the
 # reference, and the time of one step.

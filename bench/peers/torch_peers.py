@@ -171,7 +171,7 @@ def shape_key(*dims):
 
 # ===----------------------------------------------------------------------=== #
 # Natural PyTorch quantization, one function per recipe (rowwise +
-# columnwise, the buffers te_rt writes). Formulas: te-formats.md.
+# columnwise, the buffers te_rt writes). Formulas: docs/formats.md.
 # ===----------------------------------------------------------------------=== #
 
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The buffers of every recipe (te-formats.md §3 tables, TE's C++
+// The buffers of every recipe (docs/formats.md §3 tables, TE's C++
 // `*Quantizer::create_tensor`) as extents of the logical dimensions
 // (getBufferExtents), evaluated for one shape by getBufferLayout; the
 // recipes' shape rules and the overflow- and dynamic-aware dimension
@@ -140,7 +140,7 @@ std::string verifyShape(const QuantizerConfig &config, const Shape &shape) {
     recipe = "NVFP4";
   }
   if (block) {
-    // TE's PyTorch create_tensor checks (te-formats.md §3.3, §3.5).
+    // TE's PyTorch create_tensor checks (docs/formats.md §3.3, §3.5).
     if (k != kDynamic && k % block != 0)
       return std::string(recipe) + " needs the last dimension divisible by " +
              std::to_string(block) + ", got " + std::to_string(k);

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // verifyConfig: the combinations TransformerEngine's quantizers and recipes
-// reject (te-formats.md §2, §3), as one-line messages.
+// reject (docs/formats.md §2, §3), as one-line messages.
 //
 //===----------------------------------------------------------------------===//
 

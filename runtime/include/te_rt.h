@@ -9,7 +9,7 @@
  * GEMMs on one of two backends: `cpu` (the bit-exact reference, multithreaded,
  * always available) and `cuda` (kernels + cuBLASLt; bit-identical quantized
  * buffers). The numerics and buffer layouts are the ones of
- * ../shared/docs/reference/te-formats.md, computed by the Format library
+ * docs/formats.md, computed by the Format library
  * (include/te/Format/).
  *
  * Conventions
@@ -345,7 +345,7 @@ typedef struct te_rt_qtensor {
   te_rt_usage usage;
   te_rt_target target;
   /** MXFP8/NVFP4: the scale buffers hold the GEMM-swizzled layout
-   *  (te-formats.md §4) instead of the compact one. */
+   *  (docs/formats.md §4) instead of the compact one. */
   int32_t swizzled_scales;
   int32_t num_buffers;
   te_rt_buffer buffers[TE_RT_MAX_BUFFERS];
@@ -448,7 +448,7 @@ TE_RT_EXPORT te_rt_status te_rt_unswizzle_scales(te_rt_context *ctx,
                                                  te_rt_qtensor *q);
 
 /*===----------------------------------------------------------------------===*
- * GEMM (TransformerEngine's general_gemm, te-formats.md §5)
+ * GEMM (TransformerEngine's general_gemm, docs/formats.md §5)
  *===----------------------------------------------------------------------===*/
 
 /** layout[0] is transa, layout[1] transb. In row-major terms, with 2-D

@@ -90,7 +90,7 @@ struct QuantizeOptions {
 };
 
 /// Decoded te_rt_gemm_args. The operands' representations follow
-/// te-formats.md §5 (see te_rt_gemm_layout); the front end has checked that
+/// docs/formats.md §5 (see te_rt_gemm_layout); the front end has checked that
 /// they are present and that the shapes agree: D is [m, n], the contraction
 /// length is k.
 struct GemmOptions {

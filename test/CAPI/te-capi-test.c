@@ -11,7 +11,7 @@
  * te-pipeline (PIPE lines, checked by pipeline.test when the library has the
  * pipeline, no-pipeline.test otherwise). Only
  * libTECAPI.so is linked. Expected buffer shapes are derived by hand from
- * te-formats.md §3 (see each CHECK). */
+ * docs/formats.md §3 (see each CHECK). */
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
@@ -237,7 +237,7 @@ static void testQTensors(MlirContext ctx) {
   // CHECK: nominal: bf16
   printType("nominal", mlirTEQTensorTypeGetNominalType(q));
 
-  // MXFP8, M = 128, K = 64 (te-formats.md §3.3): data not transposed;
+  // MXFP8, M = 128, K = 64 (docs/formats.md §3.3): data not transposed;
   // rowwise scales (rup(M,128), rup(ceil(K/32),4)) = (128, 4);
   // columnwise scales (rup(ceil(M/32),4), rup(K,128)) = (4, 128).
   // CHECK: mxfp8 sm_90: 4 buffers

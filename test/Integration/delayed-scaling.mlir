@@ -1,6 +1,6 @@
 // Delayed scaling executed end to end (te-pipeline, te-run on the cpu
 // backend): te.amax and te.update_scale against values computed by hand from
-// te-formats.md §3.1, te.allreduce_max through a single-rank CPU group
+// docs/formats.md §3.1, te.allreduce_max through a single-rank CPU group
 // registered by te-run (--comm-group), and a Linear forward + backward in
 // delayed scaling (te.quantize with live scales + te.gemm TN/NN/NT; te.linear
 // refuses delayed scaling) against its high-precision twin.
@@ -42,7 +42,7 @@
 // @linear: Y = X W^T + b (E4M3), dX = dY W and dW = dY^T X (dY in E5M2,
 // HYBRID), db = the sum of dY's rows, each scale 448 / amax (57344 / amax
 // for dY) computed in the program with te.amax. Bounds as linear.mlir
-// (te-formats.md §8): normwise relative error 0.06 for Y, 0.12 for the
+// (docs/formats.md §8): normwise relative error 0.06 for Y, 0.12 for the
 // gradients (the first run checks only Y and db against 0.06); db is not
 // quantized (bit-exact).
 // RUN: rm -rf %t && mkdir -p %t

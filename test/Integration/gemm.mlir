@@ -5,7 +5,7 @@
 // with E4M3 is off by at most 2^-4 per element (about 2^-4/sqrt(3) rms for
 // uniformly distributed rounding errors), so the product of two quantized
 // operands stays within 0.06 (TE's module tests bound the mean absolute
-// relative error by 0.5, te-formats.md §8); E2M1 (NVFP4) within 0.25.
+// relative error by 0.5, docs/formats.md §8); E2M1 (NVFP4) within 0.25.
 //
 // RUN: rm -rf %t && mkdir -p %t/tn %t/nn %t/nt
 // RUN: te-run %s --entry current_tn --reference --seed 5 --output-dir %t/tn --quiet

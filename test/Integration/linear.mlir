@@ -3,7 +3,7 @@
 // (te-pipeline: te-decompose-linear, te-infer-usages, ..., te-run on the cpu
 // backend) and compared with the program's high-precision twin
 // (`te-run --reference`). Results: Y, dX, dW, db. Bounds (normwise relative
-// error; te-formats.md §8: TE's Linear tests bound the mean absolute relative
+// error; docs/formats.md §8: TE's Linear tests bound the mean absolute relative
 // error of y by 0.5 and of dgrad/wgrad by 1): E4M3 operands 0.06, E5M2
 // gradients (HYBRID) 0.12, NVFP4 0.3. db is summed in high precision (no
 // quantization) and must match to rounding.

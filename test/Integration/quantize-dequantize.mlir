@@ -1,6 +1,6 @@
 // Quantize + dequantize in every recipe, executed end to end (te-pipeline,
 // te-run, cpu backend), compared elementwise with the input. The bound is the
-// element format's rounding error (te-formats.md §0, §8): round-to-nearest
+// element format's rounding error (docs/formats.md §0, §8): round-to-nearest
 // of a value scaled into the format's normal range is within half a unit in
 // the last place, 2^-4 relative for E4M3 (3 mantissa bits), 2^-3 for E5M2;
 // atol covers the values that land in the format's subnormal range: half

@@ -1,6 +1,6 @@
 // A 0-d tensor quantized per tensor and dequantized, end to end (te-pipeline,
 // te-run, cpu backend). x = -3.7 with delayed scaling at the live scale 16:
-// x * 16 = -59.2 rounds to the E4M3 value -60 (te-formats.md §3.1), so the
+// x * 16 = -59.2 rounds to the E4M3 value -60 (docs/formats.md §3.1), so the
 // round trip gives -60 / 16 = -3.75 exactly, and the amax is |x| = 3.7.
 //
 // RUN: rm -rf %t && mkdir -p %t

@@ -1,6 +1,6 @@
 // Input of the downstream consumers of test/Package (cxx/ and c/): each prints
 // the buffers of every !te.qtensor value on the module's target. Both are
-// checked against the same lines, derived by hand from te-formats.md §3.3
+// checked against the same lines, derived by hand from docs/formats.md §3.3
 // (MXFP8: data not transposed; rowwise scales (rup(M,128), rup(ceil(K/32),4)),
 // columnwise scales (rup(ceil(M/32),4), rup(K,128)), E8M0).
 

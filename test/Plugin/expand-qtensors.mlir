@@ -3,7 +3,7 @@
 // RUN:   --pass-pipeline="builtin.module(te-expand-qtensors)" | FileCheck %s
 
 // A plugin pass rewrites IR in the stock mlir-opt: the qtensor argument
-// becomes its MXFP8 buffers (te-formats.md §3.3, M = 128, K = 64: data
+// becomes its MXFP8 buffers (docs/formats.md §3.3, M = 128, K = 64: data
 // 128x64, rowwise scales (rup(M,128), rup(ceil(K/32),4)) = (128, 4)).
 
 // CHECK-LABEL: func.func @main

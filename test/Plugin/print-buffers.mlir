@@ -4,7 +4,7 @@
 // RUN:   | FileCheck %s
 
 // The stock mlir-opt parses the te dialect and runs a te pass from the plugin.
-// Buffers derived by hand from te-formats.md §3.3: MXFP8, M = 128, K = 64:
+// Buffers derived by hand from docs/formats.md §3.3: MXFP8, M = 128, K = 64:
 // rowwise scales (rup(M,128), rup(ceil(K/32),4)) = (128, 4), columnwise
 // scales (rup(ceil(M/32),4), rup(K,128)) = (4, 128), data not transposed.
 

@@ -1,7 +1,7 @@
 // RUN: te-opt %s --te-decompose-linear --split-input-file | FileCheck %s
 // RUN: te-opt %s --te-decompose-linear --split-input-file | te-opt --te-decompose-linear --split-input-file | FileCheck %s
 
-// te-decompose-linear against te-formats.md §5 (Linear's three GEMMs and
+// te-decompose-linear against docs/formats.md §5 (Linear's three GEMMs and
 // their operand usages) and §6 (what the forward saves), with TE's
 // split-accumulator defaults from module/base.py.
 

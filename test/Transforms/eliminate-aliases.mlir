@@ -8,7 +8,7 @@
 // (a) No result aliases an operand or another result.
 //===----------------------------------------------------------------------===//
 
-// Cache miss (te-formats.md §6): the quantized weight is returned as the
+// Cache miss (docs/formats.md §6): the quantized weight is returned as the
 // saved weight (wt_save) and as the new workspace. The duplicate result goes;
 // the caller's uses of it take the other result.
 

@@ -1,7 +1,7 @@
 // RUN: te-opt %s -split-input-file -verify-diagnostics
 
 // Every verifier message of the buffer-level ops. Layouts by hand from
-// te-formats.md §3 (current 32x64 rowwise on sm_90: _data 32x64,
+// docs/formats.md §3 (current 32x64 rowwise on sm_90: _data 32x64,
 // _scale_inv 1).
 
 func.func @mixed(%x: tensor<32x64xbf16>, %d: memref<32x64xf8E4M3FN>, %s: memref<1xf32>) {

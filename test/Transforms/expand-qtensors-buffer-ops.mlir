@@ -2,7 +2,7 @@
 // RUN: te-opt %s -split-input-file --mlir-print-op-generic | te-opt -split-input-file | FileCheck %s
 
 // The buffer-level ops te-expand-qtensors produces round-trip, on tensors
-// and (after bufferization) on memrefs. Buffer types are te-formats.md §3's
+// and (after bufferization) on memrefs. Buffer types are docs/formats.md §3's
 // by hand: current 32x64 rowwise = _data 32x64, _scale_inv 1; MXFP8 32x64
 // rowwise = data 32x64, scales (rup(32, 128), rup(64/32, 4)) = 128x4.
 

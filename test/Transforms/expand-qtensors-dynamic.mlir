@@ -3,7 +3,7 @@
 
 // A !te.qtensor with a dynamic dimension: its buffers are allocated with the
 // sizes the Format library's extents give for the run-time dimensions
-// (te-formats.md §3 layouts, M = the batch, K = 256), as index arithmetic;
+// (docs/formats.md §3 layouts, M = the batch, K = 256), as index arithmetic;
 // static axes stay static.
 // CHECK-NOT: !te.qtensor
 // BUF-NOT: !te.qtensor

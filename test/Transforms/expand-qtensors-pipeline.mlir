@@ -4,7 +4,7 @@
 // caller fixes to batch 64: te-infer-shapes makes every quantized value
 // static, te-infer-usages keeps what each GEMM reads, te-expand-qtensors
 // spells the values out as buffers and one-shot bufferization allocates
-// them. Buffers by hand (te-formats.md §3.3), X = dY rows = 64:
+// them. Buffers by hand (docs/formats.md §3.3), X = dY rows = 64:
 //   X 64x128 rowwise|columnwise: 64x128, (rup(64,128), rup(128/32,4)) = 128x4,
 //     64x128, (rup(64/32,4), rup(128,128)) = 4x128;
 //   W 32x128 rowwise|columnwise: 32x128, 128x4, 32x128, (rup(32/32,4), 128) = 4x128;

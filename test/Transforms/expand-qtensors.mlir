@@ -3,7 +3,7 @@
 // RUN: te-opt %s -split-input-file --te-expand-qtensors --one-shot-bufferize="bufferize-function-boundaries allow-return-allocs-from-loops" | FileCheck %s --check-prefix=BUF
 
 // After te-expand-qtensors nothing is quantized any more: every !te.qtensor
-// is its buffers (te-formats.md §3 layouts, computed by hand in each
+// is its buffers (docs/formats.md §3 layouts, computed by hand in each
 // comment), in function signatures, calls, returns and scf regions.
 // CHECK-NOT: !te.qtensor
 // BUF-NOT: !te.qtensor

@@ -2,7 +2,7 @@
 // RUN: te-opt %s -split-input-file --te-infer-usages --te-infer-usages | FileCheck %s
 
 // te-infer-usages gives each quantized value exactly what its consumers read
-// (te-formats.md §5): TN reads A rowwise and B rowwise, NN reads A
+// (docs/formats.md §5): TN reads A rowwise and B rowwise, NN reads A
 // columnwise and B rowwise, NT reads A columnwise and B columnwise.
 
 !x = !te.qtensor<32x64xbf16, #te.current<f8E4M3FN>, rowwise|columnwise>

@@ -2,7 +2,7 @@
 // RUN: te-opt %s -split-input-file --pass-pipeline='builtin.module(te-print-buffers)' | FileCheck %s --check-prefix=IR
 
 // te-print-buffers prints, for every quantized value, the buffers of its
-// layout. Every expectation is computed by hand from te-formats.md §3 for the
+// layout. Every expectation is computed by hand from docs/formats.md §3 for the
 // logical shape 2x96x160 (M = 192 leading rows, K = 160; rup(x, a) = ceil(x/a)*a):
 //
 // * per-tensor FP8 (§3.1): _data = logical shape; on sm_90 columnwise is

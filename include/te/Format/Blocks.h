@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Small pure functions that quantize one scaling block, used identically by
-// the CPU runtime's loops and by CUDA threads (te-formats.md §3). A block is
+// the CPU runtime's loops and by CUDA threads (docs/formats.md §3). A block is
 // given as a pointer, a count and a stride (in elements), so rowwise blocks
 // (stride 1) and columnwise blocks (stride = row length) share the code.
 // Inputs are the high-precision values already converted to float (bf16/f16

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Bit-exact scalar conversions between float and the narrow formats of
-// TransformerEngine's recipes (te-formats.md §0, §3, §11). The encoders model
+// TransformerEngine's recipes (docs/formats.md §0, §3, §11). The encoders model
 // CUDA's *satfinite* conversions, which TE's kernels use:
 //
 // * encodeE4M3 / encodeE5M2 = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, ..) =

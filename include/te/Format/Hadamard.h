@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The RHT of TE's NVFP4 recipe (te-formats.md §3.5, §11): each 16-element
+// The RHT of TE's NVFP4 recipe (docs/formats.md §3.5, §11): each 16-element
 // chunk v (taken along M of the columnwise [K, M] view) becomes
 //   v'_j = 0.25 * sum_i v_i * s_i * H_ij,  H_ij = (-1)^popcount(i & j),
 // s_i = -1 iff bit i of the sign mask is set (TE's default mask 0xD7E8), and

@@ -8,7 +8,7 @@
 // The one source of truth for which buffers a quantized tensor has: names in
 // TransformerEngine's flatten (`_INNER_TENSORS`) order, shapes (including
 // padding), element types -- as a function of the quantizer, the logical
-// shape, the usage and the target (te-formats.md §3, §4; §9: follow the C++
+// shape, the usage and the target (docs/formats.md §3, §4; §9: follow the C++
 // layouts). Also each recipe's shape rules.
 //
 //===----------------------------------------------------------------------===//
@@ -136,7 +136,7 @@ bool findExtent(const std::vector<BufferExtents> &buffers, const Extent &extent,
 /// (an invalid config (verifyConfig), a shape the recipe forbids
 /// (verifyShape), an empty usage, an int64 overflow, ...).
 ///
-/// Buffers (te-formats.md §3; C++ create_tensor layouts; M = d0*..*d_{n-2},
+/// Buffers (docs/formats.md §3; C++ create_tensor layouts; M = d0*..*d_{n-2},
 /// K = d_{n-1}; only the requested usage's buffers appear):
 /// * Delayed / Current: `_data` (logical shape, config.dtype) if rowwise, or
 ///   columnwise on sm_100 (where it also serves columnwise reads; it is
@@ -174,7 +174,7 @@ std::string verifyShape(const QuantizerConfig &config, const Shape &shape);
 std::string verifyGemmContraction(int64_t k);
 
 /// Target rules that do not change a layout but that TE enforces: MXFP8 and
-/// NVFP4 need sm_100 (te-formats.md §1.3); block scaling on sm_100 is
+/// NVFP4 need sm_100 (docs/formats.md §1.3); block scaling on sm_100 is
 /// emulated with MXFP8 GEMMs and needs power-of-two scales (§3.4). Returns an
 /// empty string or a one-line message. getBufferLayout does not call it, so
 /// that a CPU emulation can still ask for any layout.

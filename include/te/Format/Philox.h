@@ -6,7 +6,7 @@
 //
 // Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
 // SC'11; the Random123 / cuRAND generator), and the stochastic rounding of
-// NVFP4 (te-formats.md §3.5). TE draws its Philox state from PyTorch's
+// NVFP4 (docs/formats.md §3.5). TE draws its Philox state from PyTorch's
 // generator; this library takes the key (seed) and counter (offset) from the
 // caller, so runs are reproducible but not bit-identical to TE's SR (TE's own
 // tests check SR only statistically, §8).
@@ -56,7 +56,7 @@ TE_HD inline void philox4x32(const uint32_t counter[4], const uint32_t key[2],
 /// and `offset`: Philox(counter = {index / 16 + offset_lo, offset_hi, 0, 0},
 /// key = {seed_lo, seed_hi}) yields 16 bytes, little-endian from out[0];
 /// element `index` takes byte index % 16. A convention of this project (TE's
-/// curanddx mapping is not replicated, te-formats.md §10).
+/// curanddx mapping is not replicated, docs/formats.md §10).
 TE_HD inline uint8_t philoxRandomByte(uint64_t seed, uint64_t offset,
                                       uint64_t index) {
   uint64_t block = index / 16 + offset;

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The static configuration of a TransformerEngine quantizer, one struct for
-// every recipe (te-formats.md §3). This is the value that the dialect's
+// every recipe (docs/formats.md §3). This is the value that the dialect's
 // quantizer attributes carry and that the runtime's C ABI mirrors. Live state
 // (scales, amax history) is never part of it.
 //
@@ -86,7 +86,7 @@ const char *dtypeName(DType t);   ///< "f32", "bf16", "f8E4M3FN", ...
 const char *targetName(Target t); ///< "sm_90", "sm_100"
 const char *usageName(Usage u);   ///< "none", "rowwise", "columnwise", "both"
 
-/// The default configuration of `recipe` (TE's defaults, te-formats.md §2-3):
+/// The default configuration of `recipe` (TE's defaults, docs/formats.md §2-3):
 /// E4M3 everywhere except NVFP4 (E2M1x2); block: 1x128 and pow2 scales (TE's
 /// Float8BlockQuantizer default force_pow_2_scales=True); NVFP4: no RHT, 1D,
 /// no SR, e4m3Max 448. Every other field keeps its struct default.

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// How each recipe turns an amax into a scale (te-formats.md §3.1-3.5), in the
+// How each recipe turns an amax into a scale (docs/formats.md §3.1-3.5), in the
 // exact operation order of TE's kernels (§8 "Guidance for bit-exact testing"):
 // IEEE round-to-nearest division for fp8_max/amax, a multiplication by the
 // reciprocal constant fl(1/fp8_max) for E8M0, block_amax*(S_enc*fl(1/6)) for
@@ -55,7 +55,7 @@ TE_HD inline float computeScaleFromAmax(float amax, float fp8MaxValue,
 TE_HD inline float reciprocalRN(float x) { return 1.0f / x; }
 
 /// Largest finite value of a high-precision input type: TE's `value_for_inf`
-/// of block scaling (te-formats.md §3.4, §9.4): bf16 0x1.FEp127, f16 65504,
+/// of block scaling (docs/formats.md §3.4, §9.4): bf16 0x1.FEp127, f16 65504,
 /// f32 FLT_MAX. Per-tensor current scaling always uses FLT_MAX.
 TE_HD inline float valueForInfBlock(DType input) {
   switch (input) {
@@ -69,7 +69,7 @@ TE_HD inline float valueForInfBlock(DType input) {
 }
 
 //===----------------------------------------------------------------------===//
-// Delayed scaling (te-formats.md §3.1, common/recipe/delayed_scaling.cu)
+// Delayed scaling (docs/formats.md §3.1, common/recipe/delayed_scaling.cu)
 //===----------------------------------------------------------------------===//
 
 /// The new scale of delayed scaling from the amax chosen out of the history:
@@ -116,7 +116,7 @@ TE_HD inline float delayedScalingUpdate(float *history, int L, float *scale,
 }
 
 //===----------------------------------------------------------------------===//
-// MXFP8 (te-formats.md §3.3)
+// MXFP8 (docs/formats.md §3.3)
 //===----------------------------------------------------------------------===//
 
 /// Largest unbiased exponent of a normal element value (OCP emax_elem):
@@ -166,7 +166,7 @@ TE_HD inline float mxfp8ElementFactor(uint8_t scaleCode) {
 }
 
 //===----------------------------------------------------------------------===//
-// NVFP4 (te-formats.md §3.5, common/cast/nvfp4/core_nvfp4.cuh)
+// NVFP4 (docs/formats.md §3.5, common/cast/nvfp4/core_nvfp4.cuh)
 //===----------------------------------------------------------------------===//
 
 /// Global encode scale S_enc = fminf(e4m3Max * 6 / amax, FLT_MAX); if amax is

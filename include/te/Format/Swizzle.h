@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The 512-byte-tile interleaved layout that cuBLAS block-scaled GEMMs read
-// (te-formats.md §4). A compact [R, C] scale matrix (R a multiple of 128, C a
+// (docs/formats.md §4). A compact [R, C] scale matrix (R a multiple of 128, C a
 // multiple of 4: TE's padded scale buffers) keeps its shape and byte size;
 // entry (r, c) moves to the flat offset
 //   ((r/128)*(C/4) + c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + (c%4),

@@ -62,17 +62,17 @@ enum class E8M0Rounding : uint8_t { Up, Floor };
 /// NVFP4 4over6 candidate selection error.
 enum class ErrMode : uint8_t { MAE, MSE };
 
-/// Block sizes of the block-scaled recipes (te-formats.md §3.3-3.5).
+/// Block sizes of the block-scaled recipes (docs/formats.md §3.3-3.5).
 inline constexpr int kMXFP8BlockSize = 32; ///< 1x32 / 32x1 / 32x32
 inline constexpr int kNVFP4BlockSize = 16; ///< 1x16 / 16x16
 inline constexpr int kFP8BlockSize = 128;  ///< Float8Block: 1x128 / 128x128
 inline constexpr int kRHTSize = 16;        ///< random Hadamard transform
 /// cuBLAS block-scale tiles: scale matrices are padded to [128 x 4] tiles
-/// (te-formats.md §3.3, §4), the swizzle works on 512-byte tiles.
+/// (docs/formats.md §3.3, §4), the swizzle works on 512-byte tiles.
 inline constexpr int kScaleTileRows = 128;
 inline constexpr int kScaleTileCols = 4;
 /// TE's default NVFP4 RHT sign mask: s = [1,1,1,-1,1,-1,-1,-1,-1,-1,-1,1,-1,
-/// 1,-1,-1], bit i set iff s_i = -1 (te-formats.md §3.5).
+/// 1,-1,-1], bit i set iff s_i = -1 (docs/formats.md §3.5).
 inline constexpr uint32_t kDefaultRHTSignMask = 0xD7E8;
 
 } // namespace te::format

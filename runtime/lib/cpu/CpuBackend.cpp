@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Tensor-level loops over the Format library's scalar and block functions,
-// for every recipe and option (te-formats.md §3-§5). This backend defines the
+// for every recipe and option (docs/formats.md §3-§5). This backend defines the
 // runtime's numerics: the cuda backend must write the same bits.
 //
 // Conventions fixed here (documented in te_rt.h / docs):
@@ -186,7 +186,7 @@ bool isBlockScaledBytes(const QTensor &q) {
 
 /// Swizzles (or unswizzles) one compact scale buffer in place.
 /// MXFP8 columnwise scales [rup(M/32,4), rup(K,128)] are swizzled as their
-/// transpose (te-formats.md §4); every other scale matrix as it is.
+/// transpose (docs/formats.md §4); every other scale matrix as it is.
 void swizzleBuffer(const QTensor &q, int idx, bool toSwizzled) {
   const BufferDesc &d = q.layout[idx];
   auto *buf = static_cast<uint8_t *>(q.buffers[idx]);

@@ -4,7 +4,7 @@
 
 // The buffers of a !te.qtensor, as te.buffers / te.from_buffers check them
 // against the Format library. The expected types are computed by hand from
-// te-formats.md §3 (M = product of leading dims, K = last dim,
+// docs/formats.md §3 (M = product of leading dims, K = last dim,
 // rup(x, a) = ceil(x / a) * a), not by the code under test.
 
 // Per-tensor FP8 on sm_90 (TN-only): columnwise is the physical transpose

@@ -49,7 +49,7 @@ func.func @dequantize(%a: !te.qtensor<32x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>,
   return
 }
 
-// Linear's three GEMMs (te-formats.md §5): fprop TN, dgrad NN, wgrad NT.
+// Linear's three GEMMs (docs/formats.md §5): fprop TN, dgrad NN, wgrad NT.
 // CHECK-LABEL: func.func @gemm_layouts
 func.func @gemm_layouts(%w: !te.qtensor<64x128xbf16, #te.mxfp8<f8E4M3FN, block_2d = true>, rowwise|columnwise>,
                         %x: !te.qtensor<4x8x128xbf16, #te.mxfp8<f8E4M3FN>, rowwise|columnwise>,

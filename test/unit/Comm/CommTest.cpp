@@ -3,7 +3,7 @@
 // Part of te. N threads of one in-process group each quantize a shard (a
 // block of rows) of a tensor with amax reduction; the oracle is one
 // quantization of the gathered tensor on a single cpu context, plus the
-// spec's scale formulas computed by hand (te-formats.md §3.1, §3.2).
+// spec's scale formulas computed by hand (docs/formats.md §3.1, §3.2).
 //
 //===----------------------------------------------------------------------===//
 

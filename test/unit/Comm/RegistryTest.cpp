@@ -197,7 +197,7 @@ std::vector<int64_t> currentE4M3Descriptor() {
 
 TEST(CommEntryPoint, QuantizeGroupReducesTheAmax) {
   // Two ranks, each a 2x4 f32 shard; rank 1 holds the global amax 7. With
-  // the reduction both use scale = 448 / 7 = 64 (te-formats.md §3.2), so
+  // the reduction both use scale = 448 / 7 = 64 (docs/formats.md §3.2), so
   // scale_inv = 1/64 on both (rank 0 alone would have 448 / 3.5 = 128) and
   // rank 0's 1.0 becomes E4M3 64 = 0x68 (sign 0, exponent field 6 + bias 7
   // = 13 = 0b1101, mantissa 0: 0b0'1101'000).

@@ -139,7 +139,7 @@ TEST(Blocks, NVFP4FourOverSix) {
 TEST(Blocks, NVFP4Tile2D) {
   // A 16x16 tile whose rows differ in magnitude: the tile amax (the largest
   // row's) sets one scale for every row and column group; the columnwise
-  // result is then the transpose of the rowwise one (te-formats.md §3.5).
+  // result is then the transpose of the rowwise one (docs/formats.md §3.5).
   float tile[16 * 16];
   for (int r = 0; r < 16; ++r)
     for (int c = 0; c < 16; ++c)

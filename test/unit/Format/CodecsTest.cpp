@@ -193,7 +193,7 @@ TEST(Codecs, FP8SpecialValues) {
 }
 
 TEST(Codecs, E2M1TiePointsAndSpecials) {
-  // The reference cast_to_fp4x2 tie points (te-formats.md §3.5).
+  // The reference cast_to_fp4x2 tie points (docs/formats.md §3.5).
   EXPECT_EQ(encodeE2M1(0.25f), 0x0);
   EXPECT_EQ(encodeE2M1(0.75f), 0x2);
   EXPECT_EQ(encodeE2M1(1.25f), 0x2);

@@ -35,7 +35,7 @@ TEST(Config, DefaultsAreValid) {
 }
 
 TEST(Config, ValidTEConfigurations) {
-  // TE recipe configurations (te-formats.md §2).
+  // TE recipe configurations (docs/formats.md §2).
   EXPECT_EQ(verifyConfig(make(Recipe::Current,
                               [](QuantizerConfig &c) {
                                 c.dtype = DType::E5M2;

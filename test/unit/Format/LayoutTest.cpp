@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Every expected shape below is a literal worked out by hand from the tables
-// of te-formats.md §3 (TE's C++ create_tensor layouts), at the shapes of TE's
+// of docs/formats.md §3 (TE's C++ create_tensor layouts), at the shapes of TE's
 // own tests (§8) plus N-D, odd, dynamic and overflowing shapes.
 //
 //===----------------------------------------------------------------------===//

@@ -206,7 +206,7 @@ TEST(ScaleRules, MXFP8ScaleHandWorked) {
 }
 
 TEST(ScaleRules, MXFP8ScaleSweep) {
-  // te-formats.md §11: multiplying by fl(1/max) gives the same byte as the
+  // docs/formats.md §11: multiplying by fl(1/max) gives the same byte as the
   // exact division for every finite amax >= 0.
   int mismatches = 0;
   for (uint64_t u = 0; u < 0x7F800000ull; u += 9973) {
@@ -255,7 +255,7 @@ TE_TEST_NOINLINE float globalScaleAny(float amax, float e4m3Max) {
   return nvfp4GlobalEncodeScale(amax, e4m3Max);
 }
 
-// te-formats.md §3.5 in double: the float quotient is the double quotient
+// docs/formats.md §3.5 in double: the float quotient is the double quotient
 // rounded to float (double rounding is innocuous for a quotient of floats,
 // 53 >= 2 * 24 + 2), then fminf(., FLT_MAX) and the two "-> 1" cases.
 float globalScaleOracle(float amax, float e4m3Max) {

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Every recipe fed NaN, +-Inf and float subnormals, with the results worked by
-// hand from ../shared/docs/reference/te-formats.md (section numbers below).
+// hand from docs/formats.md (section numbers below).
 // Where the spec leaves a choice open (NaN inside an MXFP8 or NVFP4 block
 // amax, §10 "unverified"), only what every reading agrees on is pinned: the
 // NaN element's own code.

@@ -39,7 +39,7 @@ TEST(Api, EmptyTensorsQuantize) {
 }
 
 TEST(Api, ZeroDimTensorsQuantize) {
-  // A 0-d tensor, per-tensor current scaling (te-formats.md §3.2): x = -3.7f
+  // A 0-d tensor, per-tensor current scaling (docs/formats.md §3.2): x = -3.7f
   // is its own amax, scale = fl(448 / 3.7f), x * scale = -448 exactly, the
   // E4M3 maximum with the sign set: 0xFE in _data and in _transpose.
   Context ctx;

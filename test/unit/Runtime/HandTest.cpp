@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Small cases whose expected bits were worked out by hand from the formulas
-// of te-formats.md (values chosen so that every product is exact), edge
+// of docs/formats.md (values chosen so that every product is exact), edge
 // cases the oracle vectors do not contain (NaN, +-inf, -0, subnormal blocks,
 // round-to-nearest-even ties), the swizzle formula of §4, stochastic rounding
 // statistics, GEMMs with exactly representable operands, and invariance to
@@ -680,7 +680,7 @@ TEST(HandPadding, EveryPaddingByteIsZero) {
 }
 
 //===----------------------------------------------------------------------===//
-// Swizzle (te-formats.md §4)
+// Swizzle (docs/formats.md §4)
 //===----------------------------------------------------------------------===//
 
 int64_t swizzled(int64_t r, int64_t c, int64_t C) {
@@ -1031,7 +1031,7 @@ TEST(HandFloatEnvironment, FlushToZeroInTheHostDoesNotChangeResults) {
   ASSERT_EQ(st, TE_RT_OK);
   EXPECT_EQ(during & 0x8040u, 0x8040u) << "the caller's mode is restored";
 
-  // Spec (te-formats.md §3.5): a subnormal amax is not zero, so
+  // Spec (docs/formats.md §3.5): a subnormal amax is not zero, so
   // S_enc = min(2688 / amax, FLT_MAX) = FLT_MAX and block scales are nonzero.
   float amax = 0;
   for (float f : v)

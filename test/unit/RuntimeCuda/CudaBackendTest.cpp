@@ -9,7 +9,7 @@
 // * every quantize path must write the same bytes as the cpu backend (the
 //   bit-exact reference, itself tested against TE's reference vectors) on
 //   random, many-scale, zero, subnormal, overflow and NaN/Inf inputs at TE's
-//   test shapes (te-formats.md §8), and so must dequantize, amax, the
+//   test shapes (docs/formats.md §8), and so must dequantize, amax, the
 //   delayed-scaling update and the scale swizzle;
 // * GEMMs are compared with a float64 reference computed on the host from the
 //   cpu backend's dequantized operands, with tolerances derived from the
@@ -1759,7 +1759,7 @@ TEST(CudaGemm, FusedFP8OutputWithDScaleAndAmax) {
     ASSERT_EQ(te_rt_context_last_gemm_info(c.gpu, &info), TE_RT_OK);
     EXPECT_EQ(info.fused_fp8_output, 0);
     // D (poisoned with NaN before) against float64, and the separate step's
-    // codes: delayed scaling, code = encode(fp32(D * scale)) (te-formats.md).
+    // codes: delayed scaling, code = encode(fp32(D * scale)) (docs/formats.md).
     auto dGot = dG.download<float>(M * N);
     te_rt_memcpy(c.gpu, got.data(), og.buffers[0].data, M * N,
                  TE_RT_DEVICE_TO_HOST);

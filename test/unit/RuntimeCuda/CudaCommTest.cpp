@@ -456,7 +456,7 @@ TEST_F(CudaNccl, QuantizeCurrentEqualsLocal) {
     EXPECT_TRUE(sameBuffers(local, reduced, "local", "reduced"));
     EXPECT_TRUE(sameBuffers(host, reduced, "cpu", "reduced"));
     EXPECT_EQ(bits(reduced.amax), bits(hand));
-    // scale = 448 / amax, scale_inv = 1 / scale (te-formats.md §3.2).
+    // scale = 448 / amax, scale_inv = 1 / scale (docs/formats.md §3.2).
     EXPECT_EQ(bits(reduced.floatBuffer("_scale_inv")),
               bits(1.0f / (448.0f / hand)));
   }

@@ -522,7 +522,7 @@ fmt::QuantizerConfig MXFP8Attr::getFormatConfig() const {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// TE's random sign mask (te-formats.md §3.5), the default with RHT; without
+/// TE's random sign mask (docs/formats.md §3.5), the default with RHT; without
 /// RHT there is no mask.
 constexpr uint32_t kDefaultRHTSignMask = 0xD7E8;
 

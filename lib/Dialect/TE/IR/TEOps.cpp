@@ -7,7 +7,7 @@
 // Verifiers, type inference and folders of the te operations. Format facts
 // (buffer layouts, shape rules) are asked of the quantizer attributes, which
 // ask the Format library; the operand rules of GEMMs and Linear follow
-// te-formats.md §5 and §6.
+// docs/formats.md §5 and §6.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,7 +123,7 @@ inferQTensor(MLIRContext *context, std::optional<Location> location,
 }
 
 /// TE's rules for two quantized operands that meet in one GEMM
-/// (te-formats.md §5; cublaslt-fp8-hopper.md for E5M2 x E5M2).
+/// (docs/formats.md §5; cublaslt-fp8-hopper.md for E5M2 x E5M2).
 static LogicalResult verifyGemmOperandPair(Operation *op, StringRef gemm,
                                            StringRef lhsName,
                                            const fmt::QuantizerConfig &lhs,
@@ -272,7 +272,7 @@ LogicalResult DequantizeOp::verify() {
   if (inputType.hasRowwise())
     return success();
   // Columnwise data holds the rowwise values only where it is their exact
-  // transpose (te-formats.md §3.1, §3.4).
+  // transpose (docs/formats.md §3.1, §3.4).
   fmt::QuantizerConfig config = configOf(inputType.getQuantizer());
   bool columnwiseHoldsValues =
       config.recipe == fmt::Recipe::Delayed ||

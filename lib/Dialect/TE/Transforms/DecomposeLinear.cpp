@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// TransformerEngine's Linear module (te-formats.md §5, §6) spelled out:
+// TransformerEngine's Linear module (docs/formats.md §5, §6) spelled out:
 //
 //   te.linear      X, W         quantize X (rowwise|columnwise) and W (unless
 //                               the cached workspace is given), fprop
@@ -49,7 +49,7 @@ enum class LinearGemm { Fprop, Dgrad, Wgrad };
 
 /// TE's `use_split_accumulator` defaults (module/base.py `_2X_ACC_FPROP` =
 /// False, `_2X_ACC_DGRAD` = `_2X_ACC_WGRAD` = True), except that
-/// Float8BlockScaling forces it on for all three GEMMs (te-formats.md §2, §5).
+/// Float8BlockScaling forces it on for all three GEMMs (docs/formats.md §2, §5).
 bool useSplitAccumulator(LinearGemm gemm, QuantizerAttrInterface a,
                          QuantizerAttrInterface b) {
   if (gemm != LinearGemm::Fprop)

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The compiler's answer to two problems of torch.compile-ing TE's Linear
-// (te-formats.md §6 "Weight workspace caching", "Aliasing in the custom-op
+// (docs/formats.md §6 "Weight workspace caching", "Aliasing in the custom-op
 // path"; the seed's wt_save / new_weight_workspace slots):
 //
 // (a) No result aliases an operand or another result. On a cache miss the

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // te-infer-usages: which representations (rowwise, columnwise) each
-// quantized value must hold, from what its consumers read (te-formats.md §5,
+// quantized value must hold, from what its consumers read (docs/formats.md §5,
 // §6), propagated through calls, returns and scf regions.
 //
 // Values whose types must stay equal (a call operand and the callee's

@@ -23,7 +23,7 @@ FailureOr<Value> mlir::te::createUsageView(OpBuilder &builder, Location loc,
                           << ": it is not a subset of its usage";
 
   // The buffers of the narrower tensor are a subset of the wider one's
-  // (te-formats.md §1.2: update_usage drops representations); the Format
+  // (docs/formats.md §1.2: update_usage drops representations); the Format
   // library decides which, by name.
   Operation *anchor = builder.getInsertionBlock()->getParentOp();
   Target target = getTarget(anchor);

@@ -64,7 +64,7 @@ def TE_DelayedAttr : TE_QuantizerAttr<"Delayed", "delayed"> {
   let summary = "per-tensor FP8 quantizer with delayed scaling";
   let description = commonSyntax # [{
     TransformerEngine's `Float8Quantizer` under the `DelayedScaling` recipe
-    (te-formats.md §3.1). Fields:
+    (docs/formats.md §3.1). Fields:
 
     | field | type | default | meaning |
     |---|---|---|---|
@@ -96,7 +96,7 @@ def TE_DelayedAttr : TE_QuantizerAttr<"Delayed", "delayed"> {
 def TE_CurrentAttr : TE_QuantizerAttr<"Current", "current"> {
   let summary = "per-tensor FP8 quantizer with current scaling";
   let description = commonSyntax # [{
-    TransformerEngine's `Float8CurrentScalingQuantizer` (te-formats.md §3.2).
+    TransformerEngine's `Float8CurrentScalingQuantizer` (docs/formats.md §3.2).
 
     | field | type | default | meaning |
     |---|---|---|---|
@@ -126,7 +126,7 @@ def TE_CurrentAttr : TE_QuantizerAttr<"Current", "current"> {
 def TE_BlockAttr : TE_QuantizerAttr<"Block", "block"> {
   let summary = "FP8 block-scaling quantizer (1x128 or 128x128 tiles)";
   let description = commonSyntax # [{
-    TransformerEngine's `Float8BlockQuantizer` (te-formats.md §3.4).
+    TransformerEngine's `Float8BlockQuantizer` (docs/formats.md §3.4).
 
     | field | type | default | meaning |
     |---|---|---|---|
@@ -156,7 +156,7 @@ def TE_BlockAttr : TE_QuantizerAttr<"Block", "block"> {
 def TE_MXFP8Attr : TE_QuantizerAttr<"MXFP8", "mxfp8"> {
   let summary = "MXFP8 quantizer (32-element blocks, E8M0 scales)";
   let description = commonSyntax # [{
-    TransformerEngine's `MXFP8Quantizer` (te-formats.md §3.3).
+    TransformerEngine's `MXFP8Quantizer` (docs/formats.md §3.3).
 
     | field | type | default | meaning |
     |---|---|---|---|
@@ -189,7 +189,7 @@ def TE_MXFP8Attr : TE_QuantizerAttr<"MXFP8", "mxfp8"> {
 def TE_NVFP4Attr : TE_QuantizerAttr<"NVFP4", "nvfp4"> {
   let summary = "NVFP4 quantizer (16-element blocks, E4M3 block scales, fp32 global amax)";
   let description = commonSyntax # [{
-    TransformerEngine's `NVFP4Quantizer` (te-formats.md §3.5).
+    TransformerEngine's `NVFP4Quantizer` (docs/formats.md §3.5).
 
     | field | type | default | meaning |
     |---|---|---|---|

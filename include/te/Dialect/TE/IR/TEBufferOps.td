@@ -144,7 +144,7 @@ def TE_GemmBuffersOp : TE_BufferOp<"gemm_buffers",
     [AttrSizedOperandSegments]> {
   let summary = "quantized GEMM on the buffers of its operands";
   let description = [{
-    The buffer-level `te.gemm` (TE's `general_gemm`, te-formats.md §5):
+    The buffer-level `te.gemm` (TE's `general_gemm`, docs/formats.md §5):
     operand A is given by its buffers `a` and the quantizer, usage and
     logical shape they describe (`a_quantizer`, `a_usage`, `a_shape`), and
     likewise B. The result D is the single `outs` operand, or -- with
@@ -226,7 +226,7 @@ def TE_UpdateScaleBuffersOp : TE_BufferOp<"update_scale_buffers"> {
     The buffer-level `te.update_scale`: `outs` are the new amax history
     (`[L]` f32, `L` the quantizer's `history`) and the new scale (`1xf32`),
     computed from the step's `amax`, the current `history` and `scale` by
-    the rule of `te.update_scale` (te-formats.md §4). The inputs are only
+    the rule of `te.update_scale` (docs/formats.md §4). The inputs are only
     read; the outputs may be the same buffers as the inputs (in place).
 
     ```mlir

@@ -35,7 +35,7 @@ def TE_Dialect : Dialect {
       buffers a quantized tensor has.
 
     The numerics and layouts are specified in
-    `../shared/docs/reference/te-formats.md`; the Format library
+    `docs/formats.md`; the Format library
     (`include/te/Format/`) is their single implementation.
   }];
   let useDefaultAttributePrinterParser = 1;

@@ -43,7 +43,7 @@ def TE_QuantizeOp : TE_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
   let summary = "quantize a high-precision tensor";
   let description = [{
     Quantizes `input` with the quantizer of the result type, producing the
-    representations its usage names (te-formats.md §3). The result's shape
+    representations its usage names (docs/formats.md §3). The result's shape
     and nominal type are those of `input`.
 
     * Delayed scaling (`#te.delayed`): the live scale is the `scale`
@@ -119,7 +119,7 @@ def TE_DequantizeOp : TE_Op<"dequantize", [Pure]> {
     element type `bf16`, `f16` or `f32` (not necessarily the nominal type).
     It reads the rowwise representation. A tensor holding only columnwise
     data can be dequantized when the columnwise data carries the same values
-    (te-formats.md §3.1 "Columnwise-only dequantize"): per-tensor FP8
+    (docs/formats.md §3.1 "Columnwise-only dequantize"): per-tensor FP8
     (`#te.delayed`, `#te.current`) and 128x128 block scaling
     (`#te.block<..., dims = 2>`).
 
@@ -141,7 +141,7 @@ def TE_DequantizeOp : TE_Op<"dequantize", [Pure]> {
 def TE_GemmOp : TE_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
   let summary = "quantized GEMM with TransformerEngine's operand conventions";
   let description = [{
-    TransformerEngine's `general_gemm(A, B, layout)` (te-formats.md §5) on
+    TransformerEngine's `general_gemm(A, B, layout)` (docs/formats.md §5) on
     two quantized operands. `layout` is `TN`, `NN` or `NT`
     (`transa = layout[0] == 'T'`, `transb = layout[1] == 'T'`); in row-major
     terms `D = op_b(B) · op_a(A)` with `op(X) = Xᵀ` when transposed.
@@ -219,7 +219,7 @@ def TE_LinearOp : TE_Op<"linear",
     [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
   let summary = "forward pass of TransformerEngine's quantized Linear module";
   let description = [{
-    `Y = X·Wᵀ + bias` computed the way `te.Linear` does (te-formats.md §5,
+    `Y = X·Wᵀ + bias` computed the way `te.Linear` does (docs/formats.md §5,
     §6). A Linear has five quantizer slots; the forward ones are attributes
     of this op, the backward ones of `te.linear_grad`:
 
@@ -319,7 +319,7 @@ def TE_LinearGradOp : TE_Op<"linear_grad",
     [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
   let summary = "backward pass of TransformerEngine's quantized Linear module";
   let description = [{
-    The gradients of `te.linear` (te-formats.md §5, §6 "Backward"), from the
+    The gradients of `te.linear` (docs/formats.md §5, §6 "Backward"), from the
     gradient of the output `dY` `[..., out]` and the values the forward
     saved: `saved_input` (`[..., in]`, needs columnwise usage) and
     `saved_weight` (`[out, in]`, needs columnwise usage).
@@ -392,7 +392,7 @@ def TE_AmaxOp : TE_Op<"amax", [Pure]> {
   let description = [{
     `max |x|` over all elements of `input`, as `tensor<1xf32>`, computed in
     fp32 with IEEE maxNum (NaN elements are ignored), as TE's
-    `nvte_compute_amax` (te-formats.md §3.2). An empty tensor gives 0.
+    `nvte_compute_amax` (docs/formats.md §3.2). An empty tensor gives 0.
 
     ```mlir
     %a = te.amax %x : tensor<32x64xbf16>
@@ -407,7 +407,7 @@ def TE_UpdateScaleOp : TE_Op<"update_scale", [Pure,
     AllTypesMatch<["history", "new_history"]>]> {
   let summary = "delayed-scaling update: roll the amax history, compute the next scale";
   let description = [{
-    TE's delayed-scaling update (te-formats.md §3.1, `delayed_scaling.cu`)
+    TE's delayed-scaling update (docs/formats.md §3.1, `delayed_scaling.cu`)
     for one quantizer. `amax` is the step's (reduced) amax -- TE's
     `amax_history[0]` --, `history` the `[L]` amax history (`L` = the
     quantizer's `history`), `scale` the current scale. With `last = amax`:
@@ -465,7 +465,7 @@ def TE_EmptyOp : TE_Op<"empty", [Pure]> {
   let summary = "allocate an uninitialized quantized tensor";
   let description = [{
     A quantized tensor with uninitialized contents, as
-    `Quantizer.make_empty` / TensorSpec allocation (te-formats.md §7.2).
+    `Quantizer.make_empty` / TensorSpec allocation (docs/formats.md §7.2).
     Like `tensor.empty`, one `index` operand gives each dynamic dimension of
     the result type, in order.
 
@@ -483,7 +483,7 @@ def TE_BuffersOp : TE_Op<"buffers", [Pure]> {
   let summary = "the buffers of a quantized tensor (flatten)";
   let description = [{
     Returns the buffers of `input` in TransformerEngine's flatten order
-    (`__tensor_flatten__`, te-formats.md §1.2). The result types must be
+    (`__tensor_flatten__`, docs/formats.md §1.2). The result types must be
     those the Format library gives for the tensor's quantizer, shape and
     usage on the module's target (`te.target`, default `sm_90`).
     `te.buffers(te.from_buffers(%b...))` folds to `%b...`.

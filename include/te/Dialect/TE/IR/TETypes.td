@@ -32,7 +32,7 @@ def TE_QTensorType : TypeDef<TE_Dialect, "QTensor"> {
 
     Its buffers -- names, order, shapes (with padding) and element types --
     are a function of quantizer, shape, usage and the module's target, given
-    by the Format library (`getBufferTypes(target)`, te-formats.md §3).
+    by the Format library (`getBufferTypes(target)`, docs/formats.md §3).
     Example, on `sm_90`:
 
     ```mlir

@@ -21,7 +21,7 @@ include "mlir/Pass/PassBase.td"
 def TEInferShapes : Pass<"te-infer-shapes", "::mlir::ModuleOp"> {
   let summary = "propagate static shapes into dynamic tensors and qtensors";
   let description = [{
-    TransformerEngine's fake-shape inference (TensorSpec, te-formats.md
+    TransformerEngine's fake-shape inference (TensorSpec, docs/formats.md
     §7.2) as a compiler pass: static dimensions flow forward into `?`
     dimensions of `tensor` and `!te.qtensor` types until a fixpoint, through
 
@@ -96,7 +96,7 @@ def TEInferUsages : Pass<"te-infer-usages", "::mlir::ModuleOp"> {
   let summary = "give every quantized value exactly the usages its consumers read";
   let description = [{
     A backward dataflow analysis over quantized values. Each consumer needs
-    a set of representations (te-formats.md §5):
+    a set of representations (docs/formats.md §5):
 
     * `te.gemm` layout `TN`/`NN`/`NT`: A needs rowwise if `transa` else
       columnwise; B needs columnwise if `transb` else rowwise;
@@ -205,7 +205,7 @@ def TEExpandQTensors : Pass<"te-expand-qtensors", "::mlir::ModuleOp"> {
 def TEDecomposeLinear : Pass<"te-decompose-linear"> {
   let summary = "decompose te.linear / te.linear_grad into te.quantize + te.gemm";
   let description = [{
-    Spells out TransformerEngine's Linear module (te-formats.md §5, §6):
+    Spells out TransformerEngine's Linear module (docs/formats.md §5, §6):
 
     | op | becomes |
     |---|---|
@@ -297,7 +297,7 @@ def TEEliminateAliases : Pass<"te-eliminate-aliases", "::mlir::ModuleOp"> {
   let summary = "quantize the weight once; no result aliases an operand or another result";
   let description = [{
     The cached-FP8-weight problem of torch.compile-ing TE's Linear
-    (te-formats.md §6 "Weight workspace caching" and "Aliasing in the
+    (docs/formats.md §6 "Weight workspace caching" and "Aliasing in the
     custom-op path"), solved on the IR. Repeated to a fixpoint:
 
     (a) **No aliased results.** A function result that returns an argument
