@@ -226,7 +226,7 @@ def TE_UpdateScaleBuffersOp : TE_BufferOp<"update_scale_buffers"> {
     The buffer-level `te.update_scale`: `outs` are the new amax history
     (`[L]` f32, `L` the quantizer's `history`) and the new scale (`1xf32`),
     computed from the step's `amax`, the current `history` and `scale` by
-    the rule of `te.update_scale` (docs/formats.md §4). The inputs are only
+    the rule of `te.update_scale` (docs/formats.md §3.1). The inputs are only
     read; the outputs may be the same buffers as the inputs (in place).
 
     ```mlir
