@@ -10,8 +10,8 @@
 // reads an element nobody wrote then propagates NaN into results the tests
 // compare with their oracles, like glibc's MALLOC_PERTURB_. The filled memory
 // also counts as initialized for compute-sanitizer's initcheck, which does
-// not see the stores of some cuBLASLt kernels (runtime/cuda/README.md,
-// "Tests"): with poisoning, a passing suite shows every element read was
+// not see the stores of some cuBLASLt kernels (docs/perf/cuda-notebook.md,
+// entry 2c91a4c): with poisoning, a passing suite shows every element read was
 // written. Off by default (it costs a memset per allocation).
 //
 //===----------------------------------------------------------------------===//

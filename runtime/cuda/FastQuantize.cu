@@ -165,10 +165,11 @@ int tileMinBlocks() {
 /// next tiles in: "regs" (the next tile's sub-tile prefetched into
 /// registers), "async2" / "async3" (cp.async into 2 / 3 shared-memory
 /// stages, 1 / 2 tiles in flight while one is processed). Default async2 (as
-/// fast as async3 or faster on the H200, runtime/cuda/README.md; 3 blocks per
-/// SM and an L2 evict-first policy on the loads were slower and are not
-/// kept). TE_RT_CUDA_MXFP8_TILE=warp: MXFP8 on 32x64 warp tiles instead of
-/// the 128x128 tiles.
+/// fast as async3 or faster on the H200, docs/perf/cuda-notebook.md, entry
+/// "2026-12-02, commits e900b29/6bdf374"; 3 blocks per SM and an L2
+/// evict-first policy on the loads were slower and are not kept).
+/// TE_RT_CUDA_MXFP8_TILE=warp: MXFP8 on 32x64 warp tiles instead of the
+/// 128x128 tiles.
 int tileStages() {
   static const int n = [] {
     const char *e = std::getenv("TE_RT_CUDA_TILE_PIPE");

@@ -83,7 +83,7 @@ struct DeviceBuffer {
   /// write (fp32, bf16, f16, E4M3, E5M2): an output element the kernel under
   /// test leaves unwritten fails the value checks. (It also marks the memory
   /// initialized for compute-sanitizer's initcheck, which does not see the
-  /// stores of some cuBLASLt kernels; runtime/cuda/README.md "Tests".)
+  /// stores of some cuBLASLt kernels; docs/perf/cuda-notebook.md, 2c91a4c.)
   void poison(size_t bytes) {
     ASSERT_EQ(cudaMemset(ptr, 0xFF, bytes), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -689,7 +689,8 @@ TEST(CudaQuantize, NVFP4) {
 // FLT_MAX. Kept apart: on the H200 machine's host toolchain (GCC 13.3 in
 // /opt/gcc) the cpu backend computed S_enc = 1 there, a GCC 13 value-range
 // miscompilation of the earlier nvfp4GlobalEncodeScale (ScaleRules.h says
-// which; its spelling now avoids it); see runtime/cuda/README.md.
+// which; its spelling now avoids it); see docs/perf/cuda-notebook.md, entry
+// "2026-12-02, commit 3a7bd7f".
 TEST(CudaQuantize, NVFP4SubnormalInputs) {
   REQUIRE_GPU();
   Contexts c;
