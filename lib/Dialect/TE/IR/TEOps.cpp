@@ -777,5 +777,47 @@ OpFoldResult FromBuffersOp::fold(FoldAdaptor) {
   return source.getInput();
 }
 
+//===----------------------------------------------------------------------===//
+// Logical shapes of buffer-level operands
+//===----------------------------------------------------------------------===//
+
+/// `[` (integer | `?`) (`,` ...)* `]`: a logical shape whose dynamic
+/// extents print as `?`, as in a tensor type.
+static ParseResult parseLogicalShape(OpAsmParser &parser,
+                                     DenseI64ArrayAttr &attr) {
+  SmallVector<int64_t> dims;
+  if (parser.parseCommaSeparatedList(
+          OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+            if (succeeded(parser.parseOptionalQuestion())) {
+              dims.push_back(ShapedType::kDynamic);
+              return success();
+            }
+            SMLoc loc = parser.getCurrentLocation();
+            int64_t dim;
+            if (parser.parseInteger(dim))
+              return failure();
+            if (dim < 0)
+              return parser.emitError(loc)
+                     << "expected a non-negative extent or '?', got " << dim;
+            dims.push_back(dim);
+            return success();
+          }))
+    return failure();
+  attr = DenseI64ArrayAttr::get(parser.getContext(), dims);
+  return success();
+}
+
+static void printLogicalShape(OpAsmPrinter &printer, Operation *,
+                              DenseI64ArrayAttr attr) {
+  printer << '[';
+  llvm::interleaveComma(attr.asArrayRef(), printer, [&](int64_t dim) {
+    if (ShapedType::isDynamic(dim))
+      printer << '?';
+    else
+      printer << dim;
+  });
+  printer << ']';
+}
+
 #define GET_OP_CLASSES
 #include "te/Dialect/TE/IR/TEOps.cpp.inc"

@@ -146,8 +146,8 @@ def TE_GemmBuffersOp : TE_BufferOp<"gemm_buffers",
   let description = [{
     The buffer-level `te.gemm` (TE's `general_gemm`, docs/formats.md §5):
     operand A is given by its buffers `a` and the quantizer, usage and
-    logical shape they describe (`a_quantizer`, `a_usage`, `a_shape`), and
-    likewise B. The result D is the single `outs` operand, or -- with
+    logical shape they describe (`a_quantizer`, `a_usage`, `a_shape`, whose
+    dynamic extents are written `?` as in a tensor type), and likewise B. The result D is the single `outs` operand, or -- with
     `out_quantizer` -- the buffers of the rowwise-quantized D followed, for a
     `#te.delayed` output quantizer, by a `tensor<1xf32>` receiving the
     output amax (its live scale is `scale`).
@@ -186,9 +186,9 @@ def TE_GemmBuffersOp : TE_BufferOp<"gemm_buffers",
   let assemblyFormat = [{
     `layout` custom<GemmLayout>($layout)
     `a` `(` $a `:` type($a) `)` `quantizer` qualified($a_quantizer)
-      `usage` $a_usage `shape` $a_shape
+      `usage` $a_usage `shape` custom<LogicalShape>($a_shape)
     `b` `(` $b `:` type($b) `)` `quantizer` qualified($b_quantizer)
-      `usage` $b_usage `shape` $b_shape
+      `usage` $b_usage `shape` custom<LogicalShape>($b_shape)
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`scale` `(` $outScale^ `:` type($outScale) `)`)?
     `outs` `(` $outs `:` type($outs) `)` attr-dict (`->` type($results)^)?

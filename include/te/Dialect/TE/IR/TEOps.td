@@ -413,8 +413,8 @@ def TE_UpdateScaleOp : TE_Op<"update_scale", [Pure,
     quantizer's `history`), `scale` the current scale. With `last = amax`:
 
     * `new_history[0] = 0`, `new_history[i] = history[i+1]` for
-      `1 ≤ i ≤ L−2`, `new_history[L−1] = last` (for `L = 1`:
-      `new_history[0] = last`);
+      `1 ≤ i ≤ L−2`, `new_history[L−1] = last` (for `L = 1` the one entry
+      becomes 0, as in TE's kernels; `last` still enters `a`);
     * `a = max(history[1..L−1], last)` for `algo = max`, `a = last` for
       `most_recent`;
     * `new_scale = fp8_max · 2^(−margin) / a` if `a` is finite and > 0,
