@@ -242,7 +242,7 @@ private:
 /// Buffer deallocation. A module whose functions are straight-line code on
 /// buffers it allocates -- one block each, no op with regions, every memref
 /// an argument, a memref.alloc or a memref.get_global, used only by the
-/// buffer-level te ops, memref.copy/load/store/dim and func.return, and
+/// buffer-level te ops (BufferLevelOp trait), memref.copy/load/store/dim and func.return, and
 /// every returned memref a distinct memref.alloc -- gets what
 /// ownership-based deallocation computes for it, directly: each allocation
 /// that is not returned is freed (memref.dealloc) before the return, in
@@ -324,10 +324,9 @@ private:
       if (llvm::none_of(op.getOperands(), isMemRef) &&
           llvm::none_of(op.getResults(), isMemRef))
         continue;
-      if (!isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
-               AmaxBuffersOp, UpdateScaleBuffersOp, AllReduceMaxBuffersOp,
-               memref::CopyOp, memref::LoadOp, memref::StoreOp, memref::DimOp,
-               func::ReturnOp>(op) ||
+      if (!(op.hasTrait<OpTrait::te::BufferLevelOp>() ||
+            isa<memref::CopyOp, memref::LoadOp, memref::StoreOp,
+                memref::DimOp, func::ReturnOp>(op)) ||
           llvm::any_of(op.getResults(), isMemRef))
         return false;
     }

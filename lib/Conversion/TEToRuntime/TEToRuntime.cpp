@@ -695,8 +695,7 @@ LogicalResult Lowering::run() {
   SmallVector<Operation *> ops;
   bool refused = false;
   module.walk([&](Operation *op) {
-    if (isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
-            AmaxBuffersOp, UpdateScaleBuffersOp, AllReduceMaxBuffersOp>(op))
+    if (op->hasTrait<OpTrait::te::BufferLevelOp>())
       ops.push_back(op);
     else if (isa<AmaxOp, UpdateScaleOp, AllReduceMaxOp>(op)) {
       op->emitOpError("has no runtime lowering on tensors: run "
@@ -725,7 +724,10 @@ LogicalResult Lowering::run() {
         TypeSwitch<Operation *, LogicalResult>(op)
             .Case<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
                   AmaxBuffersOp, UpdateScaleBuffersOp, AllReduceMaxBuffersOp>(
-                [&](auto o) { return lower(o); });
+                [&](auto o) { return lower(o); })
+            .Default([](Operation *o) {
+              return o->emitOpError("has no runtime lowering");
+            });
     if (failed(r))
       return failure();
   }

@@ -73,18 +73,23 @@ struct BufferOpInterface
 
 } // namespace
 
+/// Attaches the model to `Op` if it is a buffer-level op.
+template <typename Op> static void attachIfBufferLevel(MLIRContext *ctx) {
+  if constexpr (Op::template hasTrait<OpTrait::te::BufferLevelOp>())
+    Op::template attachInterface<BufferOpInterface<Op>>(*ctx);
+}
+
+template <typename... Ops>
+static void attachToBufferLevelOps(MLIRContext *ctx) {
+  (attachIfBufferLevel<Ops>(ctx), ...);
+}
+
 void mlir::te::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, TEDialect *) {
-    QuantizeBuffersOp::attachInterface<BufferOpInterface<QuantizeBuffersOp>>(
-        *ctx);
-    DequantizeBuffersOp::attachInterface<
-        BufferOpInterface<DequantizeBuffersOp>>(*ctx);
-    GemmBuffersOp::attachInterface<BufferOpInterface<GemmBuffersOp>>(*ctx);
-    AmaxBuffersOp::attachInterface<BufferOpInterface<AmaxBuffersOp>>(*ctx);
-    UpdateScaleBuffersOp::attachInterface<
-        BufferOpInterface<UpdateScaleBuffersOp>>(*ctx);
-    AllReduceMaxBuffersOp::attachInterface<
-        BufferOpInterface<AllReduceMaxBuffersOp>>(*ctx);
+    attachToBufferLevelOps<
+#define GET_OP_LIST
+#include "te/Dialect/TE/IR/TEOps.cpp.inc"
+        >(ctx);
   });
 }

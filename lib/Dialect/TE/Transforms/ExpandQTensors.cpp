@@ -468,17 +468,17 @@ struct TEExpandQTensorsPass
     ConversionTarget target(*ctx);
     target.addLegalOp<ModuleOp>();
     target.addLegalDialect<tensor::TensorDialect>();
-    target.addLegalOp<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
-                      AmaxBuffersOp, UpdateScaleBuffersOp,
-                      AllReduceMaxBuffersOp>();
     target.addIllegalOp<QuantizeOp, DequantizeOp, GemmOp, EmptyOp, BuffersOp,
                         FromBuffersOp, AmaxOp, UpdateScaleOp, AllReduceMaxOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&
              converter.isLegal(&op.getBody());
     });
-    target.markUnknownOpDynamicallyLegal(
-        [&](Operation *op) { return converter.isLegal(op); });
+    // The buffer-level te ops are the conversion's targets.
+    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+      return op->hasTrait<OpTrait::te::BufferLevelOp>() ||
+             converter.isLegal(op);
+    });
 
     RewritePatternSet patterns(ctx);
     patterns.add<QuantizeLowering, DequantizeLowering, GemmLowering,

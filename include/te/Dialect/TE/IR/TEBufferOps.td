@@ -44,8 +44,18 @@ def TE_UsageProp : EnumProp<TE_Usage> {
   let printer = [{ $_printer << ::mlir::te::stringifyUsage($_storage); }];
 }
 
+/// Marks the buffer-level ops: what te-expand-qtensors produces, one-shot
+/// bufferization turns into their memref form (te's BufferizableOpInterface
+/// model is attached to every op with the trait), te-deallocate accepts in a
+/// straight-line function and convert-te-to-runtime lowers. C++:
+/// `op->hasTrait<OpTrait::te::BufferLevelOp>()` (TETraits.h).
+def TE_BufferLevelOp : NativeOpTrait<"BufferLevelOp"> {
+  let cppNamespace = "::mlir::OpTrait::te";
+}
+
 class TE_BufferOp<string mnemonic, list<Trait> traits = []>
     : TE_Op<mnemonic, !listconcat(traits, [
+        TE_BufferLevelOp,
         DestinationStyleOpInterface,
         DeclareOpInterfaceMethods<MemoryEffectsOpInterface>])> {
   let hasVerifier = 1;

@@ -1,5 +1,4 @@
-//===- TEOps.h - te dialect operations ---------------------------*- C++
-//-*-===//
+//===- TEOps.h - te dialect operations --------------------------*- C++ -*-===//
 //
 // Part of te.
 //
@@ -17,6 +16,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "te/Dialect/TE/IR/TEAttrs.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
+#include "te/Dialect/TE/IR/TETraits.h"
 #include "te/Dialect/TE/IR/TETypes.h"
 
 #include <optional>

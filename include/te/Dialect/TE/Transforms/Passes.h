@@ -26,9 +26,9 @@ namespace te {
 #define GEN_PASS_REGISTRATION
 #include "te/Dialect/TE/Transforms/Passes.h.inc"
 
-/// Attaches BufferizableOpInterface to the buffer-level te ops
-/// (te.quantize_buffers, te.dequantize_buffers, te.gemm_buffers) so that
-/// one-shot bufferization turns their tensor form into their memref form.
+/// Attaches BufferizableOpInterface to the buffer-level te ops (every op
+/// with the BufferLevelOp trait) so that one-shot bufferization turns their
+/// tensor form into their memref form.
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 
 } // namespace te
