@@ -4,9 +4,10 @@
 #       -DOUT_DIR=<dir> [-DCOMPARE_DIR=<dir>] -P docs/generate.cmake
 #
 # Runs mlir-tblgen for every generated reference of docs/dialect (the
-# dialect, its ops, attributes, types, interfaces and enums; the te-* and
-# conversion passes) into OUT_DIR, with the flags add_mlir_doc uses. With
-# COMPARE_DIR, then fails unless each file equals COMPARE_DIR's copy.
+# dialect, its ops, attributes, types, interfaces and enums; the te
+# dialect's passes, te's generic passes and the conversion passes) into
+# OUT_DIR, with the flags add_mlir_doc uses. With COMPARE_DIR, then fails
+# unless each file equals COMPARE_DIR's copy.
 #
 # `ninja te-doc` runs it with OUT_DIR = docs/dialect; the `docs-dialect`
 # test (ctest -L docs) with a fresh directory under the build and
@@ -24,6 +25,7 @@ set(docs
   "TEInterfaces|include/te/Dialect/TE/IR/TEInterfaces.td|-gen-attr-interface-docs"
   "TEEnums|include/te/Dialect/TE/IR/TEEnums.td|-gen-enum-doc"
   "TEPasses|include/te/Dialect/TE/Transforms/Passes.td|-gen-pass-doc"
+  "TEGenericPasses|include/te/Transforms/Passes.td|-gen-pass-doc"
   "TEConversionPasses|include/te/Conversion/Passes.td|-gen-pass-doc"
   )
 

@@ -43,3 +43,26 @@ def _cuda_toolkit():
     return "/usr/local/cuda"
 if os.path.exists(os.path.join(_cuda_toolkit(), "bin", "ptxas")):
     config.available_features.add("cuda-toolkit")
+
+# Pass statistics (-mlir-pass-statistics) are counted only where LLVM is
+# built with assertions or LLVM_FORCE_ENABLE_STATS; with Debian's release
+# packages the report is empty. Probed with te-deallocate's own statistic.
+def _pass_statistics():
+    import subprocess
+    te_opt = os.path.join(config.te_tools_dir, "te-opt")
+    if not os.path.exists(te_opt):
+        return False
+    probe = ("func.func @f() {\n"
+             "  %0 = memref.alloc() : memref<4xf32>\n"
+             "  return\n"
+             "}\n")
+    try:
+        run = subprocess.run(
+            [te_opt, "--te-deallocate", "-mlir-pass-statistics", "-o",
+             os.devnull, "-"], input=probe, capture_output=True, text=True,
+            timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "buffers-freed" in run.stderr
+if _pass_statistics():
+    config.available_features.add("pass-statistics")

@@ -15,6 +15,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
+#include "te/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
 #ifdef TE_CAPI_HAVE_PIPELINE
@@ -32,6 +33,7 @@ void mlirRegisterTEPasses(void) {
     // te-pipeline is assembled from upstream passes by name.
     registerAllPasses();
     te::registerTEPasses();
+    te::registerTEGenericPasses();
 #ifdef TE_CAPI_HAVE_PIPELINE
     te::registerTEConversionPasses();
     te::registerTEPipeline();

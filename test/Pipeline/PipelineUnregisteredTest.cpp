@@ -6,8 +6,9 @@
 //
 // An embedder calls mlir::te::buildTEPipeline in a process that has
 // registered no pass at all (no registerAllPasses, no registerTEPasses). The
-// pipeline must still be the whole flow -- buildTEPipeline registers the
-// passes it names -- and compile a training step down to the LLVM dialect.
+// pipeline must still be the whole flow -- buildTEPipeline adds pass objects,
+// it looks nothing up in the registry and registers nothing -- and compile a
+// training step down to the LLVM dialect.
 //
 // Usage: te-pipeline-unregistered-test INPUT.mlir. Exit 0 and one line on
 // success; exit 1 with the reason otherwise.
@@ -69,6 +70,10 @@ int main(int argc, char **argv) {
         "te-lower-if-present", "convert-to-llvm"})
     if (text.find(name) == std::string::npos)
       return fail(std::string("the pipeline lacks ") + name + ": " + text);
+  for (const char *name : {"te-infer-shapes", "one-shot-bufferize",
+                           "convert-to-llvm", "te-deallocate"})
+    if (PassInfo::lookup(name))
+      return fail(std::string("buildTEPipeline registered '") + name + "'");
   if (failed(pm.run(*module)))
     return fail("te-pipeline failed");
 

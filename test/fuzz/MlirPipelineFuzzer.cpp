@@ -6,12 +6,12 @@
 //
 // Input bytes are MLIR source. They are parsed with the te dialect (and every
 // upstream dialect, as in te-opt) registered and a diagnostic handler that
-// swallows errors; if the module verifies, the te pass pipeline (every te-*
-// pass that is registered, in the order of DESIGN.md) runs on a clone, and
+// swallows errors; if the module verifies, the te passes (in the order of
+// DESIGN.md) run on a clone, and
 // then each te pass alone on a fresh clone, so that a pass is also fed IR its
 // predecessors did not normalise. Then the whole flow, `te-pipeline` (down to
-// the LLVM dialect: bufferization, TEDeallocate, LowerIfPresent,
-// convert-te-to-runtime) for sm_90 and its high-precision twin on the cpu
+// the LLVM dialect: bufferization, te-deallocate, convert-te-to-runtime,
+// te-lower-if-present) for sm_90 and its high-precision twin on the cpu
 // target. The result is printed to a null stream. A failing parse, verifier
 // or pass is fine; a crash, an ASan/UBSan report or a leak is a bug.
 //
@@ -33,6 +33,7 @@
 #include "te/Conversion/Passes.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
+#include "te/Transforms/Passes.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SourceMgr.h"
@@ -40,6 +41,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,13 +50,10 @@ using namespace mlir;
 
 namespace {
 
-/// The te passes in pipeline order (DESIGN.md, "The flow"). Those not
-/// registered in this build are skipped, so the target follows the passes as
-/// they land.
+/// The te passes in pipeline order (DESIGN.md, "The flow").
 const char *const kTEPasses[] = {
-    "te-infer-shapes",         "te-decompose-linear", "te-infer-usages",
-    "te-eliminate-aliases",    "te-legalize",         "te-expand-qtensors",
-    "te-bufferize-boundaries",
+    "te-infer-shapes",      "te-decompose-linear", "te-infer-usages",
+    "te-eliminate-aliases", "te-expand-qtensors",  "te-bufferize-boundaries",
 };
 
 /// The whole flow (registered by registerTEPipeline), each on a fresh clone.
@@ -76,14 +75,20 @@ struct Fixture {
     registerAllDialects(registry);
     registerAllExtensions(registry);
     te::registerTEPasses();
+    te::registerTEGenericPasses();
     te::registerBufferizableOpInterfaceExternalModels(registry);
-    // Only te's registrations, as an embedder would: te-pipeline registers
-    // the upstream passes it names itself (test/Pipeline/).
+    // Only te's registrations, as an embedder would: te-pipeline is built
+    // from pass objects and needs no upstream pass registered
+    // (test/Pipeline/).
     te::registerTEConversionPasses();
     te::registerTEPipeline();
-    for (const char *name : kTEPasses)
-      if (PassInfo::lookup(name))
-        passes.push_back(name);
+    for (const char *name : kTEPasses) {
+      if (!PassInfo::lookup(name)) {
+        llvm::errs() << "fuzzer: te pass '" << name << "' is not registered\n";
+        std::abort();
+      }
+      passes.push_back(name);
+    }
   }
 };
 

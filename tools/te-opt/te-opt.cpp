@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // mlir-opt with the te dialect, all upstream dialects, their interface
-// implementations (bufferization, convert-to-llvm, ...) and passes, and the te
-// passes once their registration headers exist.
+// implementations (bufferization, convert-to-llvm, ...) and passes, te's
+// passes and te-pipeline.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,21 +15,13 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "te/Conversion/Passes.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
+#include "te/Dialect/TE/Transforms/Passes.h"
 #include "te/ToolVersion.h"
+#include "te/Transforms/Passes.h"
 
 #include "llvm/Support/CommandLine.h"
-
-// Registration of te passes; the guard keeps te-opt building in a tree
-// without the transforms library.
-#if __has_include("te/Dialect/TE/Transforms/Passes.h")
-#include "te/Dialect/TE/Transforms/Passes.h"
-#define TE_OPT_HAVE_TE_PASSES 1
-#endif
-#if __has_include("te/Conversion/Passes.h")
-#include "te/Conversion/Passes.h"
-#define TE_OPT_HAVE_TE_CONVERSION 1
-#endif
 
 namespace mlir::te {
 // tools/te-opt/TestQuantizerAttrs.cpp
@@ -46,17 +38,12 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::te::registerTestQuantizerAttrsPass();
 
-  // --- te passes ---
-#ifdef TE_OPT_HAVE_TE_PASSES
+  // te's passes and te-pipeline.
   mlir::te::registerTEPasses();
-  mlir::te::registerBufferizableOpInterfaceExternalModels(registry);
-#endif
-  // (conversion passes, e.g. convert-te-to-runtime: register them here)
-#ifdef TE_OPT_HAVE_TE_CONVERSION
+  mlir::te::registerTEGenericPasses();
   mlir::te::registerTEConversionPasses();
   mlir::te::registerTEPipeline();
-#endif
-  // --- end of te passes ---
+  mlir::te::registerBufferizableOpInterfaceExternalModels(registry);
 
   // --version: LLVM's own lines, then te's and the CUDA toolkit's.
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {

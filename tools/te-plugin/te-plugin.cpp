@@ -20,6 +20,7 @@
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
+#include "te/Transforms/Passes.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Compiler.h"
 
@@ -41,6 +42,7 @@ mlirGetDialectPluginInfo() {
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "TEPasses", LLVM_VERSION_STRING, []() {
             te::registerTEPasses();
+            te::registerTEGenericPasses();
 #ifdef TE_PLUGIN_HAVE_PIPELINE
             te::registerTEConversionPasses();
             te::registerTEPipeline();

@@ -41,6 +41,7 @@
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
 #include "te/ToolVersion.h"
+#include "te/Transforms/Passes.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
@@ -380,6 +381,7 @@ int main(int argc, char **argv) {
   registerAllGPUToLLVMIRTranslations(registry);
   registerAllPasses();
   mlir::te::registerTEPasses();
+  mlir::te::registerTEGenericPasses();
   mlir::te::registerTEConversionPasses();
   MLIRContext context(registry);
 

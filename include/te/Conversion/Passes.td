@@ -187,28 +187,6 @@ def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
-def TESetTarget : Pass<"te-set-target", "::mlir::ModuleOp"> {
-  let summary = "set the module's te.target and remark on emulated GEMMs";
-  let description = [{
-    The first stage of `te-pipeline`. Sets the module attribute `te.target`
-    from the `target` option (`cpu` executes `sm_90` layouts on the cpu
-    backend) and remarks on GEMMs whose recipe has no native kernel on the
-    target: MXFP8 and NVFP4 GEMMs (`te.gemm`, `te.linear`, `te.linear_grad`)
-    run natively only on `sm_100`; on `sm_90` and `cpu` the runtime emulates
-    them exactly (dequantize the operands, GEMM in fp32). One remark per
-    function and emulated recipe, at the first such op, without the op
-    printed; `remarks=false` emits none. A module whose `te.target` differs
-    from the option is an error.
-  }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
-           "cpu | sm_90 | sm_100">,
-    Option<"remarks", "remarks", "bool", /*default=*/"true",
-           "remark on GEMMs the runtime emulates on the target">
-  ];
-  let dependentDialects = ["::mlir::te::TEDialect"];
-}
-
 def ConvertTEToReference
     : Pass<"convert-te-to-reference", "::mlir::ModuleOp"> {
   let summary = "replace te ops by high-precision arithmetic (a program's fp32 twin)";

@@ -70,6 +70,8 @@
 
 #include <limits>
 
+#define DEBUG_TYPE "te-linalg-to-gpu"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_TELINALGTOGPU
 #include "te/Conversion/Passes.h.inc"

@@ -34,6 +34,8 @@
 #include "mlir/IR/Builders.h"
 #include "te/Dialect/TE/IR/TEOps.h"
 
+#define DEBUG_TYPE "te-decompose-linear"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_TEDECOMPOSELINEAR
 #include "te/Dialect/TE/Transforms/Passes.h.inc"
@@ -49,7 +51,8 @@ enum class LinearGemm { Fprop, Dgrad, Wgrad };
 
 /// TE's `use_split_accumulator` defaults (module/base.py `_2X_ACC_FPROP` =
 /// False, `_2X_ACC_DGRAD` = `_2X_ACC_WGRAD` = True), except that
-/// Float8BlockScaling forces it on for all three GEMMs (docs/formats.md §2, §5).
+/// Float8BlockScaling forces it on for all three GEMMs
+/// (docs/formats.md §2, §5).
 bool useSplitAccumulator(LinearGemm gemm, QuantizerAttrInterface a,
                          QuantizerAttrInterface b) {
   if (gemm != LinearGemm::Fprop)
@@ -245,10 +248,12 @@ struct DecomposeLinearPass
     });
     bool failed = false;
     for (Operation *op : ops) {
-      LogicalResult result = isa<LinearOp>(op)
-                                 ? decompose(cast<LinearOp>(op))
-                                 : decompose(cast<LinearGradOp>(op));
+      bool forward = isa<LinearOp>(op);
+      LogicalResult result = forward ? decompose(cast<LinearOp>(op))
+                                     : decompose(cast<LinearGradOp>(op));
       failed |= mlir::failed(result);
+      if (mlir::succeeded(result))
+        ++(forward ? numLinear : numLinearGrad);
     }
     if (failed)
       signalPassFailure();

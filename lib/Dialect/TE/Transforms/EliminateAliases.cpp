@@ -55,6 +55,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 
+#define DEBUG_TYPE "te-eliminate-aliases"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_TEELIMINATEALIASES
 #include "te/Dialect/TE/Transforms/Passes.h.inc"
@@ -64,6 +66,14 @@ using namespace mlir;
 using namespace mlir::te;
 
 namespace {
+
+/// What the steps did, for the pass statistics.
+struct Counts {
+  unsigned resultsRemoved = 0;
+  unsigned resultsCopied = 0;
+  unsigned deduplicated = 0;
+  unsigned hoisted = 0;
+};
 
 //===----------------------------------------------------------------------===//
 // (a) te.linear results
@@ -133,7 +143,8 @@ struct ResultAlias {
 
 /// Removes the function results that return an argument or repeat another
 /// result; call sites use the argument's operand or the other result.
-bool eliminateResultAliases(func::FuncOp func, ArrayRef<func::CallOp> calls) {
+bool eliminateResultAliases(func::FuncOp func, ArrayRef<func::CallOp> calls,
+                            Counts &counts) {
   SmallVector<func::ReturnOp> returns = getReturns(func);
   if (returns.empty() || func.getNumResults() == 0)
     return false;
@@ -173,6 +184,7 @@ bool eliminateResultAliases(func::FuncOp func, ArrayRef<func::CallOp> calls) {
     ret->eraseOperands(removed);
   if (failed(func.eraseResults(removed)))
     return false;
+  counts.resultsRemoved += removed.count();
 
   for (func::CallOp call : calls) {
     for (unsigned j = 0; j < numResults; ++j) {
@@ -258,7 +270,7 @@ Value createCopy(OpBuilder &builder, Location loc, Value value) {
 /// A public function keeps its signature: in each return, an operand that is
 /// an argument of the function or repeats an earlier operand is replaced by
 /// a copy of it.
-bool copyAliasedResults(func::FuncOp func) {
+bool copyAliasedResults(func::FuncOp func, Counts &counts) {
   bool changed = false;
   Block &entry = func.getBody().front();
   for (func::ReturnOp ret : getReturns(func)) {
@@ -274,6 +286,7 @@ bool copyAliasedResults(func::FuncOp func) {
         continue;
       if (Value copy = createCopy(builder, ret.getLoc(), value)) {
         operand.set(copy);
+        ++counts.resultsCopied;
         changed = true;
       }
     }
@@ -281,19 +294,19 @@ bool copyAliasedResults(func::FuncOp func) {
   return changed;
 }
 
-bool eliminateFunctionAliases(ModuleOp module) {
+bool eliminateFunctionAliases(ModuleOp module, Counts &counts) {
   bool changed = false;
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
     if (func.isExternal())
       continue;
     if (func.isPublic()) {
-      changed |= copyAliasedResults(func);
+      changed |= copyAliasedResults(func, counts);
       continue;
     }
     std::optional<SmallVector<func::CallOp>> calls = getCalls(func, module);
     if (!calls)
       continue;
-    if (eliminateResultAliases(func, *calls)) {
+    if (eliminateResultAliases(func, *calls, counts)) {
       changed = true;
       calls = getCalls(func, module); // the calls were rebuilt
     }
@@ -323,7 +336,8 @@ QuantizeKey getKey(QuantizeOp op) {
 
 class QuantizationSharing {
 public:
-  explicit QuantizationSharing(Operation *root) : root(root), dominance(root) {}
+  QuantizationSharing(Operation *root, Counts &counts)
+      : root(root), dominance(root), counts(counts) {}
 
   bool run() {
     // Each quantization joins the first earlier one of its group that
@@ -344,6 +358,7 @@ public:
     for (auto &[leader, ops] : members) {
       if (failed(merge(cast<QuantizeOp>(leader), ops)))
         break;
+      counts.deduplicated += ops.size();
       changed = true;
     }
     return changed;
@@ -405,6 +420,7 @@ private:
 
   Operation *root;
   DominanceInfo dominance;
+  Counts &counts;
   DenseMap<uint32_t, Value> views;
   BuffersOp buffers;
 };
@@ -415,7 +431,7 @@ private:
 
 /// Moves loop-invariant quantizations (and the usage views of them) out of
 /// every loop, innermost loops first.
-bool hoistQuantizations(Operation *root) {
+bool hoistQuantizations(Operation *root, Counts &counts) {
   SmallVector<LoopLikeOpInterface> loops;
   root->walk<WalkOrder::PostOrder>(
       [&](LoopLikeOpInterface loop) { loops.push_back(loop); });
@@ -431,6 +447,8 @@ bool hoistQuantizations(Operation *root) {
               }))
             continue;
           loop.moveOutOfLoop(&op);
+          if (isa<QuantizeOp>(op))
+            ++counts.hoisted;
           changed = true;
         }
       }
@@ -461,12 +479,13 @@ struct EliminateAliasesPass
 
     // Each step only removes or moves operations, so this terminates; the
     // bound is a guard.
+    Counts counts;
     for (int iteration = 0; iteration < 64; ++iteration) {
       bool changed = false;
       module.walk([&](LinearOp op) { changed |= eliminateLinearAliases(op); });
-      changed |= QuantizationSharing(module).run();
-      changed |= hoistQuantizations(module);
-      changed |= eliminateFunctionAliases(module);
+      changed |= QuantizationSharing(module, counts).run();
+      changed |= hoistQuantizations(module, counts);
+      changed |= eliminateFunctionAliases(module, counts);
 
       SmallVector<Operation *> scfOps;
       module.walk([&](Operation *op) {
@@ -479,6 +498,10 @@ struct EliminateAliasesPass
       if (!changed)
         break;
     }
+    numResultsRemoved += counts.resultsRemoved;
+    numResultsCopied += counts.resultsCopied;
+    numDeduplicated += counts.deduplicated;
+    numHoisted += counts.hoisted;
   }
 };
 

@@ -25,6 +25,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#define DEBUG_TYPE "te-expand-qtensors"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_TEEXPANDQTENSORS
 #include "te/Dialect/TE/Transforms/Passes.h.inc"
@@ -493,8 +495,17 @@ struct TEExpandQTensorsPass
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
 
+    auto countBufferOps = [&] {
+      unsigned n = 0;
+      module.walk([&](Operation *op) {
+        n += op->hasTrait<OpTrait::te::BufferLevelOp>();
+      });
+      return n;
+    };
+    unsigned before = countBufferOps();
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
+    numBufferOps += countBufferOps() - before;
 
     // Nothing quantized may remain: every value, block argument and
     // function type is made of buffers now.

@@ -19,6 +19,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "te/Dialect/TE/IR/TEOps.h"
 
+#define DEBUG_TYPE "te-fuse-accumulate"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_TEFUSEACCUMULATE
 #include "te/Dialect/TE/Transforms/Passes.h.inc"
@@ -52,7 +54,8 @@ bool onlyFeeds(Value v, Operation *user) {
 }
 
 struct FuseAccumulate : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FuseAccumulate(MLIRContext *ctx, unsigned &fusedCount)
+      : OpRewritePattern(ctx), fusedCount(fusedCount) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
@@ -105,18 +108,24 @@ struct FuseAccumulate : OpRewritePattern<linalg::GenericOp> {
       result = tensor::CastOp::create(rewriter, loc, op->getResult(0).getType(),
                                       result);
     rewriter.replaceOp(op, result);
+    ++fusedCount;
     return success();
   }
+
+  /// GEMMs fused so far (the pass's statistic).
+  unsigned &fusedCount;
 };
 
 struct TEFuseAccumulatePass
     : public mlir::te::impl::TEFuseAccumulateBase<TEFuseAccumulatePass> {
   void runOnOperation() override {
+    unsigned fused = 0;
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseAccumulate>(&getContext());
+    patterns.add<FuseAccumulate>(&getContext(), fused);
     // Dead GEMMs and casts go with the greedy driver's folding.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+    numFused += fused;
   }
 };
 

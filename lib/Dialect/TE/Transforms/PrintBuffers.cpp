@@ -18,6 +18,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/raw_ostream.h"
 
+#define DEBUG_TYPE "te-print-buffers"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_TEPRINTBUFFERS
 #include "te/Dialect/TE/Transforms/Passes.h.inc"

@@ -4,8 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The te-* passes, in pipeline order (DESIGN.md "The flow"). Each pass has
-// lit tests of its own in test/Transforms/<pass-name>*.mlir.
+// The te dialect's transforms: the passes of te-pipeline that work on te ops
+// and types (DESIGN.md "The flow"), and te-print-buffers. Each pass has lit
+// tests of its own in test/Transforms/ (te-set-target and te-deallocate in
+// test/Conversion/). te's passes on upstream dialects only are in
+// te/Transforms/Passes.td, its conversions in te/Conversion/Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,35 @@
 #define TE_DIALECT_TE_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// te-set-target
+//===----------------------------------------------------------------------===//
+
+def TESetTarget : Pass<"te-set-target", "::mlir::ModuleOp"> {
+  let summary = "set the module's te.target and remark on emulated GEMMs";
+  let description = [{
+    The first stage of `te-pipeline`. Sets the module attribute `te.target`
+    from the `target` option (`cpu` executes `sm_90` layouts on the cpu
+    backend) and remarks on GEMMs whose recipe has no native kernel on the
+    target: MXFP8 and NVFP4 GEMMs (`te.gemm`, `te.linear`, `te.linear_grad`)
+    run natively only on `sm_100`; on `sm_90` and `cpu` the runtime emulates
+    them exactly (dequantize the operands, GEMM in fp32). One remark per
+    function and emulated recipe, at the first such op, without the op
+    printed; `remarks=false` emits none. A module whose `te.target` differs
+    from the option is an error.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90\"",
+           "cpu | sm_90 | sm_100">,
+    Option<"remarks", "remarks", "bool", /*default=*/"true",
+           "remark on GEMMs the runtime emulates on the target">
+  ];
+  let dependentDialects = ["::mlir::te::TEDialect"];
+  let statistics = [
+    Statistic<"numRemarks", "remarks", "remarks on emulated GEMMs">
+  ];
+}
 
 //===----------------------------------------------------------------------===//
 // te-infer-shapes
@@ -194,9 +226,11 @@ def TEExpandQTensors : Pass<"te-expand-qtensors", "::mlir::ModuleOp"> {
     "::mlir::func::FuncDialect",
     "::mlir::scf::SCFDialect"
   ];
+  let statistics = [
+    Statistic<"numBufferOps", "buffer-ops",
+              "buffer-level te ops created">
+  ];
 }
-
-// te-decompose-linear and te-eliminate-aliases.
 
 //===----------------------------------------------------------------------===//
 // te-decompose-linear
@@ -245,6 +279,11 @@ def TEDecomposeLinear : Pass<"te-decompose-linear"> {
     "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect"
   ];
+  let statistics = [
+    Statistic<"numLinear", "linear-decomposed", "te.linear ops decomposed">,
+    Statistic<"numLinearGrad", "linear-grad-decomposed",
+              "te.linear_grad ops decomposed">
+  ];
 }
 
 //===----------------------------------------------------------------------===//
@@ -287,6 +326,10 @@ def TEFuseAccumulate : Pass<"te-fuse-accumulate"> {
     ```
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numFused", "gemms-fused",
+              "accumulations fused into their te.gemm">
+  ];
 }
 
 //===----------------------------------------------------------------------===//
@@ -350,95 +393,61 @@ def TEEliminateAliases : Pass<"te-eliminate-aliases", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::bufferization::BufferizationDialect"];
+  let statistics = [
+    Statistic<"numResultsRemoved", "results-removed",
+              "function results removed (an argument or another result)">,
+    Statistic<"numResultsCopied", "results-copied",
+              "returned values of public functions copied">,
+    Statistic<"numDeduplicated", "quantizations-deduplicated",
+              "te.quantize ops merged into an equal one that dominates them">,
+    Statistic<"numHoisted", "quantizations-hoisted",
+              "te.quantize ops hoisted out of loops">
+  ];
 }
 
 //===----------------------------------------------------------------------===//
-// te-split-deallocs
+// te-deallocate
 //===----------------------------------------------------------------------===//
 
-def TESplitDeallocs : Pass<"te-split-deallocs"> {
-  let summary = "split bufferization.dealloc over distinct allocations, in "
-                "linear time";
+def TEDeallocate : Pass<"te-deallocate", "::mlir::ModuleOp"> {
+  let summary = "te-pipeline's buffer deallocation: straight-line modules "
+                "directly, any other module through upstream's pipeline";
   let description = [{
-    Runs between `ownership-based-buffer-deallocation` and
-    `buffer-deallocation-simplification` (te-pipeline). Ownership-based
-    deallocation frees every buffer of a block with one
-    `bufferization.dealloc` at its end, retaining the block's results: for a
-    training step of N layers in one function, O(N) memrefs and O(N)
-    retained values. `buffer-deallocation-simplification` splits that op by
-    comparing every memref with every other one and every split-off op with
-    every retained value, O(N^2) (docs/performance.md "Compile time").
+    Runs after one-shot bufferization (te-pipeline). A module whose
+    functions are straight-line code on buffers they allocate -- one block
+    each, no op with regions, every memref an argument, a `memref.alloc` or
+    a `memref.get_global`, used only by the buffer-level te ops (the ops
+    with the `BufferLevelOp` trait), `memref.copy` / `load` / `store` /
+    `dim` and `func.return`, and every returned memref a distinct
+    `memref.alloc` -- gets what ownership-based deallocation computes for
+    it, directly: each allocation that is not returned is freed
+    (`memref.dealloc`) before the return, in allocation order; a returned
+    one belongs to the caller.
 
-    This pass does the same split in linear time where aliasing is certain:
-    results of allocating ops are distinct allocations, and an allocation
-    made in a function is distinct from the function's arguments (values are
-    traced through view-like ops to their base). A memref that is such an
-    allocation and the base of no other memref of the list gets a
-    `bufferization.dealloc` of its own without retained values -- or, when a
-    retained value is (a view of) it, is dropped, its condition OR-ed into
-    that retained value's updated condition. The other memrefs stay in one
-    `bufferization.dealloc` with every retained value. A dealloc with a
-    memref or retained value of unknown origin (a call result, a region
-    argument) is left alone; `buffer-deallocation-simplification` then does
-    what it can.
+    Any other module runs upstream's buffer deallocation pipeline, nested
+    in this pass: `expand-realloc{emit-deallocs=false}`, `canonicalize`,
+    `ownership-based-buffer-deallocation`, `canonicalize`,
+    `te-split-deallocs`, `buffer-deallocation-simplification`,
+    `bufferization-lower-deallocations`, `cse`, `canonicalize`
+    (`bufferization::buildBufferDeallocationPipeline` with
+    `te-split-deallocs` before the simplification, which is quadratic in
+    the size of the one `bufferization.dealloc` that ends a straight-line
+    function). Which of the two runs is a property of the module:
+    `--dump-pass-pipeline` lists this pass, `--mlir-timing` lists the
+    nested passes when they ran.
 
-    ```mlir
-    %0:2 = bufferization.dealloc (%a, %b, %r : ...) if (%c0, %c1, %c2)
-                             retain (%r, %arg0 : ...)
-    // becomes
-    bufferization.dealloc (%a : ...) if (%c0)
-    bufferization.dealloc (%b : ...) if (%c1)
-    // uses of %0#0 take %c2, uses of %0#1 take false
-    ```
+    Why: on a training step the upstream pipeline and its canonicalizations
+    were 40% of te-pipeline's time, all to conclude "free every buffer that
+    is not returned, at the end" (docs/performance.md "Compile time"). The
+    te ops it accepts make it a te pass, not a generic one.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
-}
-
-def TEBufferizeBoundaries
-    : Pass<"te-bufferize-boundaries", "::mlir::ModuleOp"> {
-  let summary = "give entry points identity-layout memref signatures before "
-                "one-shot-bufferize (linear-time bufferization)";
-  let description = [{
-    Runs before `one-shot-bufferize{bufferize-function-boundaries
-    function-boundary-type-conversion=identity-layout-map}` (te-pipeline).
-    Every entry point -- a `func.func` with a body of one block that no
-    symbol use of the module names -- gets the signature that bufferization
-    would give it: each ranked tensor argument and result (without encoding)
-    becomes the memref of the same shape and element type with the identity
-    layout. The body keeps its tensors: an argument is read through
-    `bufferization.to_tensor restrict writable` (not `writable` when the
-    argument has `bufferization.writable = false`), a returned tensor is
-    returned through `bufferization.to_buffer read_only`. The ABI is the one
-    one-shot-bufferize gives the function.
-
-    Why: one-shot-bufferize's module analysis compares every tensor argument
-    of a function with every tensor it returns, O(arguments x results) -- for
-    a training step with N weights and N weight gradients, quadratic in N
-    (docs/performance.md "Compile time"). That analysis serves only the
-    callers of a function; an entry point has none.
-
-    ```mlir
-    func.func @step(%w: tensor<4x8xf32>) -> tensor<4x8xf32> {
-      %g = te.some_op %w ...
-      return %g : tensor<4x8xf32>
-    }
-    // becomes
-    func.func @step(%w: memref<4x8xf32>) -> memref<4x8xf32> {
-      %0 = bufferization.to_tensor %w restrict writable
-          : memref<4x8xf32> to tensor<4x8xf32>
-      %g = te.some_op %0 ...
-      %1 = bufferization.to_buffer %g read_only
-          : tensor<4x8xf32> to memref<4x8xf32>
-      return %1 : memref<4x8xf32>
-    }
-    ```
-
-    A function that is called (or otherwise named) in the module, has no
-    body, more than one block, or an unranked or encoded tensor at its
-    boundary is left to one-shot-bufferize.
-  }];
-  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
-                           "::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numFreed", "buffers-freed",
+              "allocations freed directly (straight-line functions)">,
+    Statistic<"numUpstream", "upstream-runs",
+              "modules given to upstream's deallocation pipeline">
+  ];
 }
 
 #endif // TE_DIALECT_TE_TRANSFORMS_PASSES_TD

@@ -27,7 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "te/Dialect/TE/Transforms/Passes.h"
+#include "te/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -39,9 +39,11 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
+#define DEBUG_TYPE "te-split-deallocs"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_TESPLITDEALLOCS
-#include "te/Dialect/TE/Transforms/Passes.h.inc"
+#include "te/Transforms/Passes.h.inc"
 } // namespace mlir::te
 
 using namespace mlir;
@@ -78,10 +80,10 @@ BaseKind classify(Value base, FunctionOpInterface function) {
   return BaseKind::Unknown;
 }
 
-/// Splits `dealloc` when every memref and retained value has a known base;
-/// returns false (and leaves the op alone) otherwise or when there is
-/// nothing to split.
-bool splitDealloc(bufferization::DeallocOp dealloc) {
+/// Splits `dealloc` when every memref and retained value has a known base
+/// and returns the number of memrefs split off; returns 0 (and leaves the op
+/// alone) otherwise or when there is nothing to split.
+unsigned splitDealloc(bufferization::DeallocOp dealloc) {
   auto function = dealloc->getParentOfType<FunctionOpInterface>();
   ValueRange memrefs = dealloc.getMemrefs();
   ValueRange conditions = dealloc.getConditions();
@@ -93,7 +95,7 @@ bool splitDealloc(bufferization::DeallocOp dealloc) {
     Value base = getViewBase(value);
     BaseKind kind = classify(base, function);
     if (kind == BaseKind::Unknown)
-      return false;
+      return 0;
     if (kind == BaseKind::Allocation)
       retainedOfAllocation[base].push_back(j);
   }
@@ -106,7 +108,7 @@ bool splitDealloc(bufferization::DeallocOp dealloc) {
   for (Value memref : memrefs) {
     Value base = getViewBase(memref);
     if (classify(base, function) == BaseKind::Unknown)
-      return false;
+      return 0;
     bases.push_back(base);
     ++memrefsOfBase[base];
   }
@@ -142,7 +144,7 @@ bool splitDealloc(bufferization::DeallocOp dealloc) {
       contributions[j].push_back(condition);
   }
   if (split == 0)
-    return false;
+    return 0;
 
   // What is left keeps every retained value (a conservative superset);
   // buffer-deallocation-simplification handles it.
@@ -169,7 +171,7 @@ bool splitDealloc(bufferization::DeallocOp dealloc) {
   }
   dealloc->replaceAllUsesWith(updated);
   dealloc->erase();
-  return true;
+  return split;
 }
 
 struct TESplitDeallocsPass
@@ -181,7 +183,10 @@ struct TESplitDeallocsPass
     getOperation()->walk(
         [&](bufferization::DeallocOp op) { deallocs.push_back(op); });
     for (bufferization::DeallocOp dealloc : deallocs)
-      splitDealloc(dealloc);
+      if (unsigned split = splitDealloc(dealloc)) {
+        ++numSplit;
+        numSeparated += split;
+      }
   }
 };
 

@@ -25,7 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "te/Dialect/TE/Transforms/Passes.h"
+#include "te/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,9 +34,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 
+#define DEBUG_TYPE "te-bufferize-boundaries"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_TEBUFFERIZEBOUNDARIES
-#include "te/Dialect/TE/Transforms/Passes.h.inc"
+#include "te/Transforms/Passes.h.inc"
 } // namespace mlir::te
 
 using namespace mlir;
@@ -119,8 +121,10 @@ struct TEBufferizeBoundariesPass
     for (const SymbolTable::SymbolUse &use : *uses)
       used.insert(use.getSymbolRef().getRootReference());
     for (auto func : module.getOps<func::FuncOp>())
-      if (!used.contains(func.getSymNameAttr()) && isRewritable(func))
+      if (!used.contains(func.getSymNameAttr()) && isRewritable(func)) {
         rewrite(func);
+        ++numEntryPoints;
+      }
   }
 };
 

@@ -1,0 +1,29 @@
+//===- Passes.h - te's generic transforms -----------------------*- C++ -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// Declarations of te's passes on upstream dialects only (te-split-deallocs,
+// te-bufferize-boundaries, te-lower-if-present, te-strip-binary-properties),
+// generated from Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_TRANSFORMS_PASSES_H
+#define TE_TRANSFORMS_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::te {
+
+#define GEN_PASS_DECL
+#include "te/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "te/Transforms/Passes.h.inc"
+
+} // namespace mlir::te
+
+#endif // TE_TRANSFORMS_PASSES_H

@@ -1,0 +1,184 @@
+//===- Passes.td - te's generic transforms -----------------*- tablegen -*-===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// Transforms of te-pipeline that know nothing of the te dialect: they work
+// on upstream dialects only (func, bufferization, memref, gpu) and would
+// serve any pipeline with the same needs. Bufferization helpers that make
+// one-shot bufferization and buffer deallocation linear in the program's
+// size, and the lowering stages' driver. Lit tests in test/Transforms/ and
+// test/Conversion/.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_TRANSFORMS_PASSES_TD
+#define TE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// te-split-deallocs
+//===----------------------------------------------------------------------===//
+
+def TESplitDeallocs : Pass<"te-split-deallocs"> {
+  let summary = "split bufferization.dealloc over distinct allocations, in "
+                "linear time";
+  let description = [{
+    Runs between `ownership-based-buffer-deallocation` and
+    `buffer-deallocation-simplification` (te-pipeline). Ownership-based
+    deallocation frees every buffer of a block with one
+    `bufferization.dealloc` at its end, retaining the block's results: for a
+    training step of N layers in one function, O(N) memrefs and O(N)
+    retained values. `buffer-deallocation-simplification` splits that op by
+    comparing every memref with every other one and every split-off op with
+    every retained value, O(N^2) (docs/performance.md "Compile time").
+
+    This pass does the same split in linear time where aliasing is certain:
+    results of allocating ops are distinct allocations, and an allocation
+    made in a function is distinct from the function's arguments (values are
+    traced through view-like ops to their base). A memref that is such an
+    allocation and the base of no other memref of the list gets a
+    `bufferization.dealloc` of its own without retained values -- or, when a
+    retained value is (a view of) it, is dropped, its condition OR-ed into
+    that retained value's updated condition. The other memrefs stay in one
+    `bufferization.dealloc` with every retained value. A dealloc with a
+    memref or retained value of unknown origin (a call result, a region
+    argument) is left alone; `buffer-deallocation-simplification` then does
+    what it can.
+
+    ```mlir
+    %0:2 = bufferization.dealloc (%a, %b, %r : ...) if (%c0, %c1, %c2)
+                             retain (%r, %arg0 : ...)
+    // becomes
+    bufferization.dealloc (%a : ...) if (%c0)
+    bufferization.dealloc (%b : ...) if (%c1)
+    // uses of %0#0 take %c2, uses of %0#1 take false
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numSplit", "deallocs-split",
+              "bufferization.dealloc ops split">,
+    Statistic<"numSeparated", "memrefs-separated",
+              "memrefs freed on their own or folded into a retained value's "
+              "condition">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// te-bufferize-boundaries
+//===----------------------------------------------------------------------===//
+
+def TEBufferizeBoundaries
+    : Pass<"te-bufferize-boundaries", "::mlir::ModuleOp"> {
+  let summary = "give entry points identity-layout memref signatures before "
+                "one-shot-bufferize (linear-time bufferization)";
+  let description = [{
+    Runs before `one-shot-bufferize{bufferize-function-boundaries
+    function-boundary-type-conversion=identity-layout-map}` (te-pipeline).
+    Every entry point -- a `func.func` with a body of one block that no
+    symbol use of the module names -- gets the signature that bufferization
+    would give it: each ranked tensor argument and result (without encoding)
+    becomes the memref of the same shape and element type with the identity
+    layout. The body keeps its tensors: an argument is read through
+    `bufferization.to_tensor restrict writable` (not `writable` when the
+    argument has `bufferization.writable = false`), a returned tensor is
+    returned through `bufferization.to_buffer read_only`. The ABI is the one
+    one-shot-bufferize gives the function.
+
+    Why: one-shot-bufferize's module analysis compares every tensor argument
+    of a function with every tensor it returns, O(arguments x results) -- for
+    a training step with N weights and N weight gradients, quadratic in N
+    (docs/performance.md "Compile time"). That analysis serves only the
+    callers of a function; an entry point has none.
+
+    ```mlir
+    func.func @step(%w: tensor<4x8xf32>) -> tensor<4x8xf32> {
+      %g = te.some_op %w ...
+      return %g : tensor<4x8xf32>
+    }
+    // becomes
+    func.func @step(%w: memref<4x8xf32>) -> memref<4x8xf32> {
+      %0 = bufferization.to_tensor %w restrict writable
+          : memref<4x8xf32> to tensor<4x8xf32>
+      %g = te.some_op %0 ...
+      %1 = bufferization.to_buffer %g read_only
+          : tensor<4x8xf32> to memref<4x8xf32>
+      return %1 : memref<4x8xf32>
+    }
+    ```
+
+    A function that is called (or otherwise named) in the module, has no
+    body, more than one block, or an unranked or encoded tensor at its
+    boundary is left to one-shot-bufferize.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numEntryPoints", "entry-points",
+              "entry points given a memref signature">
+  ];
+}
+
+
+//===----------------------------------------------------------------------===//
+// te-lower-if-present
+//===----------------------------------------------------------------------===//
+
+def TELowerIfPresent : Pass<"te-lower-if-present", "::mlir::ModuleOp"> {
+  let summary = "run te-pipeline's lowering stages before convert-to-llvm "
+                "where the module has ops they lower";
+  let description = [{
+    The upstream stages of `te-pipeline` between `convert-te-to-runtime`
+    (on GPU targets, kernel outlining) and `convert-to-llvm`, in this
+    order, each run only when some op of the module (kernels included)
+    is one it lowers:
+
+    | stage | runs when the module has |
+    |---|---|
+    | `convert-bufferization-to-memref` | a `bufferization` op (a clone the deallocation pipeline kept) |
+    | `convert-linalg-to-loops` | a `linalg` op |
+    | `expand-strided-metadata` | a `memref` op other than `alloc`, `alloca`, `dealloc`, `global`, `get_global`, `extract_aligned_pointer_as_index`, `load`, `store`, `copy`, `dim` (views, reshapes, casts) |
+    | `lower-affine` | an `affine` op |
+    | `arith-expand{include-bf16=true include-f8e8m0=true}` | an `arith` op other than `constant`, `index_cast`, `index_castui`, `addi`, `subi`, `muli`, `cmpi`, `select`, `andi`, `ori`, `xori`, `extui`, `extsi`, `trunci` |
+    | `convert-scf-to-cf` | an `scf` op |
+
+    One walk finds the first stage to run (it stops at the first op of that
+    stage); after a stage has run, the next walk looks only at the stages
+    after it (a stage may create ops for a later one). When no stage runs,
+    the module is unchanged and every analysis preserved, so the pass
+    manager does not verify it again.
+
+    Why: on a te program most of these stages have nothing to lower, yet
+    each would walk, match and fold every op and be followed by a
+    verification of the whole module (docs/performance.md "Compile time").
+    A stage with nothing to lower is not a no-op on the output either (its
+    rewrite driver folds and moves constants), so the stages that run are
+    a property of the module: `--dump-pass-pipeline` lists this pass,
+    `--mlir-timing` lists the stages that ran, nested under it.
+  }];
+  let statistics = [
+    Statistic<"numStages", "stages-run", "lowering stages run">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// te-strip-binary-properties
+//===----------------------------------------------------------------------===//
+
+def TEStripBinaryProperties
+    : Pass<"te-strip-binary-properties", "::mlir::ModuleOp"> {
+  let summary = "drop the compile-time properties (e.g. ISAToBinaryTimeInMs) "
+                "of gpu.binary objects, for reproducible output";
+  let description = [{
+    Runs after `gpu-module-to-binary` (te-pipeline, GPU targets), which
+    records on each object of a `gpu.binary` how long the toolkit took to
+    build it. Every object keeps its target, format, binary and kernels;
+    its properties are dropped, so that the output of te-pipeline depends
+    on its input only.
+  }];
+}
+
+#endif // TE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,111 @@
+// te-pipeline --dump-pass-pipeline lists exactly the passes that run, for
+// each kind of options: no stage is left out or skipped at run time (the
+// pipeline is built from pass objects). te-deallocate and
+// te-lower-if-present decide inside what they run (docs/guide/passes.md
+// "What the pipeline runs"). The printed pipeline parses back and gives the
+// same output: pipeline-replay.mlir.
+//
+// RUN: te-opt %s --te-pipeline="target=cpu" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
+// RUN: te-opt %s --te-pipeline="target=sm_90" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM90
+// RUN: te-opt %s --te-pipeline="target=sm_100 lower-to-llvm=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOLLVM
+// RUN: te-opt %s --te-pipeline="target=cpu reference=true fuse-accumulate=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TWIN
+
+// CPU: Pass Manager with 16 passes:
+// CPU-NEXT: builtin.module(
+// CPU-NEXT: te-set-target{remarks=true target=cpu},
+// CPU-NEXT: inline{{.*}},
+// CPU-NEXT: te-infer-shapes,
+// CPU-NEXT: te-decompose-linear,
+// CPU-NEXT: te-fuse-accumulate,
+// CPU-NEXT: te-infer-usages,
+// CPU-NEXT: te-eliminate-aliases,
+// CPU-NEXT: te-expand-qtensors,
+// CPU-NEXT: canonicalize{{.*}},
+// CPU-NEXT: te-bufferize-boundaries,
+// CPU-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
+// CPU-NEXT: te-deallocate,
+// CPU-NEXT: convert-te-to-runtime{device-memory=false},
+// CPU-NEXT: te-lower-if-present,
+// CPU-NEXT: convert-to-llvm{{.*}},
+// CPU-NEXT: reconcile-unrealized-casts
+// CPU-NEXT: )
+
+// SM90: Pass Manager with 27 passes:
+// SM90-NEXT: builtin.module(
+// SM90-NEXT: te-set-target{remarks=true target=sm_90},
+// SM90-NEXT: inline{{.*}},
+// SM90-NEXT: te-infer-shapes,
+// SM90-NEXT: te-decompose-linear,
+// SM90-NEXT: te-fuse-accumulate,
+// SM90-NEXT: te-infer-usages,
+// SM90-NEXT: te-eliminate-aliases,
+// SM90-NEXT: te-expand-qtensors,
+// SM90-NEXT: canonicalize{{.*}},
+// SM90-NEXT: te-bufferize-boundaries,
+// SM90-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
+// SM90-NEXT: te-deallocate,
+// SM90-NEXT: convert-bufferization-to-memref,
+// SM90-NEXT: te-linalg-to-gpu,
+// SM90-NEXT: convert-te-to-runtime{device-memory=true},
+// SM90-NEXT: te-linalg-to-gpu,
+// SM90-NEXT: gpu-launch-sink-index-computations,
+// SM90-NEXT: gpu-kernel-outlining{{.*}},
+// SM90-NEXT: te-lower-if-present,
+// SM90-NEXT: nvvm-attach-target{O=3 chip=sm_90 {{.*}} features=+ptx80 {{.*}}},
+// SM90-NEXT: gpu.module(
+// SM90-NEXT: convert-gpu-to-nvvm{{.*}},
+// SM90-NEXT: canonicalize{{.*}},
+// SM90-NEXT: cse,
+// SM90-NEXT: reconcile-unrealized-casts
+// SM90-NEXT: ),
+// SM90-NEXT: finalize-memref-to-llvm{{.*}} use-generic-functions=true},
+// SM90-NEXT: gpu-to-llvm{{.*}},
+// SM90-NEXT: gpu-module-to-binary{format=fatbin {{.*}}},
+// SM90-NEXT: te-strip-binary-properties,
+// SM90-NEXT: convert-to-llvm{{.*}},
+// SM90-NEXT: reconcile-unrealized-casts
+// SM90-NEXT: )
+
+// NOLLVM: Pass Manager with 16 passes:
+// NOLLVM-NEXT: builtin.module(
+// NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
+// NOLLVM-NEXT: inline{{.*}},
+// NOLLVM-NEXT: te-infer-shapes,
+// NOLLVM-NEXT: te-decompose-linear,
+// NOLLVM-NEXT: te-fuse-accumulate,
+// NOLLVM-NEXT: te-infer-usages,
+// NOLLVM-NEXT: te-eliminate-aliases,
+// NOLLVM-NEXT: te-expand-qtensors,
+// NOLLVM-NEXT: canonicalize{{.*}},
+// NOLLVM-NEXT: te-bufferize-boundaries,
+// NOLLVM-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
+// NOLLVM-NEXT: te-deallocate,
+// NOLLVM-NEXT: convert-bufferization-to-memref,
+// NOLLVM-NEXT: te-linalg-to-gpu,
+// NOLLVM-NEXT: convert-te-to-runtime{device-memory=true},
+// NOLLVM-NEXT: te-linalg-to-gpu
+// NOLLVM-NEXT: )
+
+// TWIN: Pass Manager with 16 passes:
+// TWIN-NEXT: builtin.module(
+// TWIN-NEXT: te-set-target{remarks=true target=cpu},
+// TWIN-NEXT: inline{{.*}},
+// TWIN-NEXT: te-infer-shapes,
+// TWIN-NEXT: te-decompose-linear,
+// TWIN-NEXT: convert-te-to-reference,
+// TWIN-NEXT: te-infer-usages,
+// TWIN-NEXT: te-eliminate-aliases,
+// TWIN-NEXT: te-expand-qtensors,
+// TWIN-NEXT: canonicalize{{.*}},
+// TWIN-NEXT: te-bufferize-boundaries,
+// TWIN-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
+// TWIN-NEXT: te-deallocate,
+// TWIN-NEXT: convert-te-to-runtime{device-memory=false},
+// TWIN-NEXT: te-lower-if-present,
+// TWIN-NEXT: convert-to-llvm{{.*}},
+// TWIN-NEXT: reconcile-unrealized-casts
+// TWIN-NEXT: )
+
+func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
+  return %w : tensor<64x128xbf16>
+}
