@@ -96,6 +96,14 @@ int64_t dtypeBytes(DType t) {
   return 1;
 }
 
+std::string shapeString(const Shape &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + (shape[i] == kDynamic ? std::string("?")
+                                                    : std::to_string(shape[i]));
+  return text + "]";
+}
+
 const BufferDesc *findBuffer(const std::vector<BufferDesc> &buffers,
                              const std::string &name) {
   for (const BufferDesc &b : buffers)
@@ -150,13 +158,6 @@ std::string verifyShape(const QuantizerConfig &config, const Shape &shape) {
              std::to_string(block) + ", got " + std::to_string(m);
   }
   return "";
-}
-
-std::string verifyGemmContraction(int64_t k) {
-  if (k == kDynamic || k % 16 == 0)
-    return "";
-  return "needs the contraction dimension K divisible by 16, got " +
-         std::to_string(k);
 }
 
 std::string verifyTarget(const QuantizerConfig &config, Target target) {
@@ -394,6 +395,14 @@ bool getBufferExtents(const QuantizerConfig &config, int64_t rank, Usage usage,
   }
   }
   return true;
+}
+
+Shape unpaddedShape(const BufferExtents &buffer, const Shape &shape) {
+  Shape out;
+  for (const Extent &e : buffer.shape)
+    out.push_back(e.kind() == Extent::Kind::RoundUp ? e.lhs().evaluate(shape)
+                                                    : e.evaluate(shape));
+  return out;
 }
 
 bool findExtent(const std::vector<BufferExtents> &buffers, const Extent &extent,

@@ -23,6 +23,7 @@
 #include "Kernels.h"
 
 #include "te/Format/Codecs.h"
+#include "te/Format/Philox.h"
 
 #include <cstdint>
 #include <new>
@@ -312,28 +313,23 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
     break;
   }
   const int64_t dataBytes = c.recipe == Recipe::NVFP4 ? M * K / 2 : M * K;
+  // The layout's extents, in the order of q.layout: where the scales of the
+  // fast kernels end and the padding starts.
+  std::vector<format::BufferExtents> extents;
+  if (fast && !format::getBufferExtents(c, static_cast<int64_t>(q.shape.size()),
+                                        q.usage, q.target, extents))
+    extents.clear();
   for (size_t i = 0; i < q.buffers.size(); ++i) {
     const format::BufferDesc &d = q.layout[i];
     if (fast && d.role == format::BufferRole::Data &&
         q.bufferBytes[i] == dataBytes)
       continue;
-    if (fast && d.role == format::BufferRole::ScaleInv && d.shape.size() == 2) {
+    if (fast && d.role == format::BufferRole::ScaleInv && d.shape.size() == 2 &&
+        i < extents.size()) {
       // Rows x columns of the scale matrix the kernel writes (the tensor
       // tiles exactly); the rest is padding.
-      int64_t rows = 0, cols = 0;
-      if (c.recipe == Recipe::MXFP8) {
-        rows = d.columnwise ? M / format::kMXFP8BlockSize : M;
-        cols = d.columnwise ? K : K / format::kMXFP8BlockSize;
-      } else if (c.recipe == Recipe::Block && c.blockDim == 1) {
-        rows = (d.columnwise ? M : K) / format::kFP8BlockSize;
-        cols = d.columnwise ? K : M;
-      } else if (c.recipe == Recipe::Block) {
-        rows = (d.columnwise ? K : M) / format::kFP8BlockSize;
-        cols = (d.columnwise ? M : K) / format::kFP8BlockSize;
-      } else if (c.recipe == Recipe::NVFP4) { // columnwise: [K, M] groups
-        rows = d.columnwise ? K : M;
-        cols = (d.columnwise ? M : K) / format::kNVFP4BlockSize;
-      }
+      const format::Shape valid = format::unpaddedShape(extents[i], q.shape);
+      const int64_t rows = valid[0], cols = valid[1];
       const int64_t R = d.shape[0], C = d.shape[1];
       if (rows > 0 && cols > 0 && rows <= R && cols <= C) {
         const size_t e = static_cast<size_t>(q.bufferBytes[i] / (R * C));
@@ -506,7 +502,7 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
     a.stochasticRounding = c.stochasticRounding;
     a.seed = o.seed;
     a.rowOffset = o.offset;
-    a.colOffset = o.offset + static_cast<uint64_t>((M * K + 15) / 16);
+    a.colOffset = format::nvfp4ColumnwiseRandomOffset(o.offset, M * K);
     TE_CUDA_CHECK(cuda::launchNVFP4QuantizeFast(a, stream),
                   "NVFP4 fused quantize kernel");
     if (ra && iRd >= 0)
@@ -605,7 +601,7 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
                   "post-RHT amax kernel");
     amaxCol = amaxT;
   }
-  uint64_t colOffset = o.offset + static_cast<uint64_t>((M * K + 15) / 16);
+  uint64_t colOffset = format::nvfp4ColumnwiseRandomOffset(o.offset, M * K);
   TE_CUDA_CHECK(cuda::launchNVFP4Quantize(
                     job(xt, K, M, colAmax, amaxCol, "_columnwise_data",
                         "_columnwise_scale_inv", colOffset),

@@ -23,6 +23,7 @@
 #include "Kernels.h"
 
 #include "te/Format/Codecs.h"
+#include "te/Format/Gemm.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -531,8 +532,8 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   const int64_t M = o.m, N = o.n, K = o.k;
   const bool transa = o.layout == TE_RT_GEMM_TN;
   const bool transb = o.layout == TE_RT_GEMM_NT;
-  const Usage fromA = transa ? Rowwise : Columnwise;
-  const Usage fromB = transb ? Columnwise : Rowwise;
+  const GemmUsages reads = gemmOperandUsages(static_cast<GemmLayout>(o.layout));
+  const Usage fromA = reads.a, fromB = reads.b;
   const Recipe recipe = a.config.recipe;
   void *ws = o.workspace ? o.workspace : workspace;
   size_t wsBytes = o.workspace ? o.workspaceBytes : workspaceBytes;

@@ -508,7 +508,12 @@ typedef struct te_rt_gemm_args {
 TE_RT_EXPORT void te_rt_gemm_args_init(te_rt_gemm_args *args);
 
 /** D (F32/BF16/F16, rank 2 [M, N], or NULL when args->output is set) =
- *  the GEMM of the quantized operands A and B (see te_rt_gemm_layout). */
+ *  the GEMM of the quantized operands A and B (see te_rt_gemm_layout).
+ *  It accepts exactly the GEMMs the dialect's te.gemm verifier accepts
+ *  (include/te/Format/Gemm.h): A and B hold the representations the layout
+ *  reads, have rank >= 1 (A rank 2 in TN and NN), agree on K and have
+ *  K % 16 == 0 (INVALID_ARGUMENT); they belong to one recipe family, are
+ *  not both 128x128-block scaled and not both E5M2 (UNSUPPORTED). */
 TE_RT_EXPORT te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
                                      const te_rt_qtensor *b, te_rt_tensor *d,
                                      const te_rt_gemm_args *args);

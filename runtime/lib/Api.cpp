@@ -13,6 +13,7 @@
 #include "Backend.h"
 #include "Error.h"
 
+#include "te/Format/Gemm.h"
 #include "te/Format/Layout.h"
 #include "te/Format/Quantizer.h"
 
@@ -27,6 +28,45 @@
 
 using namespace te::format;
 using te::rt::fail;
+
+// The C ABI's enums have the Format library's values (te_rt.h; and so the
+// dialect's, lib/Dialect/TE/IR/TEInterfaces.cpp): decoding one is a cast
+// after its range is checked.
+static_assert(TE_RT_U8 == int(DType::U8) && TE_RT_F32 == int(DType::F32) &&
+                  TE_RT_F16 == int(DType::F16) &&
+                  TE_RT_BF16 == int(DType::BF16) &&
+                  TE_RT_E4M3 == int(DType::E4M3) &&
+                  TE_RT_E5M2 == int(DType::E5M2) &&
+                  TE_RT_E8M0 == int(DType::E8M0) &&
+                  TE_RT_E2M1X2 == int(DType::E2M1x2),
+              "te_rt_dtype");
+static_assert(TE_RT_RECIPE_DELAYED == int(Recipe::Delayed) &&
+                  TE_RT_RECIPE_CURRENT == int(Recipe::Current) &&
+                  TE_RT_RECIPE_BLOCK == int(Recipe::Block) &&
+                  TE_RT_RECIPE_MXFP8 == int(Recipe::MXFP8) &&
+                  TE_RT_RECIPE_NVFP4 == int(Recipe::NVFP4),
+              "te_rt_recipe");
+static_assert(TE_RT_SM90 == int(Target::SM90) &&
+                  TE_RT_SM100 == int(Target::SM100),
+              "te_rt_target");
+static_assert(TE_RT_USAGE_NONE == int(UsageNone) &&
+                  TE_RT_ROWWISE == int(Rowwise) &&
+                  TE_RT_COLUMNWISE == int(Columnwise) &&
+                  TE_RT_ROWWISE_AND_COLUMNWISE == int(RowwiseAndColumnwise),
+              "te_rt_usage");
+static_assert(TE_RT_AMAX_MAX == int(AmaxAlgo::Max) &&
+                  TE_RT_AMAX_MOST_RECENT == int(AmaxAlgo::MostRecent),
+              "te_rt_amax_algo");
+static_assert(TE_RT_E8M0_UP == int(E8M0Rounding::Up) &&
+                  TE_RT_E8M0_FLOOR == int(E8M0Rounding::Floor),
+              "te_rt_e8m0_rounding");
+static_assert(TE_RT_ERR_MAE == int(ErrMode::MAE) &&
+                  TE_RT_ERR_MSE == int(ErrMode::MSE),
+              "te_rt_err_mode");
+static_assert(TE_RT_GEMM_TN == int(GemmLayout::TN) &&
+                  TE_RT_GEMM_NN == int(GemmLayout::NN) &&
+                  TE_RT_GEMM_NT == int(GemmLayout::NT),
+              "te_rt_gemm_layout");
 
 struct te_rt_context {
   te_rt_backend kind;
@@ -98,17 +138,17 @@ bool overlap(const void *a, int64_t an, const void *b, int64_t bn) {
          y < x + static_cast<uintptr_t>(an);
 }
 
+/// One field of te_rt_quantizer to or from te::format::QuantizerConfig (the
+/// fields of te_rt_abi.def): enums have the same values, ints and bools
+/// convert.
+template <typename To, typename From> void convertField(To &to, From from) {
+  to = static_cast<To>(from);
+}
+
 const char *dtypeLabel(int d) {
   if (d < 0 || d > static_cast<int>(DType::E2M1x2))
     return "invalid";
   return dtypeName(static_cast<DType>(d));
-}
-
-std::string shapeString(const Shape &s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i)
-    r += (i ? ", " : "") + str(s[i]);
-  return r + "]";
 }
 
 bool isPerTensorRecipe(Recipe r) {
@@ -226,24 +266,9 @@ te_rt_status decodeQuantizer(const te_rt_quantizer *q, QuantizerConfig &c) {
                 "quantizer amax_algo " + str(rawEnum(q->amax_algo)) +
                     " is not max (0) or most_recent (1)");
   c = QuantizerConfig();
-  c.recipe = static_cast<Recipe>(q->recipe);
-  c.dtype = static_cast<DType>(q->dtype);
-  c.pow2Scales = q->pow2_scales != 0;
-  c.amaxEpsilon = q->amax_epsilon;
-  c.blockDim = q->block_dim;
-  c.mx2D = q->mx_2d != 0;
-  c.e8m0Rounding = static_cast<E8M0Rounding>(q->e8m0_rounding);
-  c.rht = q->rht != 0;
-  c.rhtSignMask = q->rht_sign_mask;
-  c.nvfp4_2D = q->nvfp4_2d != 0;
-  c.stochasticRounding = q->stochastic_rounding != 0;
-  c.rowScaled = q->row_scaled != 0;
-  c.use4over6 = q->use_4over6 != 0;
-  c.e4m3Max = q->e4m3_max;
-  c.errMode = static_cast<ErrMode>(q->err_mode);
-  c.margin = q->margin;
-  c.historyLength = q->history_length;
-  c.amaxAlgo = static_cast<AmaxAlgo>(q->amax_algo);
+#define TE_RT_ABI_QUANTIZER_FIELD(cField, configField)                         \
+  convertField(c.configField, q->cField);
+#include "te_rt_abi.def"
   std::string msg = verifyConfig(c);
   if (!msg.empty())
     return fail(TE_RT_INVALID_ARGUMENT, "invalid quantizer: " + msg);
@@ -638,24 +663,9 @@ void te_rt_quantizer_init_default(te_rt_quantizer *q) {
     return;
   QuantizerConfig c;
   std::memset(q, 0, sizeof(*q));
-  q->recipe = static_cast<te_rt_recipe>(c.recipe);
-  q->dtype = static_cast<te_rt_dtype>(c.dtype);
-  q->pow2_scales = c.pow2Scales;
-  q->amax_epsilon = c.amaxEpsilon;
-  q->block_dim = c.blockDim;
-  q->mx_2d = c.mx2D;
-  q->e8m0_rounding = static_cast<te_rt_e8m0_rounding>(c.e8m0Rounding);
-  q->rht = c.rht;
-  q->rht_sign_mask = c.rhtSignMask;
-  q->nvfp4_2d = c.nvfp4_2D;
-  q->stochastic_rounding = c.stochasticRounding;
-  q->row_scaled = c.rowScaled;
-  q->use_4over6 = c.use4over6;
-  q->e4m3_max = c.e4m3Max;
-  q->err_mode = static_cast<te_rt_err_mode>(c.errMode);
-  q->margin = c.margin;
-  q->history_length = c.historyLength;
-  q->amax_algo = static_cast<te_rt_amax_algo>(c.amaxAlgo);
+#define TE_RT_ABI_QUANTIZER_FIELD(cField, configField)                         \
+  convertField(q->cField, c.configField);
+#include "te_rt_abi.def"
 }
 
 te_rt_status te_rt_quantizer_verify(const te_rt_quantizer *q) {
@@ -956,50 +966,26 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
       return s;
     if (te_rt_status s = decodeQTensor("B", b, bt))
       return s;
-    static const char *names[] = {"TN", "NN", "NT"};
-    const char *lname = names[ga.layout];
-    const bool transa = ga.layout == TE_RT_GEMM_TN;
-    const bool transb = ga.layout == TE_RT_GEMM_NT;
-    // §5: A reads rowwise if transa else columnwise; B columnwise if transb.
-    Usage needA = transa ? Rowwise : Columnwise;
-    Usage needB = transb ? Columnwise : Rowwise;
-    if (!(at.usage & needA))
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  std::string("gemm ") + lname + " reads A's " +
-                      (needA == Rowwise ? "rowwise" : "columnwise") +
-                      " representation, which A does not hold");
-    if (!(bt.usage & needB))
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  std::string("gemm ") + lname + " reads B's " +
-                      (needB == Rowwise ? "rowwise" : "columnwise") +
-                      " representation, which B does not hold");
-    auto family = [](Recipe r) {
-      return r == Recipe::Delayed ? Recipe::Current : r;
-    };
-    if (family(at.config.recipe) != family(bt.config.recipe))
-      return fail(TE_RT_UNSUPPORTED,
-                  std::string("gemm operands must use the same recipe, got ") +
-                      recipeName(at.config.recipe) + " and " +
-                      recipeName(bt.config.recipe));
-    if (at.config.recipe == Recipe::Block && at.config.blockDim == 2 &&
-        bt.config.blockDim == 2)
-      return fail(TE_RT_UNSUPPORTED,
-                  "FP8 block scaling GEMM cannot take two 128x128-scaled "
-                  "operands");
+    // The rules of the dialect's te.gemm verifier (Format's Gemm.h), so that
+    // both accept the same GEMMs.
+    const GemmLayout layout = static_cast<GemmLayout>(ga.layout);
+    const char *lname = gemmLayoutName(layout);
+    std::string err = verifyGemmUsages(layout, at.usage, bt.usage);
+    if (!err.empty())
+      return fail(TE_RT_INVALID_ARGUMENT, "gemm " + err);
+    err = verifyGemmOperands("gemm", "A", at.config, "B", bt.config);
+    if (!err.empty())
+      return fail(TE_RT_UNSUPPORTED, err);
+    GemmShape shape;
+    err = gemmShape(layout, at.shape, bt.shape, &shape);
+    if (!err.empty())
+      return fail(TE_RT_INVALID_ARGUMENT, "gemm " + err);
+    const int64_t M = shape.m, N = shape.n;
     GemmOptions o;
     o.layout = ga.layout;
-    // Row-major: TN A [N,K] B [M,K]; NN A [K,N] B [M,K]; NT A [K,N] B [K,M].
-    int64_t aRows = at.m, aCols = at.k, bRows = bt.m, bCols = bt.k;
-    int64_t N = transa ? aRows : aCols, KA = transa ? aCols : aRows;
-    int64_t M = transb ? bCols : bRows, KB = transb ? bRows : bCols;
-    if (KA != KB)
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  std::string("gemm ") + lname +
-                      ": the contraction dimensions differ (A gives " +
-                      str(KA) + ", B gives " + str(KB) + ")");
     o.m = M;
     o.n = N;
-    o.k = KA;
+    o.k = shape.k;
     o.alpha = ga.alpha;
     o.accumulate = ga.accumulate != 0;
     o.useSplitAccumulator = ga.use_split_accumulator != 0;

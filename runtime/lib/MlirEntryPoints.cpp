@@ -185,16 +185,19 @@ private:
   std::vector<Entry> entries;
 };
 
+/// The format dtype of a high-precision te_rt_dtype (F32, F16, BF16): the
+/// same value (the enums are tied in Api.cpp).
+std::optional<te::format::DType> denseType(int32_t t) {
+  if (t != TE_RT_F32 && t != TE_RT_F16 && t != TE_RT_BF16)
+    return std::nullopt;
+  return static_cast<te::format::DType>(t);
+}
+
+/// Bytes of an element of a high-precision te_rt_dtype; 1 for any other
+/// value, which the te_rt_* call it is passed to refuses.
 int64_t dtypeBytes(int32_t dtype) {
-  switch (dtype) {
-  case TE_RT_F32:
-    return 4;
-  case TE_RT_F16:
-  case TE_RT_BF16:
-    return 2;
-  default:
-    return 1;
-  }
+  std::optional<te::format::DType> t = denseType(dtype);
+  return t ? te::format::dtypeBytes(*t) : 1;
 }
 
 te_rt_tensor makeTensor(void *data, int32_t dtype, int64_t rows, int64_t cols) {
@@ -345,14 +348,6 @@ void te_rt_mlir_gemm_impl(const te_rt_mlir_gemm_args &a) {
   te_rt_context *ctx = activeContext(where);
   if (!ctx)
     return;
-  // The shape rule the compiler checks where K is static, here for a K known
-  // only at run time (TN: A is [N, K]; NN, NT: A is [K, N]).
-  std::string kError = te::format::verifyGemmContraction(
-      a.layout == TE_RT_GEMM_TN ? a.a_cols : a.a_rows);
-  if (!kError.empty()) {
-    record(TE_RT_INVALID_ARGUMENT, where, kError.c_str());
-    return;
-  }
   Stager st(ctx, where);
   void *aBufs[] = {a.a_buf0, a.a_buf1, a.a_buf2, a.a_buf3, a.a_buf4, a.a_buf5};
   void *bBufs[] = {a.b_buf0, a.b_buf1, a.b_buf2, a.b_buf3, a.b_buf4, a.b_buf5};
@@ -399,18 +394,6 @@ void te_rt_mlir_gemm_impl(const te_rt_mlir_gemm_args &a) {
   if (!st.ok() || !st.check(te_rt_gemm(ctx, &qa, &qb, dp, &ga)))
     return;
   st.finish();
-}
-
-/// The format dtype of a high-precision te_rt_dtype (F32, F16, BF16): the
-/// same value, as in Api.cpp.
-std::optional<te::format::DType> denseType(int32_t t) {
-  static_assert(int(te::format::DType::F32) == TE_RT_F32 &&
-                    int(te::format::DType::F16) == TE_RT_F16 &&
-                    int(te::format::DType::BF16) == TE_RT_BF16,
-                "te_rt_dtype and te::format::DType agree");
-  if (t != TE_RT_F32 && t != TE_RT_F16 && t != TE_RT_BF16)
-    return std::nullopt;
-  return static_cast<te::format::DType>(t);
 }
 
 void te_rt_mlir_matmul_impl(const te_rt_mlir_matmul_args &a) {

@@ -42,7 +42,7 @@
 // PASS6-NOT: FAIL
 // MXFP8: te.quantize: MXFP8 needs the flattened leading dimension divisible by 32, got 40
 // NVFP4: te.quantize: NVFP4 needs the flattened leading dimension divisible by 16, got 40
-// GEMMK: te.gemm: needs the contraction dimension K divisible by 16, got 40
+// GEMMK: te.gemm: gemm needs the contraction dimension K divisible by 16, got 40
 // EMPTY: result 0: f32[0,64]
 
 func.func @current_static(%x: tensor<96x128xf32>, %w: tensor<64x128xf32>, %b: tensor<64xf32>, %dy: tensor<96x64xf32>)

@@ -130,6 +130,48 @@ func.func @gemm_rank(%d: tensor<2x16x64xf8E4M3FN>, %s: tensor<1xf32>, %o: tensor
 
 // -----
 
+// The operand rules of te.gemm hold at the buffer level too (Format's
+// verifyGemmOperands and gemmShape): te_rt_gemm refuses the same GEMMs.
+func.func @gemm_e5m2_pair(%d: tensor<32x64xf8E5M2>, %s: tensor<1xf32>, %o: tensor<32x32xbf16>) {
+  // expected-error @below {{GEMM multiplies two f8E5M2 operands (A and B): cuBLASLt's FP8 GEMM takes E4M3 x E4M3, E4M3 x E5M2 and E5M2 x E4M3, not E5M2 x E5M2}}
+  %r = te.gemm_buffers layout TN a(%d, %s : tensor<32x64xf8E5M2>, tensor<1xf32>) quantizer #te.current<f8E5M2> usage rowwise shape [32, 64]
+      b(%d, %s : tensor<32x64xf8E5M2>, tensor<1xf32>) quantizer #te.delayed<f8E5M2> usage rowwise shape [32, 64]
+      outs(%o : tensor<32x32xbf16>) -> tensor<32x32xbf16>
+  return
+}
+
+// -----
+
+func.func @gemm_families(%d: tensor<32x64xf8E4M3FN>, %s: tensor<1xf32>, %bd: tensor<32x64xf8E4M3FN>, %bs: tensor<1x32xf32>, %o: tensor<32x32xbf16>) {
+  // expected-error @below {{GEMM mixes recipe families: A is per-tensor FP8, B is FP8 block scaling}}
+  %r = te.gemm_buffers layout TN a(%d, %s : tensor<32x64xf8E4M3FN>, tensor<1xf32>) quantizer #te.current<f8E4M3FN> usage rowwise shape [32, 64]
+      b(%bd, %bs : tensor<32x64xf8E4M3FN>, tensor<1x32xf32>) quantizer #te.block<f8E4M3FN> usage rowwise shape [32, 64]
+      outs(%o : tensor<32x32xbf16>) -> tensor<32x32xbf16>
+  return
+}
+
+// -----
+
+func.func @gemm_contraction(%a: tensor<32x64xf8E4M3FN>, %b: tensor<32x32xf8E4M3FN>, %s: tensor<1xf32>, %o: tensor<32x32xbf16>) {
+  // expected-error @below {{contraction dimensions differ: A [32, 64] has K = 64, B [32, 32] has K = 32}}
+  %r = te.gemm_buffers layout TN a(%a, %s : tensor<32x64xf8E4M3FN>, tensor<1xf32>) quantizer #te.current<f8E4M3FN> usage rowwise shape [32, 64]
+      b(%b, %s : tensor<32x32xf8E4M3FN>, tensor<1xf32>) quantizer #te.current<f8E4M3FN> usage rowwise shape [32, 32]
+      outs(%o : tensor<32x32xbf16>) -> tensor<32x32xbf16>
+  return
+}
+
+// -----
+
+func.func @gemm_k16(%d: tensor<32x40xf8E4M3FN>, %s: tensor<1xf32>, %o: tensor<32x32xbf16>) {
+  // expected-error @below {{needs the contraction dimension K divisible by 16, got 40}}
+  %r = te.gemm_buffers layout TN a(%d, %s : tensor<32x40xf8E4M3FN>, tensor<1xf32>) quantizer #te.current<f8E4M3FN> usage rowwise shape [32, 40]
+      b(%d, %s : tensor<32x40xf8E4M3FN>, tensor<1xf32>) quantizer #te.current<f8E4M3FN> usage rowwise shape [32, 40]
+      outs(%o : tensor<32x32xbf16>) -> tensor<32x32xbf16>
+  return
+}
+
+// -----
+
 func.func @gemm_d(%d: tensor<32x64xf8E4M3FN>, %s: tensor<1xf32>, %o: tensor<32x16xbf16>) {
   // expected-error @below {{D must be 32x32xbf16 in bf16, f16 or f32, got 32x16xbf16}}
   %r = te.gemm_buffers layout TN a(%d, %s : tensor<32x64xf8E4M3FN>, tensor<1xf32>) quantizer #te.current<f8E4M3FN> usage rowwise shape [32, 64]

@@ -121,6 +121,13 @@ bool getBufferExtents(const QuantizerConfig &config, int64_t rank, Usage usage,
                       Target target, std::vector<BufferExtents> &out,
                       std::string *error = nullptr);
 
+/// The shape of `buffer` for a tensor of logical shape `shape` without the
+/// padding of its scale matrix to whole [128 x 4] tiles: each extent with its
+/// outer roundup removed (roundup(ceildiv(d1, 32), 4) -> ceildiv(d1, 32)).
+/// The scales of the tensor's blocks fill this part; the rest is padding.
+/// Data and amax buffers have no padding: their shape is returned.
+Shape unpaddedShape(const BufferExtents &buffer, const Shape &shape);
+
 /// Where a quantized tensor's buffers hold `extent` (e.g. a logical
 /// dimension, or rowsExtent): the first buffer axis whose extent is
 /// `extent` (`*factor` = 1) or exactDiv(extent, c) (`*factor` = c), so that
@@ -167,12 +174,6 @@ bool getBufferLayout(const QuantizerConfig &config, const Shape &shape,
 /// "NVFP4 needs the last dimension divisible by 16, got 100".
 std::string verifyShape(const QuantizerConfig &config, const Shape &shape);
 
-/// The GEMM shape rule that needs the sizes (TE's cuBLASLt FP8 GEMMs): the
-/// contraction dimension K divisible by 16. kDynamic passes. Returns an
-/// empty string or "needs the contraction dimension K divisible by 16, got
-/// 40".
-std::string verifyGemmContraction(int64_t k);
-
 /// Target rules that do not change a layout but that TE enforces: MXFP8 and
 /// NVFP4 need sm_100 (docs/formats.md §1.3); block scaling on sm_100 is
 /// emulated with MXFP8 GEMMs and needs power-of-two scales (§3.4). Returns an
@@ -192,6 +193,10 @@ int64_t numElements(const Shape &shape);
 
 /// Bytes of one element (E2M1x2: one byte holds two values).
 int64_t dtypeBytes(DType t);
+
+/// A shape as messages write it: "[32, ?, 64]" ("?" for kDynamic), "[]" for
+/// rank 0.
+std::string shapeString(const Shape &shape);
 
 /// The buffer named `name` in `buffers`, or null.
 const BufferDesc *findBuffer(const std::vector<BufferDesc> &buffers,

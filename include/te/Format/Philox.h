@@ -70,6 +70,16 @@ TE_HD inline uint8_t philoxRandomByte(uint64_t seed, uint64_t offset,
   return static_cast<uint8_t>(out[b / 4] >> (8 * (b % 4)));
 }
 
+/// The Philox counter offset of an NVFP4 tensor's columnwise copy when its
+/// rowwise copy starts at `offset`: the counter range after the rowwise
+/// copy's ceil(M*K/16) blocks of 16 random bytes (`numElements` = M*K), so
+/// that the two copies draw independent bits. A convention of this project,
+/// like philoxRandomByte.
+TE_HD inline uint64_t nvfp4ColumnwiseRandomOffset(uint64_t offset,
+                                                  int64_t numElements) {
+  return offset + static_cast<uint64_t>((numElements + 15) / 16);
+}
+
 /// Stochastic rounding to E2M1 with 8 random bits, in the manner of PTX
 /// cvt.rs (random bits added to the discarded bits, then truncation): for
 /// |x| between adjacent grid points lo <= |x| < hi (grid 0, .5, 1, 1.5, 2, 3,

@@ -43,6 +43,11 @@ enum class DType : uint8_t {
 /// columnwise data is a physical transpose); sm_100 is not.
 enum class Target : uint8_t { SM90, SM100 };
 
+/// TransformerEngine's general_gemm layouts (docs/formats.md §5): the first
+/// letter is transa, the second transb. The rules of each layout are in
+/// Gemm.h.
+enum class GemmLayout : uint8_t { TN, NN, NT };
+
 /// Which representations a quantized tensor holds (a bit set).
 enum Usage : uint8_t {
   UsageNone = 0,

@@ -129,12 +129,14 @@ struct GemmPattern : OpConversionPattern<GemmOp> {
     MLIRContext *ctx = op.getContext();
     auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getResult().getType()));
-    bool transa = op.getTransA(), transb = op.getTransB();
-    // TN / NN: D takes B's leading dimensions, which the loops run over
-    // as they are (A is 2-D). NT contracts over the leading dimensions of
-    // both operands: flattened to 2-D, D is 2-D. Dynamic dimensions (a
+    // Where N, M and K lie in the operands (Format's gemmAxes, on the 2-D
+    // views). TN / NN: D takes B's leading dimensions, which the loops run
+    // over as they are (A is 2-D). NT contracts over the leading dimensions
+    // of both operands: flattened to 2-D, D is 2-D. Dynamic dimensions (a
     // batch te-infer-shapes could not make static) are sized at run time
     // from the operands: the twin allocates no quantized buffers.
+    ::te::format::GemmAxes axes =
+        ::te::format::gemmAxes(toFormat(op.getLayout()));
     bool nt = op.getLayout() == GemmLayout::NT;
     Value a = nt ? to2D(rewriter, loc, adaptor.getA()) : adaptor.getA();
     Value b = nt ? to2D(rewriter, loc, adaptor.getB()) : adaptor.getB();
@@ -146,13 +148,12 @@ struct GemmPattern : OpConversionPattern<GemmOp> {
       dm.push_back(getAffineDimExpr(i, ctx));
     AffineExpr dn = getAffineDimExpr(lead, ctx),
                dk = getAffineDimExpr(lead + 1, ctx);
-    AffineMap aMap = transa ? AffineMap::get(numLoops, 0, {dn, dk}, ctx)
-                            : AffineMap::get(numLoops, 0, {dk, dn}, ctx);
+    SmallVector<AffineExpr> aExprs(2);
+    aExprs[axes.aN] = dn;
+    aExprs[axes.aK] = dk;
+    AffineMap aMap = AffineMap::get(numLoops, 0, aExprs, ctx);
     SmallVector<AffineExpr> bExprs(dm);
-    if (transb)
-      bExprs.insert(bExprs.begin(), dk);
-    else
-      bExprs.push_back(dk);
+    bExprs.insert(axes.bK == 0 ? bExprs.begin() : bExprs.end(), dk);
     AffineMap bMap = AffineMap::get(numLoops, 0, bExprs, ctx);
     SmallVector<AffineExpr> dExprs(dm);
     dExprs.push_back(dn);
@@ -161,8 +162,8 @@ struct GemmPattern : OpConversionPattern<GemmOp> {
     SmallVector<OpFoldResult> sizes;
     for (int64_t i = 0; i < lead; ++i)
       sizes.push_back(
-          tensor::getMixedSize(rewriter, loc, b, transb ? i + 1 : i));
-    sizes.push_back(tensor::getMixedSize(rewriter, loc, a, transa ? 0 : 1));
+          tensor::getMixedSize(rewriter, loc, b, axes.bK == 0 ? i + 1 : i));
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, a, axes.aN));
     Type f32 = rewriter.getF32Type();
     Value init = tensor::EmptyOp::create(rewriter, loc, sizes, f32);
     Value zero =

@@ -275,7 +275,7 @@ private:
   }
 
   int64_t targetCode(Operation *op) {
-    return getTarget(op) == Target::SM100 ? TE_RT_SM100 : TE_RT_SM90;
+    return static_cast<int64_t>(toFormat(getTarget(op)));
   }
 
   /// Appends `bufs` as kMaxBuffers pointers (null-padded).
@@ -476,7 +476,7 @@ LogicalResult Lowering::lower(QuantizeBuffersOp op) {
   if (std::optional<StringRef> group = op.getGroup())
     args.push_back(cString(b, loc, *group));
   args.append({descriptor(b, loc, q),
-               i32c(b, loc, static_cast<int64_t>(op.getUsage())),
+               i32c(b, loc, static_cast<int64_t>(toFormat(op.getUsage()))),
                i32c(b, loc, targetCode(op)), rows, cols, i32c(b, loc, *xDtype),
                operandPointer(b, loc, op.getInput(), true, false)});
   if (failed(appendBuffers(op, b, loc, outs, false, true, args)))
@@ -508,9 +508,10 @@ LogicalResult Lowering::lower(DequantizeBuffersOp op) {
     return failure();
   auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
   auto [rows, cols] = flatten(b, loc, out);
-  SmallVector<Value> args{descriptor(b, loc, q),
-                          i32c(b, loc, static_cast<int64_t>(op.getUsage())),
-                          i32c(b, loc, targetCode(op)), rows, cols};
+  SmallVector<Value> args{
+      descriptor(b, loc, q),
+      i32c(b, loc, static_cast<int64_t>(toFormat(op.getUsage()))),
+      i32c(b, loc, targetCode(op)), rows, cols};
   if (failed(appendBuffers(op, b, loc, op.getInputs(), true, false, args)))
     return failure();
   args.push_back(i32c(b, loc, *outDtype));
@@ -563,21 +564,21 @@ LogicalResult Lowering::lower(GemmBuffersOp op) {
       failed(
           flat2D(bq, op.getBUsage(), op.getBShape(), op.getB(), bRows, bCols)))
     return failure();
-  bool transa = op.getTransA(), transb = op.getTransB();
-  Value n = transa ? aRows : aCols;
-  Value m = transb ? bCols : bRows;
-  int64_t layout = op.getLayout() == GemmLayout::TN   ? TE_RT_GEMM_TN
-                   : op.getLayout() == GemmLayout::NN ? TE_RT_GEMM_NN
-                                                      : TE_RT_GEMM_NT;
-  SmallVector<Value> args{i32c(b, loc, targetCode(op)), i32c(b, loc, layout)};
+  // The runtime's enums have Format's values (runtime/lib/Api.cpp).
+  ::te::format::GemmLayout layout = toFormat(op.getLayout());
+  ::te::format::GemmAxes axes = ::te::format::gemmAxes(layout);
+  Value n = axes.aN == 0 ? aRows : aCols;
+  Value m = axes.bM == 0 ? bRows : bCols;
+  SmallVector<Value> args{i32c(b, loc, targetCode(op)),
+                          i32c(b, loc, static_cast<int64_t>(layout))};
   args.append({descriptor(b, loc, aq),
-               i32c(b, loc, static_cast<int64_t>(op.getAUsage())), aRows,
-               aCols});
+               i32c(b, loc, static_cast<int64_t>(toFormat(op.getAUsage()))),
+               aRows, aCols});
   if (failed(appendBuffers(op, b, loc, op.getA(), true, false, args)))
     return failure();
   args.append({descriptor(b, loc, bq),
-               i32c(b, loc, static_cast<int64_t>(op.getBUsage())), bRows,
-               bCols});
+               i32c(b, loc, static_cast<int64_t>(toFormat(op.getBUsage()))),
+               bRows, bCols});
   if (failed(appendBuffers(op, b, loc, op.getB(), true, false, args)))
     return failure();
 

@@ -14,8 +14,8 @@
 // * NVFP4 stochastic rounding: element i (row-major index in the
 //   representation being written) of the rowwise representation takes
 //   format::philoxRandomByte(seed, offset, i); the columnwise representation
-//   uses the counter range after it, offset + ceil(M*K/16), so both draw
-//   independent bits.
+//   uses the counter range after it (format::nvfp4ColumnwiseRandomOffset), so
+//   both draw independent bits.
 // * NVFP4 dequantize of an RHT'd columnwise copy applies the inverse
 //   transform (the RHT matrix is orthogonal), in double, so it returns the
 //   logical tensor.
@@ -31,6 +31,7 @@
 
 #include "te/Format/Blocks.h"
 #include "te/Format/Codecs.h"
+#include "te/Format/Gemm.h"
 #include "te/Format/Hadamard.h"
 #include "te/Format/Philox.h"
 #include "te/Format/ScaleRules.h"
@@ -673,7 +674,7 @@ void CpuBackend::quantizeNVFP4(const float *x, QTensor &q,
   } else if (c.rht) {
     amaxT = tensorAmax(xt.data(), M * K, threads);
   }
-  uint64_t colOffset = o.offset + static_cast<uint64_t>((M * K + 15) / 16);
+  uint64_t colOffset = nvfp4ColumnwiseRandomOffset(o.offset, M * K);
   NVFP4Job j{&c,
              xt.data(),
              K,
@@ -866,27 +867,27 @@ te_rt_status CpuBackend::dequantize(const QTensor &q, Usage from, Tensor &out,
 te_rt_status CpuBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
                               const GemmOptions &o) {
   ScopedIEEEFloatEnvironment ieee;
-  const bool transa = o.layout == TE_RT_GEMM_TN;
-  const bool transb = o.layout == TE_RT_GEMM_NT;
+  const GemmLayout layout = static_cast<GemmLayout>(o.layout);
+  const GemmUsages reads = gemmOperandUsages(layout);
   std::vector<float> A(static_cast<size_t>(a.m * a.k)),
       Bm(static_cast<size_t>(b.m * b.k));
   const bool rowScaled = o.aRowScaleInv != nullptr;
   if (rowScaled) {
     // Per-row scales replace the per-tensor scale_inv: the operands are the
     // FP8 values of their codes, scaled per output row / column below.
-    perTensorCodes(a, transa ? Rowwise : Columnwise, A.data());
-    perTensorCodes(b, transb ? Columnwise : Rowwise, Bm.data());
+    perTensorCodes(a, reads.a, A.data());
+    perTensorCodes(b, reads.b, Bm.data());
   } else {
-    dequantizeToFloat(a, transa ? Rowwise : Columnwise, A.data());
-    dequantizeToFloat(b, transb ? Columnwise : Rowwise, Bm.data());
+    dequantizeToFloat(a, reads.a, A.data());
+    dequantizeToFloat(b, reads.b, Bm.data());
   }
   const int64_t M = o.m, N = o.n, K = o.k;
-  // Row-major operands (te_rt_gemm_layout): TN: A [N, K], B [M, K];
-  // NN: A [K, N], B [M, K]; NT: A [K, N], B [K, M]. Bring both to
-  // [rows, K] so that the dot products read contiguous memory.
-  if (!transa)
+  // Row-major 2-D operands (format::gemmAxes): bring both to [rows, K] so
+  // that the dot products read contiguous memory.
+  const GemmAxes axes = gemmAxes(layout);
+  if (axes.aK == 0)
     A = transpose(A.data(), K, N);
-  if (transb)
+  if (axes.bK == 0)
     Bm = transpose(Bm.data(), K, M);
   std::vector<float> result(static_cast<size_t>(M * N));
   std::vector<float> old;

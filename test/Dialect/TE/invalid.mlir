@@ -220,7 +220,7 @@ func.func @f(%a: !te.qtensor<64x128xbf16, #te.block<f8E4M3FN, dims = 2>, rowwise
 
 // gemm: E5M2 x E5M2
 func.func @f(%a: !te.qtensor<64x128xbf16, #te.current<f8E5M2>, rowwise|columnwise>, %b: !te.qtensor<32x128xbf16, #te.delayed<f8E5M2>, rowwise|columnwise>) {
-  // expected-error @+1 {{'te.gemm' op GEMM multiplies two f8E5M2 operands (A and B), which cuBLASLt does not support}}
+  // expected-error @+1 {{'te.gemm' op GEMM multiplies two f8E5M2 operands (A and B): cuBLASLt's FP8 GEMM takes E4M3 x E4M3, E4M3 x E5M2 and E5M2 x E4M3, not E5M2 x E5M2}}
   %0 = te.gemm %a, %b layout TN : !te.qtensor<64x128xbf16, #te.current<f8E5M2>, rowwise|columnwise>, !te.qtensor<32x128xbf16, #te.delayed<f8E5M2>, rowwise|columnwise> -> tensor<32x64xbf16>
   return
 }
@@ -472,7 +472,7 @@ func.func @f(%x: tensor<32x128xbf16>, %w: tensor<64x128xbf16>) {
 
 // linear: E5M2 x E5M2
 func.func @f(%x: tensor<32x128xbf16>, %w: tensor<64x128xbf16>) {
-  // expected-error @+1 {{'te.linear' op fprop GEMM multiplies two f8E5M2 operands (input_quantizer and weight_quantizer), which cuBLASLt does not support}}
+  // expected-error @+1 {{'te.linear' op fprop GEMM multiplies two f8E5M2 operands (input_quantizer and weight_quantizer): cuBLASLt's FP8 GEMM takes E4M3 x E4M3, E4M3 x E5M2 and E5M2 x E4M3, not E5M2 x E5M2}}
   %0:3 = te.linear %x, %w {input_quantizer = #te.current<f8E5M2>, weight_quantizer = #te.current<f8E5M2>} : tensor<32x128xbf16>, tensor<64x128xbf16>
   return
 }
@@ -733,7 +733,7 @@ func.func @f(%dy: tensor<32x64xbf16>, %xs: !te.qtensor<32x128xbf16, #te.block<f8
 
 // linear_grad: E5M2 x E5M2
 func.func @f(%dy: tensor<32x64xbf16>, %xs: !te.qtensor<32x128xbf16, #te.current<f8E4M3FN>, columnwise>, %ws: !te.qtensor<64x128xbf16, #te.current<f8E5M2>, rowwise|columnwise>) {
-  // expected-error @+1 {{'te.linear_grad' op dgrad GEMM multiplies two f8E5M2 operands (grad_output_quantizer and saved weight), which cuBLASLt does not support}}
+  // expected-error @+1 {{'te.linear_grad' op dgrad GEMM multiplies two f8E5M2 operands (grad_output_quantizer and saved weight): cuBLASLt's FP8 GEMM takes E4M3 x E4M3, E4M3 x E5M2 and E5M2 x E4M3, not E5M2 x E5M2}}
   %0:2 = te.linear_grad %dy, %xs, %ws {grad_output_quantizer = #te.current<f8E5M2>} : tensor<32x64xbf16>, !te.qtensor<32x128xbf16, #te.current<f8E4M3FN>, columnwise>, !te.qtensor<64x128xbf16, #te.current<f8E5M2>, rowwise|columnwise>
   return
 }

@@ -602,6 +602,37 @@ TEST(Layout, Helpers) {
   EXPECT_EQ(findBuffer(bufs, "_columnwise_data"), nullptr);
 }
 
+TEST(Layout, UnpaddedScaleShapes) {
+  // The scales of the blocks, before the [128 x 4] tile padding of §3.3-3.5
+  // (by hand: MXFP8 64x96 has 64 x 3 rowwise and 2 x 96 columnwise scales;
+  // 1x128 blocks of 256x384 have 3 x 256 and 2 x 384; NVFP4 32x64 has
+  // 32 x 4 and 64 x 2).
+  struct Case {
+    QuantizerConfig config;
+    Shape shape;
+    std::vector<Shape> unpadded;
+  };
+  const Case cases[] = {
+      {cfg(Recipe::MXFP8), {64, 96}, {{64, 96}, {64, 3}, {64, 96}, {2, 96}}},
+      {blockCfg(1),
+       {2, 128, 384},
+       {{2, 128, 384}, {3, 256}, {384, 2, 128}, {2, 384}}},
+      {blockCfg(2), {256, 384}, {{256, 384}, {2, 3}, {384, 256}, {3, 2}}},
+      {cfg(Recipe::NVFP4),
+       {32, 64},
+       {{32, 32}, {32, 4}, {64, 16}, {64, 2}, {1}, {1}}},
+  };
+  for (const Case &c : cases) {
+    std::vector<BufferExtents> extents;
+    ASSERT_TRUE(getBufferExtents(c.config, c.shape.size(), RowwiseAndColumnwise,
+                                 SM100, extents));
+    ASSERT_EQ(extents.size(), c.unpadded.size());
+    for (size_t i = 0; i < extents.size(); ++i)
+      EXPECT_EQ(unpaddedShape(extents[i], c.shape), c.unpadded[i])
+          << extents[i].name << " of " << str(c.shape);
+  }
+}
+
 TEST(Layout, TargetRules) {
   EXPECT_EQ(verifyTarget(cfg(Recipe::MXFP8), SM90),
             "MXFP8 needs sm_100 (TE: 10.0 <= compute capability < 12.0), not "

@@ -407,10 +407,11 @@ TEST(HostileAbi, UpdateScaleSizesOverflow) {
 }
 
 TEST(HostileAbi, GemmWithOverflowingProduct) {
-  // Operands whose layouts are fine but whose result D [M, N] overflows.
+  // Operands whose layouts and GEMM rules (K = 16) are fine but whose
+  // result D [M, N] overflows.
   te_rt_quantizer qz = recipeQuantizer(TE_RT_RECIPE_CURRENT);
   te_rt_qtensor a, b;
-  int64_t sa[] = {int64_t(1) << 40, 1};
+  int64_t sa[] = {int64_t(1) << 40, 16};
   ASSERT_EQ(te_rt_qtensor_init(&a, &qz, 2, sa, TE_RT_ROWWISE, TE_RT_SM90),
             TE_RT_OK);
   ASSERT_EQ(te_rt_qtensor_init(&b, &qz, 2, sa, TE_RT_ROWWISE, TE_RT_SM90),

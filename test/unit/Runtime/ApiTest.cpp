@@ -537,13 +537,13 @@ TEST(Api, GemmChecks) {
   EXPECT_EQ(vd[0], 32.0f);
   g.layout = TE_RT_GEMM_NN;
   EXPECT_FAILS(te_rt_gemm(ctx, &a.q, &b.q, &d, &g), TE_RT_INVALID_ARGUMENT,
-               "gemm NN reads A's columnwise representation, which A does not "
-               "hold");
+               "gemm layout NN reads operand A columnwise, but it holds only "
+               "rowwise");
   g.layout = TE_RT_GEMM_NT;
   QTensor ac(ctx, cur, {16, 32}, TE_RT_COLUMNWISE, TE_RT_SM90);
   EXPECT_FAILS(te_rt_gemm(ctx, &ac.q, &b.q, &d, &g), TE_RT_INVALID_ARGUMENT,
-               "gemm NT reads B's columnwise representation, which B does not "
-               "hold");
+               "gemm layout NT reads operand B columnwise, but it holds only "
+               "rowwise");
   g.layout = static_cast<te_rt_gemm_layout>(3);
   EXPECT_FAILS(te_rt_gemm(ctx, &a.q, &b.q, &d, &g), TE_RT_INVALID_ARGUMENT,
                "gemm layout 3 must be TN, NN or NT");
@@ -554,10 +554,25 @@ TEST(Api, GemmChecks) {
   EXPECT_FAILS(te_rt_gemm(ctx, &a.q, &a.q, nullptr, &g), TE_RT_INVALID_ARGUMENT,
                "gemm needs D or args->output (or both)");
   QTensor bk(ctx, cur, {8, 16}, TE_RT_ROWWISE, TE_RT_SM90);
-  EXPECT_FAILS(
-      te_rt_gemm(ctx, &a.q, &bk.q, &d, &g), TE_RT_INVALID_ARGUMENT,
-      "gemm TN: the contraction dimensions differ (A gives 32, B gives "
-      "16)");
+  EXPECT_FAILS(te_rt_gemm(ctx, &a.q, &bk.q, &d, &g), TE_RT_INVALID_ARGUMENT,
+               "gemm contraction dimensions differ: A [16, 32] has K = 32, B "
+               "[8, 16] has K = 16");
+  // The shape rules of te.gemm: K % 16, operands of rank >= 1, A of rank 2
+  // in TN and NN.
+  QTensor a40(ctx, cur, {16, 40}, TE_RT_ROWWISE, TE_RT_SM90);
+  QTensor b40(ctx, cur, {8, 40}, TE_RT_ROWWISE, TE_RT_SM90);
+  EXPECT_FAILS(te_rt_gemm(ctx, &a40.q, &b40.q, &d, &g), TE_RT_INVALID_ARGUMENT,
+               "gemm needs the contraction dimension K divisible by 16, got "
+               "40");
+  QTensor scalar(ctx, cur, {}, TE_RT_ROWWISE, TE_RT_SM90);
+  ASSERT_EQ(scalar.status, TE_RT_OK) << te_rt_last_error();
+  EXPECT_FAILS(te_rt_gemm(ctx, &a.q, &scalar.q, &d, &g), TE_RT_INVALID_ARGUMENT,
+               "gemm needs operands of rank >= 1 (a 0-d tensor is not a "
+               "matrix), got A [16, 32] and B []");
+  QTensor a3(ctx, cur, {2, 8, 32}, TE_RT_ROWWISE, TE_RT_SM90);
+  EXPECT_FAILS(te_rt_gemm(ctx, &a3.q, &b.q, &d, &g), TE_RT_INVALID_ARGUMENT,
+               "gemm layout TN needs operand A of rank 2 ([N, K]), got [2, 8, "
+               "32]");
   std::vector<float> vbias(8);
   te_rt_tensor bias = tensorF32(vbias, {8});
   g.bias = &bias;
@@ -567,13 +582,34 @@ TEST(Api, GemmChecks) {
   te_rt_quantizer blk = quantizer(TE_RT_RECIPE_BLOCK, TE_RT_E4M3);
   QTensor bb(ctx, blk, {8, 32}, TE_RT_ROWWISE, TE_RT_SM90);
   EXPECT_FAILS(te_rt_gemm(ctx, &a.q, &bb.q, &d, &g), TE_RT_UNSUPPORTED,
-               "gemm operands must use the same recipe, got current and block");
+               "gemm mixes recipe families: A is per-tensor FP8, B is FP8 "
+               "block scaling");
   blk.block_dim = 2;
   QTensor b2a(ctx, blk, {16, 32}, TE_RT_ROWWISE, TE_RT_SM90);
   QTensor b2b(ctx, blk, {8, 32}, TE_RT_ROWWISE, TE_RT_SM90);
-  EXPECT_FAILS(
-      te_rt_gemm(ctx, &b2a.q, &b2b.q, &d, &g), TE_RT_UNSUPPORTED,
-      "FP8 block scaling GEMM cannot take two 128x128-scaled operands");
+  EXPECT_FAILS(te_rt_gemm(ctx, &b2a.q, &b2b.q, &d, &g), TE_RT_UNSUPPORTED,
+               "gemm multiplies two 128x128-block operands (A and B): 2Dx2D "
+               "block scaling is not supported");
+  // cuBLASLt's FP8 GEMM has no E5M2 x E5M2 (the dialect refuses it too);
+  // one E5M2 operand is fine.
+  te_rt_quantizer e5 = quantizer(TE_RT_RECIPE_CURRENT, TE_RT_E5M2);
+  QTensor a5(ctx, e5, {16, 32}, TE_RT_ROWWISE, TE_RT_SM90);
+  QTensor b5(ctx, quantizer(TE_RT_RECIPE_DELAYED, TE_RT_E5M2), {8, 32},
+             TE_RT_ROWWISE, TE_RT_SM90);
+  EXPECT_FAILS(te_rt_gemm(ctx, &a5.q, &b5.q, &d, &g), TE_RT_UNSUPPORTED,
+               "gemm multiplies two f8E5M2 operands (A and B): cuBLASLt's FP8 "
+               "GEMM takes E4M3 x E4M3, E4M3 x E5M2 and E5M2 x E4M3, not "
+               "E5M2 x E5M2");
+  for (te_rt_qtensor *q : {&a5.q, &b5.q})
+    for (int i = 0; i < q->num_buffers; ++i)
+      ASSERT_EQ(
+          te_rt_memset_zero(ctx, q->buffers[i].data,
+                            static_cast<size_t>(q->buffers[i].size_bytes)),
+          TE_RT_OK);
+  EXPECT_EQ(te_rt_gemm(ctx, &a5.q, &b.q, &d, &g), TE_RT_OK)
+      << te_rt_last_error();
+  EXPECT_EQ(te_rt_gemm(ctx, &a.q, &b5.q, &d, &g), TE_RT_OK)
+      << te_rt_last_error();
 }
 
 } // namespace

@@ -666,11 +666,6 @@ Target mlir::te::getTarget(Operation *op) {
   return Target::SM90;
 }
 
-static AmaxAlgo fromFormat(fmt::AmaxAlgo algo) {
-  return algo == fmt::AmaxAlgo::MostRecent ? AmaxAlgo::MostRecent
-                                           : AmaxAlgo::Max;
-}
-
 QuantizerAttrInterface
 mlir::te::getQuantizerAttr(MLIRContext *ctx, const fmt::QuantizerConfig &config,
                            function_ref<InFlightDiagnostic()> emitError) {
@@ -699,15 +694,12 @@ mlir::te::getQuantizerAttr(MLIRContext *ctx, const fmt::QuantizerConfig &config,
                           makeFloat(config.amaxEpsilon));
   case fmt::Recipe::MXFP8:
     return MXFP8Attr::get(ctx, dtype, config.mx2D,
-                          config.e8m0Rounding == fmt::E8M0Rounding::Floor
-                              ? E8M0Rounding::Floor
-                              : E8M0Rounding::Up);
+                          fromFormat(config.e8m0Rounding));
   case fmt::Recipe::NVFP4:
     return NVFP4Attr::get(
         ctx, dtype, config.rht, config.rhtSignMask, config.nvfp4_2D,
         config.stochasticRounding, config.rowScaled, config.use4over6,
-        makeFloat(config.e4m3Max),
-        config.errMode == fmt::ErrMode::MSE ? ErrMode::MSE : ErrMode::MAE);
+        makeFloat(config.e4m3Max), fromFormat(config.errMode));
   }
   return {};
 }

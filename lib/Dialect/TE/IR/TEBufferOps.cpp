@@ -214,12 +214,8 @@ LogicalResult DequantizeBuffersOp::verify() {
   if (!isFloat(out.elementType))
     return emitOpError() << "result must be bf16, f16 or f32, got "
                          << out.elementType;
-  fmt::QuantizerConfig config = getQuantizer().getFormatConfig();
-  bool columnwiseHoldsValues =
-      config.recipe == fmt::Recipe::Delayed ||
-      config.recipe == fmt::Recipe::Current ||
-      (config.recipe == fmt::Recipe::Block && config.blockDim == 2);
-  if (!bitEnumContainsAll(getUsage(), Usage::Rowwise) && !columnwiseHoldsValues)
+  if (!bitEnumContainsAll(getUsage(), Usage::Rowwise) &&
+      !fmt::columnwiseHoldsRowwiseValues(getQuantizer().getFormatConfig()))
     return emitOpError() << "needs rowwise usage: only per-tensor FP8 and "
                             "128x128-block tensors dequantize from "
                             "columnwise data";
@@ -240,39 +236,28 @@ void DequantizeBuffersOp::getEffects(
 LogicalResult GemmBuffersOp::verify() {
   if (failed(verifyDpsForm(*this)))
     return failure();
-  bool transa = getTransA(), transb = getTransB();
-  Usage needA = transa ? Usage::Rowwise : Usage::Columnwise;
-  Usage needB = transb ? Usage::Columnwise : Usage::Rowwise;
-  StringRef layout = stringifyGemmLayout(getLayout());
-  if (!bitEnumContainsAll(getAUsage(), needA))
-    return emitOpError() << "layout " << layout << " reads operand A "
-                         << stringifyUsage(needA) << ", but it holds only "
-                         << stringifyUsage(getAUsage());
-  if (!bitEnumContainsAll(getBUsage(), needB))
-    return emitOpError() << "layout " << layout << " reads operand B "
-                         << stringifyUsage(needB) << ", but it holds only "
-                         << stringifyUsage(getBUsage());
+  // The rules of te.gemm (Format's GEMM rules), then the buffers.
+  fmt::GemmLayout layout = toFormat(getLayout());
+  std::string error = fmt::verifyGemmUsages(layout, toFormat(getAUsage()),
+                                            toFormat(getBUsage()));
+  if (error.empty())
+    error =
+        fmt::verifyGemmOperands("GEMM", "A", getAQuantizer().getFormatConfig(),
+                                "B", getBQuantizer().getFormatConfig());
+  ArrayRef<int64_t> as = getAShape(), bs = getBShape();
+  fmt::GemmShape shape;
+  if (error.empty())
+    error = fmt::gemmShape(layout, fmt::Shape(as.begin(), as.end()),
+                           fmt::Shape(bs.begin(), bs.end()), &shape);
+  if (!error.empty())
+    return emitOpError() << error;
   if (failed(verifyQuantizedBuffers(*this, "operand A", getAQuantizer(),
                                     getAShape(), getAUsage(), getA())) ||
       failed(verifyQuantizedBuffers(*this, "operand B", getBQuantizer(),
                                     getBShape(), getBUsage(), getB())))
     return failure();
-
   // D's logical shape, as te.gemm infers it.
-  ArrayRef<int64_t> as = getAShape(), bs = getBShape();
-  if (as.empty() || bs.empty())
-    return emitOpError() << "needs operands of rank >= 1 (a 0-d tensor is "
-                            "not a matrix)";
-  SmallVector<int64_t> dShape;
-  if (getLayout() == GemmLayout::NT) {
-    dShape = {bs.back(), as.back()};
-  } else {
-    if (as.size() != 2)
-      return emitOpError() << "layout " << layout
-                           << " needs operand A of rank 2";
-    dShape.assign(bs.begin(), bs.end() - 1);
-    dShape.push_back(transa ? as[0] : as[1]);
-  }
+  ArrayRef<int64_t> dShape = shape.result;
 
   QuantizerAttrInterface outQ = getOutQuantizerAttr();
   if (!outQ) {

@@ -28,26 +28,79 @@ static_assert(fmt::kDynamic == ShapedType::kDynamic,
 
 #include "te/Dialect/TE/IR/TEAttrInterfaces.cpp.inc"
 
+// The dialect's enums have the Format library's values (and so the
+// runtime's te_rt_* values, runtime/lib/Api.cpp): the bridges are casts.
+static_assert(static_cast<uint32_t>(Usage::None) == fmt::UsageNone &&
+                  static_cast<uint32_t>(Usage::Rowwise) == fmt::Rowwise &&
+                  static_cast<uint32_t>(Usage::Columnwise) == fmt::Columnwise,
+              "Usage");
+static_assert(static_cast<int>(Target::SM90) ==
+                      static_cast<int>(fmt::Target::SM90) &&
+                  static_cast<int>(Target::SM100) ==
+                      static_cast<int>(fmt::Target::SM100),
+              "Target");
+static_assert(static_cast<int>(AmaxAlgo::Max) ==
+                      static_cast<int>(fmt::AmaxAlgo::Max) &&
+                  static_cast<int>(AmaxAlgo::MostRecent) ==
+                      static_cast<int>(fmt::AmaxAlgo::MostRecent),
+              "AmaxAlgo");
+static_assert(static_cast<int>(E8M0Rounding::Up) ==
+                      static_cast<int>(fmt::E8M0Rounding::Up) &&
+                  static_cast<int>(E8M0Rounding::Floor) ==
+                      static_cast<int>(fmt::E8M0Rounding::Floor),
+              "E8M0Rounding");
+static_assert(static_cast<int>(ErrMode::MAE) ==
+                      static_cast<int>(fmt::ErrMode::MAE) &&
+                  static_cast<int>(ErrMode::MSE) ==
+                      static_cast<int>(fmt::ErrMode::MSE),
+              "ErrMode");
+static_assert(static_cast<int>(GemmLayout::TN) ==
+                      static_cast<int>(fmt::GemmLayout::TN) &&
+                  static_cast<int>(GemmLayout::NN) ==
+                      static_cast<int>(fmt::GemmLayout::NN) &&
+                  static_cast<int>(GemmLayout::NT) ==
+                      static_cast<int>(fmt::GemmLayout::NT),
+              "GemmLayout");
+
 fmt::Usage mlir::te::toFormat(Usage usage) {
-  return static_cast<fmt::Usage>(static_cast<uint32_t>(usage) & 3u);
+  return static_cast<fmt::Usage>(static_cast<uint32_t>(usage) &
+                                 fmt::RowwiseAndColumnwise);
+}
+
+Usage mlir::te::fromFormat(fmt::Usage usage) {
+  return static_cast<Usage>(static_cast<uint32_t>(usage));
+}
+
+AmaxAlgo mlir::te::fromFormat(fmt::AmaxAlgo algo) {
+  return static_cast<AmaxAlgo>(algo);
+}
+
+E8M0Rounding mlir::te::fromFormat(fmt::E8M0Rounding rounding) {
+  return static_cast<E8M0Rounding>(rounding);
+}
+
+ErrMode mlir::te::fromFormat(fmt::ErrMode mode) {
+  return static_cast<ErrMode>(mode);
 }
 
 fmt::Target mlir::te::toFormat(Target target) {
-  return target == Target::SM100 ? fmt::Target::SM100 : fmt::Target::SM90;
+  return static_cast<fmt::Target>(target);
 }
 
 fmt::AmaxAlgo mlir::te::toFormat(AmaxAlgo algo) {
-  return algo == AmaxAlgo::MostRecent ? fmt::AmaxAlgo::MostRecent
-                                      : fmt::AmaxAlgo::Max;
+  return static_cast<fmt::AmaxAlgo>(algo);
 }
 
 fmt::E8M0Rounding mlir::te::toFormat(E8M0Rounding rounding) {
-  return rounding == E8M0Rounding::Floor ? fmt::E8M0Rounding::Floor
-                                         : fmt::E8M0Rounding::Up;
+  return static_cast<fmt::E8M0Rounding>(rounding);
 }
 
 fmt::ErrMode mlir::te::toFormat(ErrMode mode) {
-  return mode == ErrMode::MSE ? fmt::ErrMode::MSE : fmt::ErrMode::MAE;
+  return static_cast<fmt::ErrMode>(mode);
+}
+
+fmt::GemmLayout mlir::te::toFormat(GemmLayout layout) {
+  return static_cast<fmt::GemmLayout>(layout);
 }
 
 Type mlir::te::getQuantizedElementType(MLIRContext *ctx, fmt::DType dtype) {
@@ -92,28 +145,6 @@ Type mlir::te::getBufferElementType(MLIRContext *ctx, fmt::DType dtype) {
     return Float8E8M0FNUType::get(ctx);
   }
   return {};
-}
-
-StringRef mlir::te::getRecipeFamilyName(fmt::Recipe recipe) {
-  switch (recipe) {
-  case fmt::Recipe::Delayed:
-  case fmt::Recipe::Current:
-    return "per-tensor FP8";
-  case fmt::Recipe::Block:
-    return "FP8 block scaling";
-  case fmt::Recipe::MXFP8:
-    return "MXFP8";
-  case fmt::Recipe::NVFP4:
-    return "NVFP4";
-  }
-  return "unknown";
-}
-
-bool mlir::te::isSameRecipeFamily(fmt::Recipe a, fmt::Recipe b) {
-  auto family = [](fmt::Recipe r) {
-    return r == fmt::Recipe::Delayed ? fmt::Recipe::Current : r;
-  };
-  return family(a) == family(b);
 }
 
 Type mlir::te::detail::getQuantizedElementType(

@@ -27,16 +27,13 @@ namespace fmt = ::te::format;
 // Helpers
 //===----------------------------------------------------------------------===//
 
+static fmt::Shape toShape(ArrayRef<int64_t> shape) {
+  return fmt::Shape(shape.begin(), shape.end());
+}
+
 /// A shape as `[32, ?, 64]`, for diagnostics.
 static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string text = "[";
-  llvm::interleave(
-      shape,
-      [&](int64_t d) {
-        text += ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
-      },
-      [&] { text += ", "; });
-  return text + "]";
+  return fmt::shapeString(toShape(shape));
 }
 
 static bool isDynamic(int64_t dim) { return ShapedType::isDynamic(dim); }
@@ -122,27 +119,18 @@ inferQTensor(MLIRContext *context, std::optional<Location> location,
   return QTensorType::get(context, shape, elementType, quantizer, usage);
 }
 
-/// TE's rules for two quantized operands that meet in one GEMM
-/// (docs/formats.md §5; cublaslt-fp8-hopper.md for E5M2 x E5M2).
+/// TE's rules for two quantized operands that meet in one GEMM (Format's
+/// verifyGemmOperands).
 static LogicalResult verifyGemmOperandPair(Operation *op, StringRef gemm,
                                            StringRef lhsName,
                                            const fmt::QuantizerConfig &lhs,
                                            StringRef rhsName,
                                            const fmt::QuantizerConfig &rhs) {
-  if (!isSameRecipeFamily(lhs.recipe, rhs.recipe))
-    return op->emitOpError()
-           << gemm << " mixes recipe families: " << lhsName << " is "
-           << getRecipeFamilyName(lhs.recipe) << ", " << rhsName << " is "
-           << getRecipeFamilyName(rhs.recipe);
-  if (lhs.recipe == fmt::Recipe::Block && lhs.blockDim == 2 &&
-      rhs.blockDim == 2)
-    return op->emitOpError()
-           << gemm << " multiplies two 128x128-block operands (" << lhsName
-           << " and " << rhsName << "): 2Dx2D block scaling is not supported";
-  if (lhs.dtype == fmt::DType::E5M2 && rhs.dtype == fmt::DType::E5M2)
-    return op->emitOpError()
-           << gemm << " multiplies two f8E5M2 operands (" << lhsName << " and "
-           << rhsName << "), which cuBLASLt does not support";
+  std::string error =
+      fmt::verifyGemmOperands(gemm.str().c_str(), lhsName.str().c_str(), lhs,
+                              rhsName.str().c_str(), rhs);
+  if (!error.empty())
+    return op->emitOpError() << error;
   return success();
 }
 
@@ -271,18 +259,12 @@ LogicalResult DequantizeOp::verify() {
                          << shapeStr(inputType.getShape());
   if (inputType.hasRowwise())
     return success();
-  // Columnwise data holds the rowwise values only where it is their exact
-  // transpose (docs/formats.md §3.1, §3.4).
   fmt::QuantizerConfig config = configOf(inputType.getQuantizer());
-  bool columnwiseHoldsValues =
-      config.recipe == fmt::Recipe::Delayed ||
-      config.recipe == fmt::Recipe::Current ||
-      (config.recipe == fmt::Recipe::Block && config.blockDim == 2);
-  if (!columnwiseHoldsValues)
+  if (!fmt::columnwiseHoldsRowwiseValues(config))
     return emitOpError()
            << "needs rowwise usage: only per-tensor FP8 and 128x128-block "
               "tensors dequantize from columnwise data, got a "
-           << getRecipeFamilyName(config.recipe) << " tensor with usage "
+           << fmt::recipeFamilyName(config.recipe) << " tensor with usage "
            << stringifyUsage(inputType.getUsage());
   return success();
 }
@@ -312,71 +294,31 @@ static void printGemmLayout(OpAsmPrinter &printer, Operation *,
 
 LogicalResult GemmOp::verify() {
   QTensorType a = getA().getType(), b = getB().getType();
-  StringRef layout = stringifyGemmLayout(getLayout());
-  bool transa = getTransA(), transb = getTransB();
+  fmt::GemmLayout layout = toFormat(getLayout());
 
-  // Operand usages (CanonicalizeGemmInput).
-  auto usageError = [&](StringRef operand, StringRef needed, QTensorType type) {
-    return emitOpError() << "layout " << layout << " reads operand " << operand
-                         << " " << needed << ", but it holds only "
-                         << stringifyUsage(type.getUsage());
-  };
-  if (transa && !a.hasRowwise())
-    return usageError("A", "rowwise", a);
-  if (!transa && !a.hasColumnwise())
-    return usageError("A", "columnwise", a);
-  if (transb && !b.hasColumnwise())
-    return usageError("B", "columnwise", b);
-  if (!transb && !b.hasRowwise())
-    return usageError("B", "rowwise", b);
-
+  std::string error = fmt::verifyGemmUsages(layout, toFormat(a.getUsage()),
+                                            toFormat(b.getUsage()));
+  if (!error.empty())
+    return emitOpError() << error;
   if (failed(verifyGemmOperandPair(*this, "GEMM", "A",
                                    configOf(a.getQuantizer()), "B",
                                    configOf(b.getQuantizer()))))
     return failure();
-
-  // Shapes, with operands flattened to 2-D.
+  // Shapes; a dynamic K is checked at run time (te_rt_gemm).
   ArrayRef<int64_t> as = a.getShape(), bs = b.getShape();
-  if (as.empty() || bs.empty())
-    return emitOpError() << "needs operands of rank >= 1 (a 0-d tensor is "
-                            "not a matrix), got A "
-                         << shapeStr(as) << " and B " << shapeStr(bs);
-  int64_t kA = 0, kB = 0, n = 0;
-  SmallVector<int64_t> expected;
-  switch (getLayout()) {
-  case GemmLayout::TN:
-  case GemmLayout::NN:
-    if (as.size() != 2)
-      return emitOpError() << "layout " << layout << " needs operand A of "
-                           << "rank 2 (" << (transa ? "[N, K]" : "[K, N]")
-                           << "), got " << shapeStr(as);
-    kA = transa ? as[1] : as[0];
-    n = transa ? as[0] : as[1];
-    kB = bs.back();
-    expected.assign(bs.begin(), bs.end() - 1);
-    expected.push_back(n);
-    break;
-  case GemmLayout::NT:
-    kA = product(as.drop_back());
-    n = as.back();
-    kB = product(bs.drop_back());
-    expected = {bs.back(), n};
-    break;
-  }
-  if (!dimsCompatible(kA, kB))
-    return emitOpError() << "contraction dimensions differ: A " << shapeStr(as)
-                         << " has K = " << kA << ", B " << shapeStr(bs)
-                         << " has K = " << kB;
-  // A dynamic K is checked at run time (te_rt_mlir_gemm).
-  std::string kError = fmt::verifyGemmContraction(isDynamic(kA) ? kB : kA);
-  if (!kError.empty())
-    return emitOpError() << kError;
+  fmt::GemmShape shape;
+  error = fmt::gemmShape(layout, toShape(as), toShape(bs), &shape);
+  if (!error.empty())
+    return emitOpError() << error;
+  ArrayRef<int64_t> expected = shape.result;
+  int64_t n = shape.n;
 
   Type resultType = getResult().getType();
   ArrayRef<int64_t> resultShape = getShapeOf(resultType);
   if (!shapesCompatible(resultShape, expected))
     return emitOpError() << "result shape " << shapeStr(resultShape)
-                         << " does not match layout " << layout << " of A "
+                         << " does not match layout "
+                         << stringifyGemmLayout(getLayout()) << " of A "
                          << shapeStr(as) << " and B " << shapeStr(bs)
                          << ": expected " << shapeStr(expected);
 

@@ -243,12 +243,9 @@ struct GemmLowering : public OpConversionPattern<GemmOp> {
     if (failed(as) || failed(bs))
       return failure();
     SmallVector<OpFoldResult> dims;
-    if (op.getLayout() == GemmLayout::NT) {
-      dims = {bs->back(), as->back()};
-    } else {
-      dims.assign(bs->begin(), bs->end() - 1);
-      dims.push_back(op.getTransA() ? (*as)[0] : (*as)[1]);
-    }
+    for (::te::format::GemmResultDim d : ::te::format::gemmResultDims(
+             toFormat(op.getLayout()), as->size(), bs->size()))
+      dims.push_back(d.operand == 0 ? (*as)[d.axis] : (*bs)[d.axis]);
     dims = refine(rewriter, resultShape, dims);
     if (!quantized) {
       sizes.push_back(dims);

@@ -286,16 +286,13 @@ void ShapeInference::inferOp(Operation *op) {
   if (auto gemm = dyn_cast<GemmOp>(op)) {
     ArrayRef<int64_t> as = gemm.getA().getType().getShape();
     ArrayRef<int64_t> bs = gemm.getB().getType().getShape();
-    SmallVector<int64_t> d;
-    if (gemm.getLayout() == GemmLayout::NT) {
-      d = {bs.back(), as.back()};
-    } else {
-      if (as.size() != 2)
-        return;
-      d.assign(bs.begin(), bs.end() - 1);
-      d.push_back(gemm.getTransA() ? as[0] : as[1]);
-    }
-    refineShape(gemm.getResult(), d);
+    ::te::format::GemmShape shape;
+    if (::te::format::gemmShape(toFormat(gemm.getLayout()),
+                                ::te::format::Shape(as.begin(), as.end()),
+                                ::te::format::Shape(bs.begin(), bs.end()),
+                                &shape)
+            .empty())
+      refineShape(gemm.getResult(), shape.result);
     return;
   }
   if (auto empty = dyn_cast<EmptyOp>(op)) {

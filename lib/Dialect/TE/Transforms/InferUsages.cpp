@@ -96,7 +96,7 @@ std::string recipeReason(QTensorType type, Usage need, Target target) {
   fmt::QuantizerConfig config = type.getQuantizer().getFormatConfig();
   bool perTensor = config.recipe == fmt::Recipe::Delayed ||
                    config.recipe == fmt::Recipe::Current;
-  StringRef family = getRecipeFamilyName(config.recipe);
+  StringRef family = fmt::recipeFamilyName(config.recipe);
   if (bitEnumContainsAll(need, Usage::Rowwise) && !type.hasRowwise()) {
     if (perTensor)
       return "per-tensor FP8 cannot recover rowwise data from the transpose";
@@ -105,8 +105,7 @@ std::string recipeReason(QTensorType type, Usage need, Target target) {
                      "made from columnwise data")
         .str();
   }
-  if (perTensor ||
-      (config.recipe == fmt::Recipe::Block && config.blockDim == 2)) {
+  if (fmt::columnwiseHoldsRowwiseValues(config)) {
     if (perTensor && target == Target::SM100)
       return "on sm_100 per-tensor FP8 columnwise reads use the same _data "
              "buffer: give the value columnwise usage";
@@ -221,8 +220,9 @@ struct TEInferUsagesPass
     module.walk([&](Operation *op) {
       if (auto gemm = dyn_cast<GemmOp>(op)) {
         StringRef layout = stringifyGemmLayout(gemm.getLayout());
-        Usage a = gemm.getTransA() ? Usage::Rowwise : Usage::Columnwise;
-        Usage b = gemm.getTransB() ? Usage::Columnwise : Usage::Rowwise;
+        fmt::GemmUsages reads =
+            fmt::gemmOperandUsages(toFormat(gemm.getLayout()));
+        Usage a = fromFormat(reads.a), b = fromFormat(reads.b);
         addNeed(gemm.getA(), op, a,
                 "layout " + layout + " reads operand A " + stringifyUsage(a));
         addNeed(gemm.getB(), op, b,
@@ -230,14 +230,10 @@ struct TEInferUsagesPass
         return;
       }
       if (auto dq = dyn_cast<DequantizeOp>(op)) {
-        fmt::QuantizerConfig config =
-            dq.getInput().getType().getQuantizer().getFormatConfig();
-        bool columnwiseHoldsValues =
-            config.recipe == fmt::Recipe::Delayed ||
-            config.recipe == fmt::Recipe::Current ||
-            (config.recipe == fmt::Recipe::Block && config.blockDim == 2);
         addNeed(dq.getInput(), op, Usage::Rowwise,
-                "te.dequantize reads rowwise data", columnwiseHoldsValues);
+                "te.dequantize reads rowwise data",
+                fmt::columnwiseHoldsRowwiseValues(
+                    dq.getInput().getType().getQuantizer().getFormatConfig()));
         return;
       }
       if (auto grad = dyn_cast<LinearGradOp>(op)) {

@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Support/LLVM.h"
+#include "te/Format/Gemm.h"
 #include "te/Format/Layout.h"
 #include "te/Format/Quantizer.h"
 
@@ -35,12 +36,18 @@ struct QTensorBuffer {
   RankedTensorType type;
 };
 
-/// Enum bridges between the dialect and the Format library.
+/// Enum bridges between the dialect and the Format library (the same
+/// values, tied by static_asserts).
 ::te::format::Usage toFormat(Usage usage);
 ::te::format::Target toFormat(Target target);
 ::te::format::AmaxAlgo toFormat(AmaxAlgo algo);
 ::te::format::E8M0Rounding toFormat(E8M0Rounding rounding);
 ::te::format::ErrMode toFormat(ErrMode mode);
+::te::format::GemmLayout toFormat(GemmLayout layout);
+Usage fromFormat(::te::format::Usage usage);
+AmaxAlgo fromFormat(::te::format::AmaxAlgo algo);
+E8M0Rounding fromFormat(::te::format::E8M0Rounding rounding);
+ErrMode fromFormat(::te::format::ErrMode mode);
 
 /// The MLIR type of a quantized-data element type (E4M3 -> f8E4M3FN, E5M2 ->
 /// f8E5M2, E2M1x2 -> f4E2M1FN); null for other types.
@@ -50,12 +57,6 @@ std::optional<::te::format::DType> getQuantizedFormatType(Type type);
 /// The MLIR element type of a buffer (E4M3 -> f8E4M3FN, E5M2 -> f8E5M2,
 /// E8M0 -> f8E8M0FNU, F32 -> f32, packed E2M1x2 -> i8, U8 -> i8, ...).
 Type getBufferElementType(MLIRContext *ctx, ::te::format::DType dtype);
-
-/// A short name of a recipe family, for diagnostics: per-tensor FP8 (delayed
-/// and current scaling), block, mxfp8, nvfp4.
-StringRef getRecipeFamilyName(::te::format::Recipe recipe);
-/// True if operands of the two recipes may meet in one GEMM.
-bool isSameRecipeFamily(::te::format::Recipe a, ::te::format::Recipe b);
 
 namespace detail {
 Type getQuantizedElementType(MLIRContext *ctx,

@@ -1,0 +1,120 @@
+//===- Gemm.h - The GEMM rules of TransformerEngine -------------*- C++ -*-===//
+//
+// Part of te. Dependency-free C++17.
+//
+//===----------------------------------------------------------------------===//
+//
+// What a quantized GEMM reads and accepts (docs/formats.md §5, TE's
+// general_gemm and CanonicalizeGemmInput; cublaslt-fp8-hopper.md for the
+// element types): which representation each operand of a layout is read
+// from, the M, N, K and result shape of each layout, which pairs of
+// quantizers may meet in one GEMM. The dialect's verifiers and the runtime's
+// te_rt_gemm both ask these functions, so that they accept the same GEMMs.
+// Messages are one line, without a subject, so that each layer can put its
+// own in front ("'te.gemm' op ", "gemm ").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_FORMAT_GEMM_H
+#define TE_FORMAT_GEMM_H
+
+#include "te/Format/Layout.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace te::format {
+
+/// "TN", "NN", "NT".
+const char *gemmLayoutName(GemmLayout layout);
+
+/// Where M, N and K lie in each operand's 2-D view [rows, cols] (leading
+/// dimensions flattened, flatten2D): 0 for rows, 1 for cols. In row-major
+/// terms TN: A [N, K], B [M, K]; NN: A [K, N], B [M, K]; NT: A [K, N],
+/// B [K, M]; D is [M, N] (D = B·Aᵀ, B·A, Bᵀ·A).
+struct GemmAxes {
+  int aN, aK; ///< axes of A's view holding N and K
+  int bM, bK; ///< axes of B's view holding M and K
+};
+GemmAxes gemmAxes(GemmLayout layout);
+
+/// The representation each operand is read from: A rowwise if transa (TN),
+/// else columnwise; B columnwise if transb (NT), else rowwise.
+struct GemmUsages {
+  Usage a, b;
+};
+GemmUsages gemmOperandUsages(GemmLayout layout);
+
+/// Checks that operands holding `a` and `b` have the representations
+/// `layout` reads. Returns "" or e.g. "layout TN reads operand A rowwise,
+/// but it holds only columnwise".
+std::string verifyGemmUsages(GemmLayout layout, Usage a, Usage b);
+
+/// One dimension of the result: dimension `axis` of operand A (`operand` 0)
+/// or B (`operand` 1).
+struct GemmResultDim {
+  int operand;
+  int64_t axis;
+};
+
+/// The result's logical shape as dimensions of the operands (of ranks
+/// `aRank` and `bRank`, valid for `layout`, see gemmShape): TN and NN keep
+/// B's leading dimensions and append N (A's dimension 0 for TN, 1 for NN);
+/// NT gives [M, N] = [B's last, A's last].
+std::vector<GemmResultDim> gemmResultDims(GemmLayout layout, int64_t aRank,
+                                          int64_t bRank);
+
+/// The sizes of a GEMM: M, N, K (kDynamic where a dimension they depend on
+/// is) and the result's logical shape.
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  Shape result;
+};
+
+/// The shape rules of a GEMM of operands with logical shapes `a` and `b`
+/// (dynamic dimensions allowed), in this order: both operands of rank >= 1
+/// (a 0-d tensor is not a matrix); in TN and NN, A of rank 2 (D takes B's
+/// leading dimensions); A's and B's K equal where both are known; K
+/// divisible by 16 where known (verifyGemmContraction). Returns "" and sets
+/// `*out`, or the first message.
+std::string gemmShape(GemmLayout layout, const Shape &a, const Shape &b,
+                      GemmShape *out);
+
+/// The GEMM shape rule that needs the sizes (TE's cuBLASLt FP8 GEMMs): the
+/// contraction dimension K divisible by 16. kDynamic passes. Returns "" or
+/// "needs the contraction dimension K divisible by 16, got 40".
+std::string verifyGemmContraction(int64_t k);
+
+/// The recipe family of `recipe` as messages name it: "per-tensor FP8"
+/// (delayed and current scaling), "FP8 block scaling", "MXFP8", "NVFP4".
+const char *recipeFamilyName(Recipe recipe);
+
+/// Whether two recipes belong to one family (per-tensor FP8 operands of
+/// delayed and current scaling meet in one GEMM).
+bool sameRecipeFamily(Recipe a, Recipe b);
+
+/// TE's rules for two quantized operands that meet in the GEMM `gemm`
+/// ("GEMM", "fprop GEMM", ...), named `aName` and `bName`, in this order:
+/// * one recipe family ("GEMM mixes recipe families: A is MXFP8, B is
+///   NVFP4");
+/// * not two 128x128-block operands (TE: mixed 1Dx2D is allowed, 2Dx2D is
+///   not);
+/// * not two f8E5M2 operands: cuBLASLt's FP8 GEMM takes E4M3 x E4M3,
+///   E4M3 x E5M2 and E5M2 x E4M3 (cublaslt-fp8-hopper.md; PyTorch refuses
+///   E5M2 x E5M2 with "Type restrictions imposed by cuBLASLt").
+/// Returns "" or the message, which starts with `gemm`.
+std::string verifyGemmOperands(const char *gemm, const char *aName,
+                               const QuantizerConfig &a, const char *bName,
+                               const QuantizerConfig &b);
+
+/// Whether a tensor's columnwise data holds its rowwise values: the exact
+/// transpose with the same scales, so that the columnwise copy dequantizes
+/// to the rowwise values (per-tensor FP8, docs/formats.md §3.1, and 128x128
+/// blocks, §3.4). Other recipes quantize each copy from the input with its
+/// own blocks.
+bool columnwiseHoldsRowwiseValues(const QuantizerConfig &config);
+
+} // namespace te::format
+
+#endif // TE_FORMAT_GEMM_H

@@ -1,0 +1,165 @@
+//===- GemmTest.cpp - The GEMM rules of TransformerEngine -----------------===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// Expected values are written from docs/formats.md §5 (general_gemm,
+// CanonicalizeGemmInput) and the te.gemm table of the dialect reference:
+// TN: A [N, K], B [..., K] -> D [..., N]; NN: A [K, N], B [..., K] ->
+// D [..., N]; NT: A [..., N], B [..., M] (K = leading) -> D [M, N].
+//
+//===----------------------------------------------------------------------===//
+
+#include "te/Format/Gemm.h"
+
+#include <gtest/gtest.h>
+
+using namespace te::format;
+
+namespace {
+
+constexpr int64_t D = kDynamic;
+
+QuantizerConfig config(Recipe recipe, DType dtype, int blockDim = 1) {
+  QuantizerConfig c = defaultConfig(recipe);
+  c.dtype = dtype;
+  c.blockDim = blockDim;
+  return c;
+}
+
+TEST(GemmRules, OperandUsages) {
+  // transa = layout[0] == 'T': A rowwise; transb = layout[1] == 'T': B
+  // columnwise.
+  EXPECT_EQ(gemmOperandUsages(GemmLayout::TN).a, Rowwise);
+  EXPECT_EQ(gemmOperandUsages(GemmLayout::TN).b, Rowwise);
+  EXPECT_EQ(gemmOperandUsages(GemmLayout::NN).a, Columnwise);
+  EXPECT_EQ(gemmOperandUsages(GemmLayout::NN).b, Rowwise);
+  EXPECT_EQ(gemmOperandUsages(GemmLayout::NT).a, Columnwise);
+  EXPECT_EQ(gemmOperandUsages(GemmLayout::NT).b, Columnwise);
+  EXPECT_EQ(verifyGemmUsages(GemmLayout::TN, RowwiseAndColumnwise, Rowwise),
+            "");
+  EXPECT_EQ(verifyGemmUsages(GemmLayout::TN, Columnwise, Rowwise),
+            "layout TN reads operand A rowwise, but it holds only columnwise");
+  EXPECT_EQ(verifyGemmUsages(GemmLayout::NT, Columnwise, Rowwise),
+            "layout NT reads operand B columnwise, but it holds only rowwise");
+}
+
+TEST(GemmRules, Axes) {
+  GemmAxes tn = gemmAxes(GemmLayout::TN), nn = gemmAxes(GemmLayout::NN),
+           nt = gemmAxes(GemmLayout::NT);
+  EXPECT_EQ(tn.aN, 0);
+  EXPECT_EQ(tn.aK, 1);
+  EXPECT_EQ(tn.bM, 0);
+  EXPECT_EQ(tn.bK, 1);
+  EXPECT_EQ(nn.aN, 1);
+  EXPECT_EQ(nn.aK, 0);
+  EXPECT_EQ(nn.bM, 0);
+  EXPECT_EQ(nn.bK, 1);
+  EXPECT_EQ(nt.aN, 1);
+  EXPECT_EQ(nt.aK, 0);
+  EXPECT_EQ(nt.bM, 1);
+  EXPECT_EQ(nt.bK, 0);
+}
+
+struct ShapeCase {
+  GemmLayout layout;
+  Shape a, b;
+  int64_t m, n, k;
+  Shape result;
+};
+
+TEST(GemmRules, Shapes) {
+  const ShapeCase cases[] = {
+      {GemmLayout::TN, {64, 128}, {32, 128}, 32, 64, 128, {32, 64}},
+      {GemmLayout::TN, {64, 128}, {4, 8, 128}, 32, 64, 128, {4, 8, 64}},
+      {GemmLayout::TN, {64, 128}, {128}, 1, 64, 128, {64}},
+      {GemmLayout::NN, {128, 64}, {4, 8, 128}, 32, 64, 128, {4, 8, 64}},
+      {GemmLayout::NT, {4, 8, 64}, {4, 8, 128}, 128, 64, 32, {128, 64}},
+      {GemmLayout::NT, {32, 64}, {32, 16}, 16, 64, 32, {16, 64}},
+      // Dynamic dimensions: K from the operand that knows it.
+      {GemmLayout::TN, {64, 128}, {D, 128}, D, 64, 128, {D, 64}},
+      {GemmLayout::TN, {64, D}, {32, 128}, 32, 64, 128, {32, 64}},
+      {GemmLayout::NT, {D, 64}, {D, 128}, 128, 64, D, {128, 64}},
+  };
+  for (const ShapeCase &c : cases) {
+    SCOPED_TRACE(std::string(gemmLayoutName(c.layout)) + " " +
+                 shapeString(c.a) + " " + shapeString(c.b));
+    GemmShape s;
+    ASSERT_EQ(gemmShape(c.layout, c.a, c.b, &s), "");
+    EXPECT_EQ(s.m, c.m);
+    EXPECT_EQ(s.n, c.n);
+    EXPECT_EQ(s.k, c.k);
+    EXPECT_EQ(s.result, c.result);
+  }
+}
+
+TEST(GemmRules, ShapeErrors) {
+  GemmShape s;
+  EXPECT_EQ(gemmShape(GemmLayout::TN, {}, {32, 16}, &s),
+            "needs operands of rank >= 1 (a 0-d tensor is not a matrix), got "
+            "A [] and B [32, 16]");
+  EXPECT_EQ(gemmShape(GemmLayout::TN, {2, 32, 16}, {32, 16}, &s),
+            "layout TN needs operand A of rank 2 ([N, K]), got [2, 32, 16]");
+  EXPECT_EQ(gemmShape(GemmLayout::NN, {16}, {32, 16}, &s),
+            "layout NN needs operand A of rank 2 ([K, N]), got [16]");
+  EXPECT_EQ(gemmShape(GemmLayout::TN, {64, 128}, {32, 96}, &s),
+            "contraction dimensions differ: A [64, 128] has K = 128, B "
+            "[32, 96] has K = 96");
+  EXPECT_EQ(gemmShape(GemmLayout::NN, {64, 128}, {32, 128}, &s),
+            "contraction dimensions differ: A [64, 128] has K = 64, B "
+            "[32, 128] has K = 128");
+  EXPECT_EQ(gemmShape(GemmLayout::TN, {64, 40}, {32, 40}, &s),
+            "needs the contraction dimension K divisible by 16, got 40");
+  EXPECT_EQ(gemmShape(GemmLayout::NT, {8, 5, 64}, {40, 16}, &s),
+            "needs the contraction dimension K divisible by 16, got 40");
+  EXPECT_EQ(gemmShape(GemmLayout::TN, {64, D}, {32, 40}, &s),
+            "needs the contraction dimension K divisible by 16, got 40");
+  EXPECT_EQ(verifyGemmContraction(D), "");
+  EXPECT_EQ(verifyGemmContraction(0), "");
+}
+
+TEST(GemmRules, OperandPairs) {
+  const QuantizerConfig cur4 = config(Recipe::Current, DType::E4M3),
+                        cur5 = config(Recipe::Current, DType::E5M2),
+                        del5 = config(Recipe::Delayed, DType::E5M2),
+                        blk1 = config(Recipe::Block, DType::E4M3, 1),
+                        blk2 = config(Recipe::Block, DType::E4M3, 2),
+                        mx4 = config(Recipe::MXFP8, DType::E4M3),
+                        mx5 = config(Recipe::MXFP8, DType::E5M2),
+                        nv = defaultConfig(Recipe::NVFP4);
+  EXPECT_EQ(verifyGemmOperands("GEMM", "A", cur4, "B", del5), "");
+  EXPECT_EQ(verifyGemmOperands("GEMM", "A", cur5, "B", cur4), "");
+  EXPECT_EQ(verifyGemmOperands("GEMM", "A", blk1, "B", blk2), "");
+  EXPECT_EQ(verifyGemmOperands("GEMM", "A", mx4, "B", mx5), "");
+  EXPECT_EQ(verifyGemmOperands("GEMM", "A", nv, "B", nv), "");
+  EXPECT_EQ(verifyGemmOperands("GEMM", "A", mx4, "B", nv),
+            "GEMM mixes recipe families: A is MXFP8, B is NVFP4");
+  EXPECT_EQ(verifyGemmOperands("gemm", "A", cur4, "B", blk1),
+            "gemm mixes recipe families: A is per-tensor FP8, B is FP8 block "
+            "scaling");
+  EXPECT_EQ(verifyGemmOperands("fprop GEMM", "input", blk2, "weight", blk2),
+            "fprop GEMM multiplies two 128x128-block operands (input and "
+            "weight): 2Dx2D block scaling is not supported");
+  EXPECT_EQ(verifyGemmOperands("GEMM", "A", cur5, "B", del5),
+            "GEMM multiplies two f8E5M2 operands (A and B): cuBLASLt's FP8 "
+            "GEMM takes E4M3 x E4M3, E4M3 x E5M2 and E5M2 x E4M3, not "
+            "E5M2 x E5M2");
+  EXPECT_NE(verifyGemmOperands("GEMM", "A", mx5, "B", mx5), "");
+}
+
+TEST(GemmRules, ColumnwiseHoldsRowwiseValues) {
+  EXPECT_TRUE(
+      columnwiseHoldsRowwiseValues(config(Recipe::Delayed, DType::E4M3)));
+  EXPECT_TRUE(
+      columnwiseHoldsRowwiseValues(config(Recipe::Current, DType::E5M2)));
+  EXPECT_TRUE(
+      columnwiseHoldsRowwiseValues(config(Recipe::Block, DType::E4M3, 2)));
+  EXPECT_FALSE(
+      columnwiseHoldsRowwiseValues(config(Recipe::Block, DType::E4M3, 1)));
+  EXPECT_FALSE(
+      columnwiseHoldsRowwiseValues(config(Recipe::MXFP8, DType::E4M3)));
+  EXPECT_FALSE(columnwiseHoldsRowwiseValues(defaultConfig(Recipe::NVFP4)));
+}
+
+} // namespace
