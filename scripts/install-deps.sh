@@ -12,6 +12,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev
   # the te Python package's tests (python/)
   python3-numpy
+  # scripts/check-format.sh (clang-format 14 on Debian 12)
+  clang-format
 )
 
 missing=()

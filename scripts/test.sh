@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The README's second command: installs dependencies, builds, runs every test.
+# The README's second command: installs dependencies, checks formatting,
+# builds, runs every test.
 # GPU tests (ctest label `gpu`) run only where a CUDA device is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
+# Formatting first (a few seconds): a misformatted source fails the run before
+# the build, naming the files and the command that formats them.
+bash scripts/check-format.sh
 bash scripts/build.sh
 
 # Short fuzz run (about 5 minutes with its build): the MLIR pipeline, runtime

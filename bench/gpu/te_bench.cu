@@ -1,4 +1,4 @@
-//===- te_bench.cu - GPU benchmark of libte_rt ---------------------*- CUDA -*-===//
+//===- te_bench.cu - GPU benchmark of libte_rt -----------------*- CUDA -*-===//
 //
 // Part of te. See docs/performance.md for the method and the latest numbers.
 //
@@ -79,8 +79,8 @@ void checkCuda(cudaError_t e, const char *what) {
 
 void checkRt(te_rt_status s, const char *what) {
   if (s != TE_RT_OK)
-    throw BenchError{std::string(what) + ": " + te_rt_status_string(s) +
-                     ": " + te_rt_last_error()};
+    throw BenchError{std::string(what) + ": " + te_rt_status_string(s) + ": " +
+                     te_rt_last_error()};
 }
 
 void checkLt(cublasStatus_t s, const char *what) {
@@ -140,8 +140,8 @@ void writeCsv() {
       }
     }
     std::fprintf(f, "%s,%s,%s,%s,%.0f,%.0f,%s,%s,%s\n", csvField(r.key).c_str(),
-                 r.group.c_str(), csvField(r.desc).c_str(), ms.c_str(),
-                 r.bytes, r.flops, gbps.c_str(), tflops.c_str(),
+                 r.group.c_str(), csvField(r.desc).c_str(), ms.c_str(), r.bytes,
+                 r.flops, gbps.c_str(), tflops.c_str(),
                  csvField(r.note).c_str());
   }
   std::fclose(f);
@@ -194,8 +194,8 @@ double timeIt(const std::function<void(int)> &fn, int warmup = 3,
   checkCuda(cudaEventSynchronize(e1), "cudaEventSynchronize");
   float one = 0;
   checkCuda(cudaEventElapsedTime(&one, e0, e1), "cudaEventElapsedTime");
-  int inner = std::max(1, std::min(200, static_cast<int>(targetMs /
-                                                         std::max(one, 1e-3f))));
+  int inner = std::max(
+      1, std::min(200, static_cast<int>(targetMs / std::max(one, 1e-3f))));
   std::vector<double> t;
   for (int s = 0; s < samples; ++s) {
     checkCuda(cudaEventRecord(e0), "cudaEventRecord");
@@ -459,14 +459,14 @@ void benchQuantize(const char *group, int64_t m, int64_t k, bool allRecipes,
       std::vector<std::unique_ptr<QT>> qs;
       std::vector<te_rt_tensor> ts;
       DeviceBuffer scratch(static_cast<size_t>(sets) * 2 * sizeof(float));
-      float *amaxes = scratch.as<float>();  // [sets] amax of each input
-      float *scale = amaxes + sets;         // delayed: one scale
-      float *amaxOut = scale + 1;           // delayed: amax written here
+      float *amaxes = scratch.as<float>(); // [sets] amax of each input
+      float *scale = amaxes + sets;        // delayed: one scale
+      float *amaxOut = scale + 1;          // delayed: amax written here
       for (int s = 0; s < sets; ++s) {
         xs.push_back(randomBF16(n, 1000 + s));
         ts.push_back(tensor2D(xs.back().p, TE_RT_BF16, m, k));
-        qs.push_back(std::make_unique<QT>(spec.q, m, k,
-                                          TE_RT_ROWWISE_AND_COLUMNWISE));
+        qs.push_back(
+            std::make_unique<QT>(spec.q, m, k, TE_RT_ROWWISE_AND_COLUMNWISE));
         if (spec.amaxIn)
           checkRt(te_rt_amax(ctx, &ts.back(), amaxes + s), "te_rt_amax");
       }
@@ -502,8 +502,8 @@ void benchQuantize(const char *group, int64_t m, int64_t k, bool allRecipes,
         checkRt(te_rt_dequantize(ctx, &qs[0]->q, TE_RT_ROWWISE, &yt),
                 "te_rt_dequantize");
         checkCuda(cudaMemset(acc.p, 0, 16), "cudaMemset");
-        relErrKernel<<<1024, 256>>>(xs[0].as<__nv_bfloat16>(), y.as<float>(),
-                                    n, acc.as<double>());
+        relErrKernel<<<1024, 256>>>(xs[0].as<__nv_bfloat16>(), y.as<float>(), n,
+                                    acc.as<double>());
         double h[2];
         checkCuda(cudaMemcpy(h, acc.p, 16, cudaMemcpyDeviceToHost),
                   "cudaMemcpy");
@@ -520,16 +520,15 @@ void benchQuantize(const char *group, int64_t m, int64_t k, bool allRecipes,
     guarded(key, group, [&] {
       std::vector<DeviceBuffer> xs;
       std::vector<te_rt_tensor> ts;
-      int sets = std::max(2, std::min(64, static_cast<int>(
-                                              std::ceil(256e6 / (2.0 * n)))));
+      int sets = std::max(
+          2, std::min(64, static_cast<int>(std::ceil(256e6 / (2.0 * n)))));
       for (int s = 0; s < sets; ++s) {
         xs.push_back(randomBF16(n, 2000 + s));
         ts.push_back(tensor2D(xs.back().p, TE_RT_BF16, m, k));
       }
       DeviceBuffer amax(4);
       double ms = timeIt([&](int i) {
-        checkRt(te_rt_amax(ctx, &ts[i % sets], amax.as<float>()),
-                "te_rt_amax");
+        checkRt(te_rt_amax(ctx, &ts[i % sets], amax.as<float>()), "te_rt_amax");
       });
       emit(Row{key, group, "amax (max |x|) of bf16 " + shapeKey(m, k), ms,
                2.0 * n});
@@ -588,11 +587,14 @@ struct LtPlan {
 /// algorithm (the fields te_rt_gemm_info reports for te_rt's GEMMs).
 std::string algoText(const cublasLtMatmulAlgo_t &algo) {
   const cublasLtMatmulAlgoConfigAttributes_t attrs[] = {
-      CUBLASLT_ALGO_CONFIG_ID,        CUBLASLT_ALGO_CONFIG_TILE_ID,
-      CUBLASLT_ALGO_CONFIG_STAGES_ID, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
-      CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION};
-  const char *names[] = {"algo", "tile", "stages", "splitK", "swizzle",
-                         "custom"};
+      CUBLASLT_ALGO_CONFIG_ID,
+      CUBLASLT_ALGO_CONFIG_TILE_ID,
+      CUBLASLT_ALGO_CONFIG_STAGES_ID,
+      CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
+      CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING,
+      CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION};
+  const char *names[] = {"algo",   "tile",    "stages",
+                         "splitK", "swizzle", "custom"};
   std::string out;
   for (int i = 0; i < 6; ++i) {
     uint32_t v = 0;
@@ -649,9 +651,8 @@ std::unique_ptr<LtPlan> makePlan(const LtSpec &s) {
   checkLt(cublasLtMatrixLayoutCreate(&p->d, s.dType, s.m, s.n, s.ldd),
           "D layout");
   if (s.cType >= 0)
-    checkLt(cublasLtMatrixLayoutCreate(&p->c,
-                                       static_cast<cudaDataType_t>(s.cType),
-                                       s.m, s.n, s.ldd),
+    checkLt(cublasLtMatrixLayoutCreate(
+                &p->c, static_cast<cudaDataType_t>(s.cType), s.m, s.n, s.ldd),
             "C layout");
   cublasLtMatmulPreference_t pref = nullptr;
   checkLt(cublasLtMatmulPreferenceCreate(&pref), "preference");
@@ -661,9 +662,9 @@ std::unique_ptr<LtPlan> makePlan(const LtSpec &s) {
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
   cublasLtMatmulHeuristicResult_t result{};
   int returned = 0;
-  cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
-      lt, p->op, p->a, p->b, p->c ? p->c : p->d, p->d, pref, 1, &result,
-      &returned);
+  cublasStatus_t st =
+      cublasLtMatmulAlgoGetHeuristic(lt, p->op, p->a, p->b, p->c ? p->c : p->d,
+                                     p->d, pref, 1, &result, &returned);
   cublasLtMatmulPreferenceDestroy(pref);
   if (st != CUBLAS_STATUS_SUCCESS || returned == 0)
     throw BenchError{"cuBLASLt heuristic found no algorithm (status " +
@@ -757,10 +758,12 @@ void teGemm(const char *mode, const Shape3 &s, const te_rt_quantizer &wq,
     if (tweak)
       tweak(a, dp);
     double ms = timeIt(
-        [&](int) { checkRt(te_rt_gemm(ctx, &qw.q, &qx.q, dp, &a), "te_rt_gemm"); },
+        [&](int) {
+          checkRt(te_rt_gemm(ctx, &qw.q, &qx.q, dp, &a), "te_rt_gemm");
+        },
         2, 11, 20.0);
-    Row r{key, "gemm", std::string(what) + ", " + shapeDesc(s), ms, 0,
-          2.0 * s.M * s.N * s.K};
+    Row r{key, "gemm", std::string(what) + ", " + shapeDesc(s),
+          ms,  0,      2.0 * s.M * s.N * s.K};
     r.note = gemmInfoText();
     emit(r);
   });
@@ -773,8 +776,8 @@ void benchGemmShape(const Shape3 &s) {
 
   guarded(gemmKey("bf16", s), "gemm", [&] {
     auto plan = makePlan(bf16Fprop(s.M, s.N, s.K));
-    double ms = timeIt([&](int) { runPlan(*plan, w.p, x.p, d.p); }, 2, 11,
-                       20.0);
+    double ms =
+        timeIt([&](int) { runPlan(*plan, w.p, x.p, d.p); }, 2, 11, 20.0);
     emit(Row{gemmKey("bf16", s), "gemm",
              "bf16 cuBLASLt (direct), " + shapeDesc(s), ms, 0, flops,
              plan->algoDesc});
@@ -789,33 +792,30 @@ void benchGemmShape(const Shape3 &s) {
   // it (host pointer mode, default preferences but the workspace): which
   // algorithm the heuristic gives there.
   for (bool fast : {false, true})
-    guarded(gemmKey(fast ? "tensor_fast_direct" : "tensor_direct", s), "gemm",
-            [&] {
-              QT qw(cur, s.N, s.K, TE_RT_ROWWISE),
-                  qx(cur, s.M, s.K, TE_RT_ROWWISE);
-              te_rt_tensor tw = tensor2D(w.p, TE_RT_BF16, s.N, s.K);
-              te_rt_tensor tx = tensor2D(x.p, TE_RT_BF16, s.M, s.K);
-              checkRt(te_rt_quantize(ctx, &tw, &qw.q, nullptr), "quantize W");
-              checkRt(te_rt_quantize(ctx, &tx, &qx.q, nullptr), "quantize X");
-              LtSpec ls = bf16Fprop(s.M, s.N, s.K);
-              ls.aType = ls.bType = CUDA_R_8F_E4M3;
-              ls.fp8 = true;
-              ls.fastAccum = fast;
-              ls.aScale = qw.buffer("_scale_inv");
-              ls.bScale = qx.buffer("_scale_inv");
-              auto plan = makePlan(ls);
-              void *wd = qw.buffer("_data"), *xd = qx.buffer("_data");
-              double ms = timeIt([&](int) { runPlan(*plan, wd, xd, d.p); }, 2,
-                                 11, 20.0);
-              emit(Row{gemmKey(fast ? "tensor_fast_direct" : "tensor_direct",
-                               s),
-                       "gemm",
-                       std::string("FP8 per-tensor, direct cuBLASLt host "
-                                   "pointer mode, ") +
-                           (fast ? "fast" : "split") + " accumulation, " +
-                           shapeDesc(s),
-                       ms, 0, flops, plan->algoDesc});
-            });
+    guarded(
+        gemmKey(fast ? "tensor_fast_direct" : "tensor_direct", s), "gemm", [&] {
+          QT qw(cur, s.N, s.K, TE_RT_ROWWISE), qx(cur, s.M, s.K, TE_RT_ROWWISE);
+          te_rt_tensor tw = tensor2D(w.p, TE_RT_BF16, s.N, s.K);
+          te_rt_tensor tx = tensor2D(x.p, TE_RT_BF16, s.M, s.K);
+          checkRt(te_rt_quantize(ctx, &tw, &qw.q, nullptr), "quantize W");
+          checkRt(te_rt_quantize(ctx, &tx, &qx.q, nullptr), "quantize X");
+          LtSpec ls = bf16Fprop(s.M, s.N, s.K);
+          ls.aType = ls.bType = CUDA_R_8F_E4M3;
+          ls.fp8 = true;
+          ls.fastAccum = fast;
+          ls.aScale = qw.buffer("_scale_inv");
+          ls.bScale = qx.buffer("_scale_inv");
+          auto plan = makePlan(ls);
+          void *wd = qw.buffer("_data"), *xd = qx.buffer("_data");
+          double ms =
+              timeIt([&](int) { runPlan(*plan, wd, xd, d.p); }, 2, 11, 20.0);
+          emit(Row{
+              gemmKey(fast ? "tensor_fast_direct" : "tensor_direct", s), "gemm",
+              std::string("FP8 per-tensor, direct cuBLASLt host "
+                          "pointer mode, ") +
+                  (fast ? "fast" : "split") + " accumulation, " + shapeDesc(s),
+              ms, 0, flops, plan->algoDesc});
+        });
   {
     // te_rt's per-row scaling (OUTER_VEC_32F), same scales as "rowwise".
     DeviceBuffer sa = randomPositive(s.N, 0.01f, 5),
@@ -866,8 +866,8 @@ void benchGemmShape(const Shape3 &s) {
     void *wd = qw.buffer("_data"), *xd = qx.buffer("_data");
     double ms = timeIt([&](int) { runPlan(*plan, wd, xd, d.p); }, 2, 11, 20.0);
     emit(Row{gemmKey("rowwise", s), "gemm",
-             "FP8 rowwise (direct cuBLASLt OUTER_VEC_32F), " + shapeDesc(s),
-             ms, 0, flops, "not a te_rt recipe"});
+             "FP8 rowwise (direct cuBLASLt OUTER_VEC_32F), " + shapeDesc(s), ms,
+             0, flops, "not a te_rt recipe"});
   });
 
   te_rt_quantizer b1 = quantizer(TE_RT_RECIPE_BLOCK),
@@ -896,7 +896,8 @@ void benchGemmShape(const Shape3 &s) {
     double ms = timeIt([&](int) { runPlan(*plan, wd, xd, d.p); }, 2, 11, 20.0);
     emit(Row{gemmKey("blk1d2d_direct", s), "gemm",
              "FP8 blocks X 1x128 x W 128x128, direct cuBLASLt host pointer "
-             "mode, " + shapeDesc(s),
+             "mode, " +
+                 shapeDesc(s),
              ms, 0, flops, plan->algoDesc});
     if (std::getenv("TE_BENCH_GEMM_VARIANTS")) {
       // What differs from torch._scaled_mm's call (CUBLASLT_LOG_LEVEL=5):
@@ -904,14 +905,13 @@ void benchGemmShape(const Shape3 &s) {
       LtSpec l1 = ls;
       l1.workspaceBytes = size_t(1) << 20;
       auto p1 = makePlan(l1);
-      double ms1 =
-          timeIt([&](int) { runPlan(*p1, wd, xd, d.p); }, 2, 11, 20.0);
+      double ms1 = timeIt([&](int) { runPlan(*p1, wd, xd, d.p); }, 2, 11, 20.0);
       emit(Row{gemmKey("blk1d2d_direct_ws1m", s), "gemm",
                "as blk1d2d_direct, 1 MiB workspace, " + shapeDesc(s), ms1, 0,
                flops, p1->algoDesc});
       DeviceBuffer c(static_cast<size_t>(s.M) * s.N * 2);
-      double ms2 = timeIt([&](int) { runPlan(*p1, wd, xd, d.p, c.p); }, 2,
-                          11, 20.0);
+      double ms2 =
+          timeIt([&](int) { runPlan(*p1, wd, xd, d.p, c.p); }, 2, 11, 20.0);
       emit(Row{gemmKey("blk1d2d_direct_ws1m_oop", s), "gemm",
                "as blk1d2d_direct, 1 MiB workspace, C != D, " + shapeDesc(s),
                ms2, 0, flops, p1->algoDesc});
@@ -1003,8 +1003,8 @@ void benchAmaxD(double quantAmaxInMs) {
           throw BenchError{std::string("AMAX_D with a ") + v.name +
                            " D: " + e.what};
         }
-        double msAmax = timeIt([&](int) { runPlan(*withAmax, wd, xd, d.p); },
-                               2, 11, 20.0);
+        double msAmax =
+            timeIt([&](int) { runPlan(*withAmax, wd, xd, d.p); }, 2, 11, 20.0);
         emit(Row{ak, "amaxd",
                  std::string("FP8 GEMM -> ") + v.name + " " + shapeDesc(s) +
                      " + AMAX_D epilogue",
@@ -1041,8 +1041,8 @@ void benchLinear() {
                dy = randomBF16(T * Out, 33, 0.01f);
   DeviceBuffer y(T * Out * 2), dx(T * In * 2), dw(Out * In * 2);
 
-  std::string key = "linear_fp8_current_" + shapeKey(T, In) + "x" +
-                    std::to_string(Out);
+  std::string key =
+      "linear_fp8_current_" + shapeKey(T, In) + "x" + std::to_string(Out);
   guarded(key, "linear", [&] {
     te_rt_quantizer qz = quantizer(TE_RT_RECIPE_CURRENT);
     te_rt_quantizer gz = qz;
@@ -1078,13 +1078,13 @@ void benchLinear() {
         2, 9, 30.0);
     emit(Row{key, "linear",
              "Linear fwd+bwd, FP8 current scaling through te_rt (quantize X, "
-             "W, dY; fprop, dgrad, wgrad), X " + shapeKey(T, In) + ", W " +
-                 shapeKey(Out, In),
+             "W, dY; fprop, dgrad, wgrad), X " +
+                 shapeKey(T, In) + ", W " + shapeKey(Out, In),
              ms, 0, flops});
   });
 
-  std::string bkey = "linear_bf16_" + shapeKey(T, In) + "x" +
-                     std::to_string(Out);
+  std::string bkey =
+      "linear_bf16_" + shapeKey(T, In) + "x" + std::to_string(Out);
   guarded(bkey, "linear", [&] {
     auto fprop = makePlan(bf16Fprop(T, Out, In));
     // dX[T, In] = dY[T, Out] W[Out, In]: column-major dX^T = W^T dY^T.
@@ -1117,8 +1117,8 @@ void benchLinear() {
         },
         2, 9, 30.0);
     emit(Row{bkey, "linear",
-             "Linear fwd+bwd, bf16, the same three GEMMs (direct cuBLASLt)",
-             ms, 0, flops});
+             "Linear fwd+bwd, bf16, the same three GEMMs (direct cuBLASLt)", ms,
+             0, flops});
   });
 }
 
@@ -1136,8 +1136,7 @@ void benchLinear() {
 constexpr int kPT = 64;
 
 __device__ inline unsigned short cvtE4M3x2(float a, float b) {
-  return __nv_cvt_float2_to_fp8x2(make_float2(a, b), __NV_SATFINITE,
-                                  __NV_E4M3);
+  return __nv_cvt_float2_to_fp8x2(make_float2(a, b), __NV_SATFINITE, __NV_E4M3);
 }
 
 __global__ void __launch_bounds__(256)
@@ -1288,8 +1287,9 @@ void benchProto() {
     checkRt(te_rt_quantize(ctx, &t, &q.q, &a), "te_rt_quantize");
     launch(0);
     checkCuda(cudaDeviceSynchronize(), "prototype");
-    unsigned long long bad = countMismatches(ds[0].p, q.buffer("_data"), n) +
-                             countMismatches(ts[0].p, q.buffer("_transpose"), n);
+    unsigned long long bad =
+        countMismatches(ds[0].p, q.buffer("_data"), n) +
+        countMismatches(ts[0].p, q.buffer("_transpose"), n);
     emit(Row{key, "proto",
              "prototype FP8 cast+transpose+amax, bf16 " + shapeKey(M, K) +
                  " (16-byte accesses, hardware cvt)",

@@ -1,4 +1,4 @@
-//===- QuantizerSyntaxShim.cpp - te-quantize's quantizer parser, for ctypes ===//
+//===- QuantizerSyntaxShim.cpp - the quantizer parser, for ctypes ---------===//
 //
 // Part of te. libte_py_syntax: the te Python package parses quantizer text
 // with te-quantize's own parser (tools/te-quantize/QuantizerSyntax.cpp), so

@@ -27,12 +27,12 @@
 //     of 16 tile rows. The next tiles come through a TilePipe: cp.async into
 //     2 shared-memory stages of 32 KB (one tile in flight while one is
 //     processed; bf16/f16), or the next tile's sub-tile prefetched into
-//     registers (f32, TE_RT_CUDA_TILE_PIPE=regs). Float8Block 1x128: a row's amax is
-//     reduce-scattered over its 16 lanes (each lane ends with one of the 8
-//     rows), its scale computed there once and broadcast (reduceScatter8).
-//     MXFP8 (1x32 + 32x1, bf16/f16): 1x32 blocks are 4 neighbouring lanes,
-//     32x1 blocks 2 warps (column maxima exchanged in shared memory, 4
-//     column codes per thread of 128).
+//     registers (f32, TE_RT_CUDA_TILE_PIPE=regs). Float8Block 1x128: a row's
+//     amax is reduce-scattered over its 16 lanes (each lane ends with one of
+//     the 8 rows), its scale computed there once and broadcast
+//     (reduceScatter8). MXFP8 (1x32 + 32x1, bf16/f16): 1x32 blocks are 4
+//     neighbouring lanes, 32x1 blocks 2 warps (column maxima exchanged in
+//     shared memory, 4 column codes per thread of 128).
 //   mxfp8TileKernel (f32, 32x32 blocks, TE_RT_CUDA_MXFP8_TILE=warp): warp
 //     tiles of 32 rows x 64 columns; lane = 8 * rowGroup + colChunk; a 1x32
 //     block is 4 neighbouring lanes, a 32x1 block the 4 lanes of one

@@ -1,4 +1,4 @@
-/*===- te_rt_abi.h - Declarations of the te_rt_abi.def functions -*- C++ -*-===*\
+/*===- te_rt_abi.h - Declarations of te_rt_abi.def functions ----*- C++ -*-===*\
 |*                                                                            *|
 |* Part of te. For C++ callers of libte_rt's MLIR-facing ABI (te-run, the AOT *|
 |* driver): the type vocabulary and one declaration per function of          *|
@@ -25,13 +25,16 @@ typedef float abi_f32;
  * TE_RT_ABI_SEQ (a sequence element); alternating macros walk the sequence
  * and `(end)` stops them. */
 #define TE_RT_ABI_SEQ(type, name) (type, name)
-#define TE_RT_ABI_SIG_A(t, ...) __VA_OPT__(, abi_##t __VA_ARGS__ TE_RT_ABI_SIG_B)
-#define TE_RT_ABI_SIG_B(t, ...) __VA_OPT__(, abi_##t __VA_ARGS__ TE_RT_ABI_SIG_A)
+#define TE_RT_ABI_SIG_A(t, ...)                                                \
+  __VA_OPT__(, abi_##t __VA_ARGS__ TE_RT_ABI_SIG_B)
+#define TE_RT_ABI_SIG_B(t, ...)                                                \
+  __VA_OPT__(, abi_##t __VA_ARGS__ TE_RT_ABI_SIG_A)
 #define TE_RT_ABI_NAM_A(t, ...) __VA_OPT__(, __VA_ARGS__ TE_RT_ABI_NAM_B)
 #define TE_RT_ABI_NAM_B(t, ...) __VA_OPT__(, __VA_ARGS__ TE_RT_ABI_NAM_A)
 #define TE_RT_ABI_DROP_FIRST_(x, ...) __VA_ARGS__
 #define TE_RT_ABI_DROP_FIRST(...) TE_RT_ABI_DROP_FIRST_(__VA_ARGS__)
-#define TE_RT_ABI_SIG(...) TE_RT_ABI_DROP_FIRST(TE_RT_ABI_SIG_A __VA_ARGS__(end))
+#define TE_RT_ABI_SIG(...)                                                     \
+  TE_RT_ABI_DROP_FIRST(TE_RT_ABI_SIG_A __VA_ARGS__(end))
 #define TE_RT_ABI_NAMES(...)                                                   \
   TE_RT_ABI_DROP_FIRST(TE_RT_ABI_NAM_A __VA_ARGS__(end))
 

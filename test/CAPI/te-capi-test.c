@@ -95,14 +95,13 @@ static void testQuantizers(MlirContext ctx) {
   printAttr("delayed", delayed);
   // CHECK: delayed fields: quantizer=1 delayed=1 current=0 margin=2 history=16 algo=1 recipe=delayed
   MlirStringRef recipe = mlirTEQuantizerAttrGetRecipe(delayed);
-  printf("delayed fields: quantizer=%d delayed=%d current=%d margin=%d "
-         "history=%d algo=%d recipe=%.*s\n",
-         mlirAttributeIsATEQuantizer(delayed),
-         mlirAttributeIsATEDelayed(delayed), mlirAttributeIsATECurrent(delayed),
-         mlirTEDelayedAttrGetMargin(delayed),
-         mlirTEDelayedAttrGetHistory(delayed),
-         (int)mlirTEDelayedAttrGetAlgo(delayed), (int)recipe.length,
-         recipe.data);
+  printf(
+      "delayed fields: quantizer=%d delayed=%d current=%d margin=%d "
+      "history=%d algo=%d recipe=%.*s\n",
+      mlirAttributeIsATEQuantizer(delayed), mlirAttributeIsATEDelayed(delayed),
+      mlirAttributeIsATECurrent(delayed), mlirTEDelayedAttrGetMargin(delayed),
+      mlirTEDelayedAttrGetHistory(delayed),
+      (int)mlirTEDelayedAttrGetAlgo(delayed), (int)recipe.length, recipe.data);
   // CHECK: delayed element type: f8E5M2
   printType("delayed element type", mlirTEQuantizerAttrGetElementType(delayed));
 
@@ -123,8 +122,8 @@ static void testQuantizers(MlirContext ctx) {
   printAttr("block", mlirTEBlockAttrGet(ctx, e4m3, 1, true, 0.0f));
   MlirAttribute block2 = mlirTEBlockAttrGet(ctx, e4m3, 2, false, 0.0f);
   printAttr("block2", block2);
-  printf("block fields: dims=%d pow2=%d eps=%g\n", mlirTEBlockAttrGetDims(block2),
-         mlirTEBlockAttrGetPow2Scales(block2),
+  printf("block fields: dims=%d pow2=%d eps=%g\n",
+         mlirTEBlockAttrGetDims(block2), mlirTEBlockAttrGetPow2Scales(block2),
          mlirTEBlockAttrGetAmaxEpsilon(block2));
 
   // CHECK: mxfp8: #te.mxfp8<f8E4M3FN, block_2d = true, e8m0_rounding = floor>
@@ -198,8 +197,8 @@ static void testQuantizers(MlirContext ctx) {
   printAttr("bad nvfp4", mlirTENVFP4AttrGet(ctx, e2m1, &options));
   // CHECK: diagnostic: invalid MlirTEAmaxAlgo 7
   // CHECK: bad algo: <null>
-  printAttr("bad algo", mlirTEDelayedAttrGet(ctx, e4m3, 0, 16,
-                                             (MlirTEAmaxAlgo)7));
+  printAttr("bad algo",
+            mlirTEDelayedAttrGet(ctx, e4m3, 0, 16, (MlirTEAmaxAlgo)7));
   // CHECK: diagnostic: invalid MlirTEE8M0Rounding -1
   // CHECK: bad rounding: <null>
   printAttr("bad rounding",
@@ -223,8 +222,8 @@ static void testQTensors(MlirContext ctx) {
       mlirTEMXFP8AttrGet(ctx, e4m3, false, MlirTEE8M0RoundingUp);
 
   int64_t shape[] = {128, 64};
-  MlirType q = mlirTEQTensorTypeGet(2, shape, bf16, mxfp8,
-                                    MlirTEUsageRowwiseColumnwise);
+  MlirType q =
+      mlirTEQTensorTypeGet(2, shape, bf16, mxfp8, MlirTEUsageRowwiseColumnwise);
   // CHECK: mxfp8 qtensor: !te.qtensor<128x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise|columnwise>
   printType("mxfp8 qtensor", q);
   // CHECK: queries: is=1 rank=2 dims=128,64 usage=3 quantizer=1
@@ -277,8 +276,8 @@ static void testQTensors(MlirContext ctx) {
 
   // Dynamic dimensions stay dynamic in the buffers.
   int64_t dynamic[] = {mlirShapedTypeGetDynamicSize(), 64};
-  MlirType qd = mlirTEQTensorTypeGet(2, dynamic, bf16, mxfp8,
-                                     MlirTEUsageRowwise);
+  MlirType qd =
+      mlirTEQTensorTypeGet(2, dynamic, bf16, mxfp8, MlirTEUsageRowwise);
   // CHECK: dynamic: !te.qtensor<?x64xbf16, #te.mxfp8<f8E4M3FN>, rowwise>
   // CHECK: dynamic sm_90: 2 buffers
   // CHECK-NEXT: _rowwise_data role=0 columnwise=0 rank=2 tensor<?x64xf8E4M3FN>
@@ -289,8 +288,9 @@ static void testQTensors(MlirContext ctx) {
   // Out of range: empty name, null type.
   // CHECK: out of range: name='' null=1
   MlirStringRef name = mlirTEQTensorTypeGetBufferName(q, MlirTETargetSM90, 4);
-  printf("out of range: name='%.*s' null=%d\n", (int)name.length, name.data,
-         mlirTypeIsNull(mlirTEQTensorTypeGetBufferType(q, MlirTETargetSM90, -1)));
+  printf(
+      "out of range: name='%.*s' null=%d\n", (int)name.length, name.data,
+      mlirTypeIsNull(mlirTEQTensorTypeGetBufferType(q, MlirTETargetSM90, -1)));
   // CHECK: diagnostic: invalid MlirTETarget 9
   // CHECK: bad target buffers: -1
   printf("bad target buffers: %ld\n",
@@ -308,9 +308,9 @@ static void testQTensors(MlirContext ctx) {
             mlirTEQTensorTypeGet(2, shape, e4m3, mxfp8, MlirTEUsageRowwise));
   // CHECK: diagnostic: !te.qtensor needs a te quantizer attribute, got unit
   // CHECK: bad quantizer: <null>
-  printType("bad quantizer", mlirTEQTensorTypeGet(2, shape, bf16,
-                                                  mlirUnitAttrGet(ctx),
-                                                  MlirTEUsageRowwise));
+  printType("bad quantizer",
+            mlirTEQTensorTypeGet(2, shape, bf16, mlirUnitAttrGet(ctx),
+                                 MlirTEUsageRowwise));
   // CHECK: diagnostic: invalid MlirTEUsage 0
   // CHECK: bad usage: <null>
   printType("bad usage",
@@ -349,8 +349,8 @@ static MlirType firstFunctionType(MlirModule module) {
 static void testParseAndPasses(MlirContext ctx) {
   printf("@passes\n");
   // CHECK-LABEL: @passes
-  MlirModule module =
-      mlirModuleCreateParse(ctx, mlirStringRefCreateFromCString(kExpandProgram));
+  MlirModule module = mlirModuleCreateParse(
+      ctx, mlirStringRefCreateFromCString(kExpandProgram));
   if (mlirModuleIsNull(module)) {
     printf("cannot parse\n");
     exit(1);
@@ -358,7 +358,8 @@ static void testParseAndPasses(MlirContext ctx) {
   // CHECK: module target: 0
   printf("module target: %d\n", (int)mlirTEModuleGetTarget(module));
   MlirType qtensor = mlirFunctionTypeGetInput(firstFunctionType(module), 0);
-  intptr_t numBuffers = mlirTEQTensorTypeGetNumBuffers(qtensor, MlirTETargetSM90);
+  intptr_t numBuffers =
+      mlirTEQTensorTypeGetNumBuffers(qtensor, MlirTETargetSM90);
 
   // te-expand-qtensors, by name through the upstream pass manager: the
   // qtensor argument becomes its buffers, exactly those the C API reports.
@@ -417,9 +418,9 @@ static void testPipeline(MlirContext ctx) {
   int errors = 0;
   MlirModule module = mlirModuleCreateParse(
       ctx, mlirStringRefCreateFromCString(kPipelineProgram));
-  MlirLogicalResult result = mlirTERunPipeline(
-      module, mlirStringRefCreateFromCString("target=cpu"), printPipelineError,
-      &errors);
+  MlirLogicalResult result =
+      mlirTERunPipeline(module, mlirStringRefCreateFromCString("target=cpu"),
+                        printPipelineError, &errors);
   // PIPE: te-pipeline: ok=1 errors=0 target=0
   printf("te-pipeline: ok=%d errors=%d target=%d\n",
          mlirLogicalResultIsSuccess(result), errors,
@@ -449,9 +450,9 @@ static void testPipeline(MlirContext ctx) {
 
   // A failing pass: its diagnostic arrives as one line with its location.
   errors = 0;
-  result = mlirTERunPipeline(
-      module, mlirStringRefCreateFromCString("target=sm_75"),
-      printPipelineError, &errors);
+  result =
+      mlirTERunPipeline(module, mlirStringRefCreateFromCString("target=sm_75"),
+                        printPipelineError, &errors);
   // PIPE: pipeline error: {{.*}}: te-set-target: target must be cpu, sm_90 or sm_100, got 'sm_75'
   // PIPE: bad target: ok=0 errors=1
   printf("bad target: ok=%d errors=%d\n", mlirLogicalResultIsSuccess(result),

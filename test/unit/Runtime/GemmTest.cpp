@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TestUtil.h"
 #include "../Support/Fp8Oracle.h"
+#include "TestUtil.h"
 
 #include <gtest/gtest.h>
 
