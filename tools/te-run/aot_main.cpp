@@ -77,12 +77,14 @@ int main(int argc, char **argv) {
                   "%s",
                   te::run::kHarnessFlagsHelp);
       return 0;
-    } else if (a == "--version") {
+    }
+    if (a == "--version") {
       std::printf("te-aot-run (te) %s\nCUDA: %s\nte_rt API version: %d\n",
                   TE_VERSION_STRING, TE_CUDA_VERSION_STRING,
                   te_rt_api_version());
       return 0;
-    } else if (a == "--entry") {
+    }
+    if (a == "--entry") {
       value(entry);
     } else if (a == "--backend") {
       value(backend);

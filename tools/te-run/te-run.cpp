@@ -317,13 +317,15 @@ int main(int argc, char **argv) {
     if (a == "--help" || a == "-h") {
       usage();
       return 0;
-    } else if (a == "--version") {
+    }
+    if (a == "--version") {
       std::printf("te-run (te) %s\nLLVM: %s\nCUDA: %s\nte_rt API version: "
                   "%d\n",
                   TE_VERSION_STRING, LLVM_VERSION_STRING,
                   TE_CUDA_VERSION_STRING, te_rt_api_version());
       return 0;
-    } else if (a == "--entry") {
+    }
+    if (a == "--entry") {
       value(entry);
     } else if (a == "--backend") {
       value(backend);
