@@ -24,6 +24,8 @@
 #include "te/Dialect/TE/IR/TEOps.h"
 #include "te/Dialect/TE/IR/TETypes.h"
 
+#define DEBUG_TYPE "convert-te-to-reference"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_CONVERTTETOREFERENCE
 #include "te/Conversion/Passes.h.inc"

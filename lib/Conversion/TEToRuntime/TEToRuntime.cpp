@@ -54,6 +54,8 @@
 
 #include <cstring>
 
+#define DEBUG_TYPE "convert-te-to-runtime"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_CONVERTTETORUNTIME
 #include "te/Conversion/Passes.h.inc"

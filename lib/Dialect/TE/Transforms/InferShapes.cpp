@@ -43,6 +43,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/SetVector.h"
 
+#define DEBUG_TYPE "te-infer-shapes"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_TEINFERSHAPES
 #include "te/Dialect/TE/Transforms/Passes.h.inc"

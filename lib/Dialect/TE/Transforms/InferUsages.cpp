@@ -33,6 +33,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
 
+#define DEBUG_TYPE "te-infer-usages"
+
 namespace mlir::te {
 #define GEN_PASS_DEF_TEINFERUSAGES
 #include "te/Dialect/TE/Transforms/Passes.h.inc"
