@@ -13,7 +13,10 @@
 // the LLVM dialect: bufferization, te-deallocate, convert-te-to-runtime,
 // te-lower-if-present) for sm_90 and its high-precision twin on the cpu
 // target. The result is printed to a null stream. A failing parse, verifier
-// or pass is fine; a crash, an ASan/UBSan report or a leak is a bug.
+// or pass is fine; a crash, an ASan/UBSan report or a leak is a bug, and so
+// is a parse, a verification or a te pass that fails without an error
+// diagnostic (a user would get a failure and no message). The whole
+// pipelines are exempt from the last rule: they include upstream passes.
 //
 // Only te's own code is instrumented for coverage: libMLIR.so comes
 // precompiled from Debian.
@@ -105,7 +108,17 @@ Fixture &fixture() {
 /// `builtin.module(...)` into an op-agnostic PassManager would nest it: the
 /// passes would run only on modules nested in the input, i.e. on almost no
 /// input.
-void runPipeline(MLIRContext &ctx, ModuleOp module,
+/// Error diagnostics emitted in the context since the last reset.
+int errorCount = 0;
+
+/// Traps when `failed` holds and no error was reported since `before`.
+void requireMessage(bool failed, int before) {
+  if (failed && errorCount == before)
+    __builtin_trap();
+}
+
+/// Returns true when the pipeline failed.
+bool runPipeline(MLIRContext &ctx, ModuleOp module,
                  const std::string &pipeline) {
   OwningOpRef<ModuleOp> clone = module.clone();
   PassManager pm(&ctx, ModuleOp::getOperationName());
@@ -118,9 +131,10 @@ void runPipeline(MLIRContext &ctx, ModuleOp module,
     abort();
   }
   if (failed(pm.run(*clone)))
-    return;
+    return true;
   llvm::raw_null_ostream os;
   clone->print(os);
+  return false;
 }
 
 } // namespace
@@ -142,7 +156,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext ctx(f.registry, MLIRContext::Threading::DISABLED);
   ctx.allowUnregisteredDialects(false);
   ctx.printOpOnDiagnostic(false);
-  ScopedDiagnosticHandler swallow(&ctx, [](Diagnostic &) { return success(); });
+  errorCount = 0;
+  ScopedDiagnosticHandler swallow(&ctx, [](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      ++errorCount;
+    return success();
+  });
 
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
       llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz");
@@ -150,8 +169,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&ctx));
-  if (!module || failed(verify(*module)))
+  if (!module) {
+    requireMessage(true, 0);
     return 0;
+  }
+  int before = errorCount;
+  if (failed(verify(*module))) {
+    requireMessage(true, before);
+    return 0;
+  }
   {
     llvm::raw_null_ostream os;
     module->print(os);
@@ -161,10 +187,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string all;
   for (const std::string &p : f.passes)
     all += (all.empty() ? "" : ",") + p;
-  runPipeline(ctx, *module, all);
+  before = errorCount;
+  requireMessage(runPipeline(ctx, *module, all), before);
   if (f.passes.size() > 1)
-    for (const std::string &p : f.passes)
-      runPipeline(ctx, *module, p);
+    for (const std::string &p : f.passes) {
+      before = errorCount;
+      requireMessage(runPipeline(ctx, *module, p), before);
+    }
   for (const char *p : kTEPipelines)
     runPipeline(ctx, *module, p);
   return 0;
