@@ -148,9 +148,7 @@ QuantizerConfig defaultConfig(Recipe recipe) {
   return c;
 }
 
-/// The element type `t` stores, as MLIR spells it (E2M1x2 bytes hold
-/// f4E2M1FN elements).
-static const char *elementTypeName(DType t) {
+const char *elementTypeName(DType t) {
   return t == DType::E2M1x2 ? "f4E2M1FN" : dtypeName(t);
 }
 

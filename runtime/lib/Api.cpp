@@ -12,6 +12,7 @@
 
 #include "Backend.h"
 #include "Error.h"
+#include "QuantizerFields.h"
 
 #include "te/Format/Gemm.h"
 #include "te/Format/Layout.h"
@@ -138,13 +139,6 @@ bool overlap(const void *a, int64_t an, const void *b, int64_t bn) {
          y < x + static_cast<uintptr_t>(an);
 }
 
-/// One field of te_rt_quantizer to or from te::format::QuantizerConfig (the
-/// fields of te_rt_abi.def): enums have the same values, ints and bools
-/// convert.
-template <typename To, typename From> void convertField(To &to, From from) {
-  to = static_cast<To>(from);
-}
-
 const char *dtypeLabel(int d) {
   if (d < 0 || d > static_cast<int>(DType::E2M1x2))
     return "invalid";
@@ -265,10 +259,7 @@ te_rt_status decodeQuantizer(const te_rt_quantizer *q, QuantizerConfig &c) {
     return fail(TE_RT_INVALID_ARGUMENT,
                 "quantizer amax_algo " + str(rawEnum(q->amax_algo)) +
                     " is not max (0) or most_recent (1)");
-  c = QuantizerConfig();
-#define TE_RT_ABI_QUANTIZER_FIELD(cField, configField)                         \
-  convertField(c.configField, q->cField);
-#include "te_rt_abi.def"
+  c = te::rt::toConfig(*q);
   std::string msg = verifyConfig(c);
   if (!msg.empty())
     return fail(TE_RT_INVALID_ARGUMENT, "invalid quantizer: " + msg);
@@ -661,11 +652,7 @@ te_rt_status te_rt_synchronize(te_rt_context *ctx, void *stream) {
 void te_rt_quantizer_init_default(te_rt_quantizer *q) {
   if (!q)
     return;
-  QuantizerConfig c;
-  std::memset(q, 0, sizeof(*q));
-#define TE_RT_ABI_QUANTIZER_FIELD(cField, configField)                         \
-  convertField(q->cField, c.configField);
-#include "te_rt_abi.def"
+  *q = te::rt::fromConfig(QuantizerConfig());
 }
 
 te_rt_status te_rt_quantizer_verify(const te_rt_quantizer *q) {

@@ -5,13 +5,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "QuantizerSyntax.h"
+#include "QuantizerFields.h"
+
+#include "te/Format/QuantizerSyntax.h"
 
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <set>
+#include <string>
+#include <vector>
 
 namespace te::tools {
 namespace {
@@ -139,11 +143,19 @@ bool parseInt32(const std::string &v, long long &out) {
   return parseInt(v, out) && out >= INT32_MIN && out <= INT32_MAX;
 }
 
+/// "a, b or c".
+std::string alternatives(const std::vector<std::string> &names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
 } // namespace
 
 bool parseQuantizer(const std::string &text, te_rt_quantizer &q,
                     std::string *error) {
-  te_rt_quantizer_init_default(&q);
+  namespace fmt = te::format;
   Lexer lx{text};
   lx.skip();
   if (text.compare(lx.i, 4, "#te.") != 0)
@@ -152,37 +164,31 @@ bool parseQuantizer(const std::string &text, te_rt_quantizer &q,
   lx.i += 4;
   std::string recipe = lx.word();
   std::string attr = "#te." + recipe;
-  if (recipe == "delayed")
-    q.recipe = TE_RT_RECIPE_DELAYED;
-  else if (recipe == "current")
-    q.recipe = TE_RT_RECIPE_CURRENT;
-  else if (recipe == "block") {
-    q.recipe = TE_RT_RECIPE_BLOCK;
-    q.pow2_scales = 1; // TE's Float8BlockQuantizer default
-  } else if (recipe == "mxfp8")
-    q.recipe = TE_RT_RECIPE_MXFP8;
-  else if (recipe == "nvfp4")
-    q.recipe = TE_RT_RECIPE_NVFP4;
-  else
-    return setError(error, "unknown quantizer '" + attr +
-                               "' (expected delayed, current, block, mxfp8 or "
-                               "nvfp4)");
+  const fmt::RecipeSyntax *syntax = fmt::findRecipeSyntax(recipe);
+  if (!syntax) {
+    std::vector<std::string> names;
+    for (const fmt::RecipeSyntax &s : fmt::quantizerSyntax())
+      names.push_back(s.mnemonic);
+    return setError(error, "unknown quantizer '" + attr + "' (expected " +
+                               alternatives(names) + ")");
+  }
   if (!lx.eat('<'))
     return setError(error, "expected '<' after '" + attr + "'");
   std::string elem = lx.word();
-  if (elem == "f8E4M3FN")
-    q.dtype = TE_RT_E4M3;
-  else if (elem == "f8E5M2")
-    q.dtype = TE_RT_E5M2;
-  else if (elem == "f4E2M1FN")
-    q.dtype = TE_RT_E2M1X2;
-  else if (elem.empty())
+  std::vector<std::string> typeNames;
+  const fmt::DType *dtype = nullptr;
+  for (const fmt::DType &t : fmt::quantizedElementTypes()) {
+    typeNames.push_back(fmt::elementTypeName(t));
+    if (elem == typeNames.back())
+      dtype = &t;
+  }
+  if (elem.empty())
     return setError(error, "expected an element type after '" + attr + "<'");
-  else
+  if (!dtype)
     return setError(error, "unknown element type '" + elem + "' in " + attr +
-                               " (expected f8E4M3FN, f8E5M2 or f4E2M1FN)");
-  bool maskGiven = false;
-  std::set<std::string> seen;
+                               " (expected " + alternatives(typeNames) + ")");
+  fmt::QuantizerConfig c = fmt::syntaxStart(*syntax, *dtype);
+  std::vector<bool> written(syntax->fields.size(), false);
   while (lx.eat(',')) {
     std::string key = lx.word();
     if (key.empty())
@@ -192,96 +198,52 @@ bool parseQuantizer(const std::string &text, te_rt_quantizer &q,
     std::string v = lx.word();
     if (v.empty())
       return setError(error, "expected a value for '" + key + "' in " + attr);
-    if (!seen.insert(key).second)
+    const fmt::QuantizerField *f = fmt::findField(*syntax, key);
+    if (!f)
+      return setError(error, "unknown field '" + key + "' of " + attr);
+    size_t index = static_cast<size_t>(f - syntax->fields.data());
+    if (written[index])
       return setError(error, "field '" + key + "' is given twice in " + attr);
-    auto bad = [&](const char *what) {
+    written[index] = true;
+    auto bad = [&](const std::string &what) {
       return setError(error, "field '" + key + "' of " + attr + " expects " +
                                  what + ", got '" + v + "'");
     };
     long long iv;
     int32_t bv;
     float fv;
-    const te_rt_recipe r = q.recipe;
-    if (r == TE_RT_RECIPE_DELAYED && key == "margin") {
-      if (!parseInt32(v, iv))
-        return bad("an integer in -2147483648..2147483647");
-      q.margin = static_cast<int32_t>(iv);
-    } else if (r == TE_RT_RECIPE_DELAYED && key == "history") {
-      if (!parseInt32(v, iv))
-        return bad("an integer in -2147483648..2147483647");
-      q.history_length = static_cast<int32_t>(iv);
-    } else if (r == TE_RT_RECIPE_DELAYED && key == "algo") {
-      if (v == "max")
-        q.amax_algo = TE_RT_AMAX_MAX;
-      else if (v == "most_recent")
-        q.amax_algo = TE_RT_AMAX_MOST_RECENT;
-      else
-        return bad("max or most_recent");
-    } else if ((r == TE_RT_RECIPE_CURRENT || r == TE_RT_RECIPE_BLOCK) &&
-               key == "pow2_scales") {
+    switch (f->kind) {
+    case fmt::FieldKind::Bool:
       if (!parseBool(v, bv))
         return bad("true or false");
-      q.pow2_scales = bv;
-    } else if ((r == TE_RT_RECIPE_CURRENT || r == TE_RT_RECIPE_BLOCK) &&
-               key == "amax_epsilon") {
-      if (!parseFloat(v, fv))
-        return bad("a float literal (e.g. 1.0e-06, or 0x3F800000 for the f32 "
-                   "bits)");
-      q.amax_epsilon = fv;
-    } else if (r == TE_RT_RECIPE_BLOCK && key == "dims") {
+      f->setInt(c, bv);
+      break;
+    case fmt::FieldKind::Int:
       if (!parseInt32(v, iv))
         return bad("an integer in -2147483648..2147483647");
-      q.block_dim = static_cast<int32_t>(iv);
-    } else if (r == TE_RT_RECIPE_MXFP8 && key == "block_2d") {
-      if (!parseBool(v, bv))
-        return bad("true or false");
-      q.mx_2d = bv;
-    } else if (r == TE_RT_RECIPE_MXFP8 && key == "e8m0_rounding") {
-      if (v == "up")
-        q.e8m0_rounding = TE_RT_E8M0_UP;
-      else if (v == "floor")
-        q.e8m0_rounding = TE_RT_E8M0_FLOOR;
-      else
-        return bad("up or floor");
-    } else if (r == TE_RT_RECIPE_NVFP4 && key == "rht") {
-      if (!parseBool(v, bv))
-        return bad("true or false");
-      q.rht = bv;
-    } else if (r == TE_RT_RECIPE_NVFP4 && key == "rht_sign_mask") {
+      f->setInt(c, iv);
+      break;
+    case fmt::FieldKind::Mask:
       if (!parseInt(v, iv) || iv < 0 || iv > 0xFFFFFFFFLL)
         return bad("a non-negative integer");
-      q.rht_sign_mask = static_cast<uint32_t>(iv);
-      maskGiven = true;
-    } else if (r == TE_RT_RECIPE_NVFP4 && key == "block_2d") {
-      if (!parseBool(v, bv))
-        return bad("true or false");
-      q.nvfp4_2d = bv;
-    } else if (r == TE_RT_RECIPE_NVFP4 && key == "stochastic_rounding") {
-      if (!parseBool(v, bv))
-        return bad("true or false");
-      q.stochastic_rounding = bv;
-    } else if (r == TE_RT_RECIPE_NVFP4 && key == "row_scaled") {
-      if (!parseBool(v, bv))
-        return bad("true or false");
-      q.row_scaled = bv;
-    } else if (r == TE_RT_RECIPE_NVFP4 && key == "four_over_six") {
-      if (!parseBool(v, bv))
-        return bad("true or false");
-      q.use_4over6 = bv;
-    } else if (r == TE_RT_RECIPE_NVFP4 && key == "e4m3_max") {
+      f->setInt(c, iv);
+      break;
+    case fmt::FieldKind::Float:
       if (!parseFloat(v, fv))
         return bad("a float literal (e.g. 1.0e-06, or 0x3F800000 for the f32 "
                    "bits)");
-      q.e4m3_max = fv;
-    } else if (r == TE_RT_RECIPE_NVFP4 && key == "err_mode") {
-      if (v == "mae")
-        q.err_mode = TE_RT_ERR_MAE;
-      else if (v == "mse")
-        q.err_mode = TE_RT_ERR_MSE;
-      else
-        return bad("mae or mse");
-    } else {
-      return setError(error, "unknown field '" + key + "' of " + attr);
+      f->setFloat(c, fv);
+      break;
+    case fmt::FieldKind::Keyword: {
+      size_t k = 0;
+      while (k < f->keywords.size() && v != f->keywords[k])
+        ++k;
+      if (k == f->keywords.size())
+        return bad(alternatives(
+            std::vector<std::string>(f->keywords.begin(), f->keywords.end())));
+      f->setInt(c, static_cast<int64_t>(k));
+      break;
+    }
     }
   }
   if (!lx.eat('>'))
@@ -289,10 +251,8 @@ bool parseQuantizer(const std::string &text, te_rt_quantizer &q,
   if (!lx.atEnd())
     return setError(error, "unexpected text after the quantizer: '" +
                                text.substr(lx.i) + "'");
-  // The dialect's rht_sign_mask defaults to TE's 0xD7E8 and only means
-  // something with the RHT (the Format config keeps 0 otherwise).
-  if (q.recipe == TE_RT_RECIPE_NVFP4 && q.rht && !maskGiven)
-    q.rht_sign_mask = 0xD7E8;
+  fmt::completeSyntaxDefaults(*syntax, written, c);
+  q = te::rt::fromConfig(c);
   return true;
 }
 

@@ -1,22 +1,15 @@
 //===- QuantizerSyntax.h - Parse the te dialect's quantizer syntax -*- C++
 //-*-===//
 //
-// Part of te. No MLIR: a hand parser of exactly the syntax of the dialect's
-// quantizer attributes (include/te/Dialect/TE/IR/TEAttrs.td):
+// Part of te. No MLIR: a hand parser of the syntax of the dialect's
+// quantizer attributes,
 //
 //   quantizer ::= `#te.` recipe `<` element-type (`,` field `=` value)* `>`
 //   value     ::= integer | float | `true` | `false` | keyword
 //
-// recipes and fields:
-//   delayed  f8E4M3FN|f8E5M2  margin, history, algo (max|most_recent)
-//   current  f8E4M3FN|f8E5M2  pow2_scales, amax_epsilon
-//   block    f8E4M3FN|f8E5M2  dims (1|2), pow2_scales (default true),
-//                             amax_epsilon
-//   mxfp8    f8E4M3FN|f8E5M2  block_2d, e8m0_rounding (up|floor)
-//   nvfp4    f4E2M1FN         rht, rht_sign_mask (default 0xD7E8, used with
-//                             rht), block_2d, stochastic_rounding,
-//                             row_scaled, four_over_six, e4m3_max, err_mode
-//                             (mae|mse)
+// whose recipes, fields, spellings and defaults are the Format library's
+// description of it (include/te/Format/QuantizerSyntax.h), the one the
+// dialect reads too.
 //
 //===----------------------------------------------------------------------===//
 

@@ -85,6 +85,9 @@ const char *recipeName(Recipe r); ///< "delayed", "current", "block", ...
 const char *dtypeName(DType t);   ///< "f32", "bf16", "f8E4M3FN", ...
 const char *targetName(Target t); ///< "sm_90", "sm_100"
 const char *usageName(Usage u);   ///< "none", "rowwise", "columnwise", "both"
+/// The element type `t` stores, as MLIR and the quantizer syntax spell it:
+/// dtypeName, except "f4E2M1FN" for E2M1x2 (whose bytes hold two).
+const char *elementTypeName(DType t);
 
 /// The default configuration of `recipe` (TE's defaults, docs/formats.md §2-3):
 /// E4M3 everywhere except NVFP4 (E2M1x2); block: 1x128 and pow2 scales (TE's

@@ -6,13 +6,16 @@
 //
 // Quantizer attributes share one syntax:
 //   `#te.` recipe `<` element-type (`,` key `=` value)* `>`
-// Fields equal to their default are omitted when printing. Legality of a
+// read and written from Format's description of it (QuantizerSyntax.h: the
+// fields, their spelling and defaults), which te-quantize reads too. Fields
+// equal to their default are omitted when printing. Legality of a
 // configuration is decided by the Format library (verifyConfig).
 //
 //===----------------------------------------------------------------------===//
 
 #include "te/Dialect/TE/IR/TEAttrs.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
+#include "te/Format/QuantizerSyntax.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -53,10 +56,6 @@ static float toFloat(const APFloat &value) {
   single.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
                  &losesInfo);
   return single.convertToFloat();
-}
-
-static bool isPositiveZero(const APFloat &value) {
-  return value.isZero() && !value.isNegative();
 }
 
 static APFloat makeFloat(float value) { return APFloat(value); }
@@ -102,32 +101,6 @@ verifyFormatConfig(function_ref<InFlightDiagnostic()> emitError,
 }
 
 namespace {
-/// Parses `< element-type (, key = value)* >`; `parseField` is called after
-/// `key =` for every known key, each at most once.
-ParseResult parseQuantizer(AsmParser &parser, StringRef mnemonic, Type &dtype,
-                           ArrayRef<StringRef> keys,
-                           function_ref<ParseResult(StringRef)> parseField) {
-  if (parser.parseLess() || parser.parseType(dtype))
-    return failure();
-  llvm::SmallSet<StringRef, 8> seen;
-  while (succeeded(parser.parseOptionalComma())) {
-    SMLoc loc = parser.getCurrentLocation();
-    StringRef key;
-    if (parser.parseKeyword(&key))
-      return failure();
-    if (!llvm::is_contained(keys, key))
-      return parser.emitError(loc)
-             << "unknown field '" << key << "' of #te." << mnemonic
-             << ", expected one of: " << llvm::join(keys, ", ");
-    if (!seen.insert(key).second)
-      return parser.emitError(loc) << "field '" << key << "' of #te."
-                                   << mnemonic << " is given twice";
-    if (parser.parseEqual() || parseField(key))
-      return failure();
-  }
-  return parser.parseGreater();
-}
-
 /// The token at `loc` as the user spelled it (a string literal with its
 /// quotes), for messages about a field's value.
 StringRef spellingAt(SMLoc loc) {
@@ -209,21 +182,6 @@ ParseResult parseF32(AsmParser &parser, StringRef mnemonic, StringRef key,
   return parser.parseFloat(APFloat::IEEEsingle(), value);
 }
 
-template <typename EnumT>
-ParseResult
-parseEnum(AsmParser &parser, StringRef mnemonic, StringRef key, EnumT &value,
-          std::optional<EnumT> (*symbolize)(StringRef), StringRef expected) {
-  SMLoc loc = parser.getCurrentLocation();
-  StringRef keyword;
-  if (failed(parser.parseOptionalKeyword(&keyword)))
-    return fieldError(parser, loc, mnemonic, key, expected);
-  std::optional<EnumT> parsed = symbolize(keyword);
-  if (!parsed)
-    return fieldError(parser, loc, mnemonic, key, expected);
-  value = *parsed;
-  return success();
-}
-
 /// Prints `, key = value` fields.
 struct FieldPrinter {
   AsmPrinter &printer;
@@ -255,6 +213,122 @@ struct FieldPrinter {
     printer << text;
   }
 };
+
+/// The value of field `f` after `key =`, into `config`.
+ParseResult parseFieldValue(AsmParser &parser, StringRef mnemonic,
+                            const fmt::QuantizerField &f,
+                            fmt::QuantizerConfig &config) {
+  switch (f.kind) {
+  case fmt::FieldKind::Bool: {
+    bool value = false;
+    if (parseBool(parser, mnemonic, f.name, value))
+      return failure();
+    f.setInt(config, value);
+    return success();
+  }
+  case fmt::FieldKind::Int:
+  case fmt::FieldKind::Mask: {
+    // An int32, or a uint32 mask.
+    auto parseInteger = [&](auto value) -> ParseResult {
+      if (parseInt(parser, mnemonic, f.name, value))
+        return failure();
+      f.setInt(config, static_cast<int64_t>(value));
+      return success();
+    };
+    return f.kind == fmt::FieldKind::Int ? parseInteger(int32_t(0))
+                                         : parseInteger(uint32_t(0));
+  }
+  case fmt::FieldKind::Float: {
+    APFloat value = makeFloat(0.0f);
+    if (parseF32(parser, mnemonic, f.name, value))
+      return failure();
+    f.setFloat(config, toFloat(value));
+    return success();
+  }
+  case fmt::FieldKind::Keyword: {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef keyword;
+    if (succeeded(parser.parseOptionalKeyword(&keyword)))
+      for (size_t i = 0; i < f.keywords.size(); ++i)
+        if (keyword == f.keywords[i]) {
+          f.setInt(config, static_cast<int64_t>(i));
+          return success();
+        }
+    return fieldError(parser, loc, mnemonic, f.name, fmt::keywordList(f));
+  }
+  }
+  return failure();
+}
+
+/// Parses `< element-type (, field = value)* >` of `recipe` in Format's
+/// quantizer syntax into `config`; fields not written take their defaults.
+ParseResult parseQuantizer(AsmParser &parser, fmt::Recipe recipe, Type &dtype,
+                           fmt::QuantizerConfig &config) {
+  const fmt::RecipeSyntax &syntax = fmt::recipeSyntax(recipe);
+  StringRef mnemonic = syntax.mnemonic;
+  if (parser.parseLess() || parser.parseType(dtype))
+    return failure();
+  config = fmt::syntaxStart(syntax, getQuantizedFormatType(dtype).value_or(
+                                        fmt::defaultConfig(recipe).dtype));
+  std::vector<bool> written(syntax.fields.size(), false);
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key))
+      return failure();
+    const fmt::QuantizerField *f = fmt::findField(syntax, key.str());
+    if (!f) {
+      InFlightDiagnostic diag = parser.emitError(loc);
+      diag << "unknown field '" << key << "' of #te." << mnemonic
+           << ", expected one of: ";
+      llvm::interleaveComma(
+          syntax.fields, diag,
+          [&](const fmt::QuantizerField &g) { diag << g.name; });
+      return diag;
+    }
+    size_t index = static_cast<size_t>(f - syntax.fields.data());
+    if (written[index])
+      return parser.emitError(loc) << "field '" << key << "' of #te."
+                                   << mnemonic << " is given twice";
+    written[index] = true;
+    if (parser.parseEqual() || parseFieldValue(parser, mnemonic, *f, config))
+      return failure();
+  }
+  fmt::completeSyntaxDefaults(syntax, written, config);
+  return parser.parseGreater();
+}
+
+/// Prints `< element-type (, field = value)* >` of `config` in Format's
+/// quantizer syntax, without the fields equal to their default.
+void printQuantizer(AsmPrinter &printer, Type dtype,
+                    const fmt::QuantizerConfig &config) {
+  printer << "<" << dtype;
+  FieldPrinter fields{printer};
+  for (const fmt::QuantizerField &f : fmt::recipeSyntax(config.recipe).fields) {
+    if (fmt::isDefaultField(f, config))
+      continue;
+    switch (f.kind) {
+    case fmt::FieldKind::Bool:
+      fields.boolean(f.name, f.getInt(config) != 0);
+      break;
+    case fmt::FieldKind::Int:
+      fields.field(f.name).printer << f.getInt(config);
+      break;
+    case fmt::FieldKind::Mask:
+      fields.field(f.name).printer << llvm::format_hex(
+          static_cast<uint64_t>(f.getInt(config)), 6, /*Upper=*/true);
+      break;
+    case fmt::FieldKind::Float:
+      fields.real(f.name, makeFloat(f.getFloat(config)));
+      break;
+    case fmt::FieldKind::Keyword:
+      fields.field(f.name).printer
+          << f.keywords[static_cast<size_t>(f.getInt(config))];
+      break;
+    }
+  }
+  printer << ">";
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -273,36 +347,18 @@ static fmt::QuantizerConfig delayedConfig(fmt::DType dtype, int margin,
 }
 
 Attribute DelayedAttr::parse(AsmParser &parser, Type) {
-  Type dtype;
-  int margin = 0, history = 1024;
-  AmaxAlgo algo = AmaxAlgo::Max;
   SMLoc loc = parser.getCurrentLocation();
-  StringRef mnemonic = getMnemonic();
-  if (parseQuantizer(parser, mnemonic, dtype, {"margin", "history", "algo"},
-                     [&](StringRef key) {
-                       if (key == "margin")
-                         return parseInt(parser, mnemonic, key, margin);
-                       if (key == "history")
-                         return parseInt(parser, mnemonic, key, history);
-                       return parseEnum(parser, mnemonic, key, algo,
-                                        symbolizeAmaxAlgo,
-                                        "'max' or 'most_recent'");
-                     }))
+  Type dtype;
+  fmt::QuantizerConfig c;
+  if (parseQuantizer(parser, fmt::Recipe::Delayed, dtype, c))
     return {};
-  return parser.getChecked<DelayedAttr>(loc, parser.getContext(), dtype, margin,
-                                        history, algo);
+  return parser.getChecked<DelayedAttr>(loc, parser.getContext(), dtype,
+                                        c.margin, c.historyLength,
+                                        fromFormat(c.amaxAlgo));
 }
 
 void DelayedAttr::print(AsmPrinter &printer) const {
-  printer << "<" << getDtype();
-  FieldPrinter fields{printer};
-  if (getMargin() != 0)
-    fields.field("margin").printer << getMargin();
-  if (getHistory() != 1024)
-    fields.field("history").printer << getHistory();
-  if (getAlgo() != AmaxAlgo::Max)
-    fields.field("algo").printer << stringifyAmaxAlgo(getAlgo());
-  printer << ">";
+  printQuantizer(printer, getDtype(), getFormatConfig());
 }
 
 LogicalResult DelayedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -343,30 +399,17 @@ static fmt::QuantizerConfig currentConfig(fmt::DType dtype, bool pow2Scales,
 }
 
 Attribute CurrentAttr::parse(AsmParser &parser, Type) {
-  Type dtype;
-  bool pow2Scales = false;
-  APFloat amaxEpsilon = makeFloat(0.0f);
   SMLoc loc = parser.getCurrentLocation();
-  StringRef mnemonic = getMnemonic();
-  if (parseQuantizer(parser, mnemonic, dtype, {"pow2_scales", "amax_epsilon"},
-                     [&](StringRef key) {
-                       if (key == "pow2_scales")
-                         return parseBool(parser, mnemonic, key, pow2Scales);
-                       return parseF32(parser, mnemonic, key, amaxEpsilon);
-                     }))
+  Type dtype;
+  fmt::QuantizerConfig c;
+  if (parseQuantizer(parser, fmt::Recipe::Current, dtype, c))
     return {};
   return parser.getChecked<CurrentAttr>(loc, parser.getContext(), dtype,
-                                        pow2Scales, amaxEpsilon);
+                                        c.pow2Scales, makeFloat(c.amaxEpsilon));
 }
 
 void CurrentAttr::print(AsmPrinter &printer) const {
-  printer << "<" << getDtype();
-  FieldPrinter fields{printer};
-  if (getPow2Scales())
-    fields.boolean("pow2_scales", true);
-  if (!isPositiveZero(getAmaxEpsilon()))
-    fields.real("amax_epsilon", getAmaxEpsilon());
-  printer << ">";
+  printQuantizer(printer, getDtype(), getFormatConfig());
 }
 
 LogicalResult CurrentAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -404,36 +447,18 @@ static fmt::QuantizerConfig blockConfig(fmt::DType dtype, int dims,
 }
 
 Attribute BlockAttr::parse(AsmParser &parser, Type) {
-  Type dtype;
-  int dims = 1;
-  bool pow2Scales = true;
-  APFloat amaxEpsilon = makeFloat(0.0f);
   SMLoc loc = parser.getCurrentLocation();
-  StringRef mnemonic = getMnemonic();
-  if (parseQuantizer(parser, mnemonic, dtype,
-                     {"dims", "pow2_scales", "amax_epsilon"},
-                     [&](StringRef key) {
-                       if (key == "dims")
-                         return parseInt(parser, mnemonic, key, dims);
-                       if (key == "pow2_scales")
-                         return parseBool(parser, mnemonic, key, pow2Scales);
-                       return parseF32(parser, mnemonic, key, amaxEpsilon);
-                     }))
+  Type dtype;
+  fmt::QuantizerConfig c;
+  if (parseQuantizer(parser, fmt::Recipe::Block, dtype, c))
     return {};
-  return parser.getChecked<BlockAttr>(loc, parser.getContext(), dtype, dims,
-                                      pow2Scales, amaxEpsilon);
+  return parser.getChecked<BlockAttr>(loc, parser.getContext(), dtype,
+                                      c.blockDim, c.pow2Scales,
+                                      makeFloat(c.amaxEpsilon));
 }
 
 void BlockAttr::print(AsmPrinter &printer) const {
-  printer << "<" << getDtype();
-  FieldPrinter fields{printer};
-  if (getDims() != 1)
-    fields.field("dims").printer << getDims();
-  if (!getPow2Scales())
-    fields.boolean("pow2_scales", false);
-  if (!isPositiveZero(getAmaxEpsilon()))
-    fields.real("amax_epsilon", getAmaxEpsilon());
-  printer << ">";
+  printQuantizer(printer, getDtype(), getFormatConfig());
 }
 
 LogicalResult BlockAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -473,33 +498,17 @@ static fmt::QuantizerConfig mxfp8Config(fmt::DType dtype, bool block2D,
 }
 
 Attribute MXFP8Attr::parse(AsmParser &parser, Type) {
-  Type dtype;
-  bool block2D = false;
-  E8M0Rounding rounding = E8M0Rounding::Up;
   SMLoc loc = parser.getCurrentLocation();
-  StringRef mnemonic = getMnemonic();
-  if (parseQuantizer(parser, mnemonic, dtype, {"block_2d", "e8m0_rounding"},
-                     [&](StringRef key) {
-                       if (key == "block_2d")
-                         return parseBool(parser, mnemonic, key, block2D);
-                       return parseEnum(parser, mnemonic, key, rounding,
-                                        symbolizeE8M0Rounding,
-                                        "'up' or 'floor'");
-                     }))
+  Type dtype;
+  fmt::QuantizerConfig c;
+  if (parseQuantizer(parser, fmt::Recipe::MXFP8, dtype, c))
     return {};
-  return parser.getChecked<MXFP8Attr>(loc, parser.getContext(), dtype, block2D,
-                                      rounding);
+  return parser.getChecked<MXFP8Attr>(loc, parser.getContext(), dtype, c.mx2D,
+                                      fromFormat(c.e8m0Rounding));
 }
 
 void MXFP8Attr::print(AsmPrinter &printer) const {
-  printer << "<" << getDtype();
-  FieldPrinter fields{printer};
-  if (getBlock2D())
-    fields.boolean("block_2d", true);
-  if (getE8m0Rounding() != E8M0Rounding::Up)
-    fields.field("e8m0_rounding").printer
-        << stringifyE8M0Rounding(getE8m0Rounding());
-  printer << ">";
+  printQuantizer(printer, getDtype(), getFormatConfig());
 }
 
 LogicalResult MXFP8Attr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -522,12 +531,6 @@ fmt::QuantizerConfig MXFP8Attr::getFormatConfig() const {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// TE's random sign mask (docs/formats.md §3.5), the default with RHT; without
-/// RHT there is no mask.
-constexpr uint32_t kDefaultRHTSignMask = 0xD7E8;
-
-uint32_t defaultRHTSignMask(bool rht) { return rht ? kDefaultRHTSignMask : 0; }
-
 struct NVFP4Fields {
   bool rht = false;
   uint32_t rhtSignMask = 0;
@@ -557,61 +560,19 @@ static fmt::QuantizerConfig nvfp4Config(fmt::DType dtype,
 }
 
 Attribute NVFP4Attr::parse(AsmParser &parser, Type) {
-  Type dtype;
-  NVFP4Fields f;
-  std::optional<uint32_t> mask;
   SMLoc loc = parser.getCurrentLocation();
-  StringRef mnemonic = getMnemonic();
-  if (parseQuantizer(parser, mnemonic, dtype,
-                     {"rht", "rht_sign_mask", "block_2d", "stochastic_rounding",
-                      "row_scaled", "four_over_six", "e4m3_max", "err_mode"},
-                     [&](StringRef key) {
-                       if (key == "rht")
-                         return parseBool(parser, mnemonic, key, f.rht);
-                       if (key == "rht_sign_mask")
-                         return parseInt(parser, mnemonic, key, mask.emplace());
-                       if (key == "block_2d")
-                         return parseBool(parser, mnemonic, key, f.block2D);
-                       if (key == "stochastic_rounding")
-                         return parseBool(parser, mnemonic, key,
-                                          f.stochasticRounding);
-                       if (key == "row_scaled")
-                         return parseBool(parser, mnemonic, key, f.rowScaled);
-                       if (key == "four_over_six")
-                         return parseBool(parser, mnemonic, key, f.fourOverSix);
-                       if (key == "e4m3_max")
-                         return parseF32(parser, mnemonic, key, f.e4m3Max);
-                       return parseEnum(parser, mnemonic, key, f.errMode,
-                                        symbolizeErrMode, "'mae' or 'mse'");
-                     }))
+  Type dtype;
+  fmt::QuantizerConfig c;
+  if (parseQuantizer(parser, fmt::Recipe::NVFP4, dtype, c))
     return {};
-  f.rhtSignMask = mask.value_or(defaultRHTSignMask(f.rht));
   return parser.getChecked<NVFP4Attr>(
-      loc, parser.getContext(), dtype, f.rht, f.rhtSignMask, f.block2D,
-      f.stochasticRounding, f.rowScaled, f.fourOverSix, f.e4m3Max, f.errMode);
+      loc, parser.getContext(), dtype, c.rht, c.rhtSignMask, c.nvfp4_2D,
+      c.stochasticRounding, c.rowScaled, c.use4over6, makeFloat(c.e4m3Max),
+      fromFormat(c.errMode));
 }
 
 void NVFP4Attr::print(AsmPrinter &printer) const {
-  printer << "<" << getDtype();
-  FieldPrinter fields{printer};
-  if (getRht())
-    fields.boolean("rht", true);
-  if (getRhtSignMask() != defaultRHTSignMask(getRht()))
-    fields.field("rht_sign_mask").printer
-        << llvm::format_hex(getRhtSignMask(), 6, /*Upper=*/true);
-  if (getBlock2D())
-    fields.boolean("block_2d", true);
-  if (getStochasticRounding())
-    fields.boolean("stochastic_rounding", true);
-  if (getRowScaled())
-    fields.boolean("row_scaled", true);
-  if (getFourOverSix())
-    fields.boolean("four_over_six", true);
-  if (!getE4m3Max().bitwiseIsEqual(makeFloat(448.0f)))
-    fields.real("e4m3_max", getE4m3Max());
-  if (getErrMode() != ErrMode::MAE)
-    fields.field("err_mode").printer << stringifyErrMode(getErrMode());
-  printer << ">";
+  printQuantizer(printer, getDtype(), getFormatConfig());
 }
 
 LogicalResult NVFP4Attr::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -56,7 +56,10 @@ class TE_QuantizerAttr<string name, string attrMnemonic>
     ```
 
     The configuration is checked by the Format library
-    (`te::format::verifyConfig`); its message is the diagnostic.
+    (`te::format::verifyConfig`); its message is the diagnostic. The fields,
+    their spelling and defaults are Format's quantizer syntax
+    (`include/te/Format/QuantizerSyntax.h`), which te-quantize and the Python
+    package read too.
   }];
 }
 
@@ -87,9 +90,9 @@ def TE_DelayedAttr : TE_QuantizerAttr<"Delayed", "delayed"> {
   }];
   let parameters = (ins
     "::mlir::Type":$dtype,
-    DefaultValuedParameter<"int", "0">:$margin,
-    DefaultValuedParameter<"int", "1024">:$history,
-    DefaultValuedParameter<"::mlir::te::AmaxAlgo", "::mlir::te::AmaxAlgo::Max">:$algo
+    "int":$margin,
+    "int":$history,
+    "::mlir::te::AmaxAlgo":$algo
   );
 }
 
@@ -118,7 +121,7 @@ def TE_CurrentAttr : TE_QuantizerAttr<"Current", "current"> {
   }];
   let parameters = (ins
     "::mlir::Type":$dtype,
-    DefaultValuedParameter<"bool", "false">:$pow2Scales,
+    "bool":$pow2Scales,
     APFloatParameter<"amax lower bound">:$amaxEpsilon
   );
 }
@@ -147,8 +150,8 @@ def TE_BlockAttr : TE_QuantizerAttr<"Block", "block"> {
   }];
   let parameters = (ins
     "::mlir::Type":$dtype,
-    DefaultValuedParameter<"int", "1">:$dims,
-    DefaultValuedParameter<"bool", "true">:$pow2Scales,
+    "int":$dims,
+    "bool":$pow2Scales,
     APFloatParameter<"amax lower bound">:$amaxEpsilon
   );
 }
@@ -180,9 +183,8 @@ def TE_MXFP8Attr : TE_QuantizerAttr<"MXFP8", "mxfp8"> {
   }];
   let parameters = (ins
     "::mlir::Type":$dtype,
-    DefaultValuedParameter<"bool", "false">:$block2D,
-    DefaultValuedParameter<"::mlir::te::E8M0Rounding",
-                           "::mlir::te::E8M0Rounding::Up">:$e8m0Rounding
+    "bool":$block2D,
+    "::mlir::te::E8M0Rounding":$e8m0Rounding
   );
 }
 
@@ -220,14 +222,14 @@ def TE_NVFP4Attr : TE_QuantizerAttr<"NVFP4", "nvfp4"> {
   }];
   let parameters = (ins
     "::mlir::Type":$dtype,
-    DefaultValuedParameter<"bool", "false">:$rht,
+    "bool":$rht,
     "uint32_t":$rhtSignMask,
-    DefaultValuedParameter<"bool", "false">:$block2D,
-    DefaultValuedParameter<"bool", "false">:$stochasticRounding,
-    DefaultValuedParameter<"bool", "false">:$rowScaled,
-    DefaultValuedParameter<"bool", "false">:$fourOverSix,
+    "bool":$block2D,
+    "bool":$stochasticRounding,
+    "bool":$rowScaled,
+    "bool":$fourOverSix,
     APFloatParameter<"largest E4M3 block scale">:$e4m3Max,
-    DefaultValuedParameter<"::mlir::te::ErrMode", "::mlir::te::ErrMode::MAE">:$errMode
+    "::mlir::te::ErrMode":$errMode
   );
 }
 
