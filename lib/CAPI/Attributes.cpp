@@ -24,6 +24,20 @@
 using namespace mlir;
 using namespace mlir::te;
 
+// The C API's enums have the dialect's values (and so Format's and te_rt's,
+// TEInterfaces.cpp): conversions are casts.
+static_assert(MlirTEAmaxAlgoMax == static_cast<int>(AmaxAlgo::Max) &&
+                  MlirTEAmaxAlgoMostRecent ==
+                      static_cast<int>(AmaxAlgo::MostRecent),
+              "MlirTEAmaxAlgo");
+static_assert(MlirTEE8M0RoundingUp == static_cast<int>(E8M0Rounding::Up) &&
+                  MlirTEE8M0RoundingFloor ==
+                      static_cast<int>(E8M0Rounding::Floor),
+              "MlirTEE8M0Rounding");
+static_assert(MlirTEErrModeMAE == static_cast<int>(ErrMode::MAE) &&
+                  MlirTEErrModeMSE == static_cast<int>(ErrMode::MSE),
+              "MlirTEErrMode");
+
 namespace {
 /// Emits at an unknown location of `ctx`: the C API has no location for a
 /// constructor's arguments.

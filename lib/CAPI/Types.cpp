@@ -21,6 +21,15 @@
 using namespace mlir;
 using namespace mlir::te;
 
+// The C API's enums have the dialect's values (and so Format's and te_rt's,
+// TEInterfaces.cpp): conversions are casts.
+static_assert(MlirTEUsageRowwise == static_cast<int>(Usage::Rowwise) &&
+                  MlirTEUsageColumnwise == static_cast<int>(Usage::Columnwise),
+              "MlirTEUsage");
+static_assert(MlirTETargetSM90 == static_cast<int>(Target::SM90) &&
+                  MlirTETargetSM100 == static_cast<int>(Target::SM100),
+              "MlirTETarget");
+
 namespace {
 QTensorType castQTensor(MlirType type) {
   return cast<QTensorType>(unwrap(type));
