@@ -23,6 +23,7 @@ set(docs
   "TEAttrs|include/te/Dialect/TE/IR/TEAttrs.td|-gen-attrdef-doc"
   "TETypes|include/te/Dialect/TE/IR/TETypes.td|-gen-typedef-doc"
   "TEInterfaces|include/te/Dialect/TE/IR/TEInterfaces.td|-gen-attr-interface-docs"
+  "TEOpInterfaces|include/te/Dialect/TE/IR/TEInterfaces.td|-gen-op-interface-docs"
   "TEEnums|include/te/Dialect/TE/IR/TEEnums.td|-gen-enum-doc"
   "TEPasses|include/te/Dialect/TE/Transforms/Passes.td|-gen-pass-doc"
   "TEGenericPasses|include/te/Transforms/Passes.td|-gen-pass-doc"

@@ -1,4 +1,4 @@
-//===- TEInterfaces.cpp - te quantizer attribute interface ------*- C++ -*-===//
+//===- TEInterfaces.cpp - te attribute and op interfaces --------*- C++ -*-===//
 //
 // Part of te.
 //
@@ -6,7 +6,9 @@
 //
 // The bridge between MLIR and the Format library: enum conversions, element
 // types, and the default implementations of QuantizerAttrInterface. No format
-// fact is computed here; everything is asked of Format.
+// fact is computed here; everything is asked of Format. The op interface
+// ShapeInferenceOpInterface is defined here too; the te ops' shape rules are
+// in ShapeRules.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,7 @@ static_assert(fmt::kDynamic == ShapedType::kDynamic,
 #include "te/Dialect/TE/IR/TEEnums.cpp.inc"
 
 #include "te/Dialect/TE/IR/TEAttrInterfaces.cpp.inc"
+#include "te/Dialect/TE/IR/TEOpInterfaces.cpp.inc"
 
 // The dialect's enums have the Format library's values (and so the
 // runtime's te_rt_* values, runtime/lib/Api.cpp): the bridges are casts.

@@ -6,28 +6,42 @@
 //
 // te-infer-shapes: TransformerEngine's fake-shape inference as a pass.
 // Static dimensions flow forward into dynamic dimensions of tensor and
-// !te.qtensor types until a fixpoint: from te.empty's constant size
-// operands, through te ops, tensor.cast /
-// collapse_shape / expand_shape, scf.for / scf.if, and into private callees
-// (specialised per distinct static signature when callers disagree).
+// !te.qtensor types until a fixpoint.
+//
+// A worklist of ops drives it. Running an op's shape rule may make result
+// types more static; the users of a refined value are queued, and so is the
+// loop or branch a refined value is yielded to. te ops state their rules
+// themselves (ShapeInferenceOpInterface, lib/Dialect/TE/IR/ShapeRules.cpp);
+// the rules of the upstream ops the pass knows are here: tensor.cast /
+// collapse_shape / expand_shape, scf.for / scf.if. When the worklist is
+// empty the steps across functions run, and queue what they refine: private
+// callees take their callers' shapes (specialised per distinct static
+// signature when callers disagree), functions the shapes all their returns
+// agree on, calls their callees' results.
 //
 // Specialisations are made once per original function and signature and
 // are shared by every call that asks for that signature, so the recursive
 // calls of a (mutually) recursive function reach the specialisation of
 // their own signature. A function whose calls all moved to specialisations
-// is erased. A recursion that asks for a new signature at every level (its
+// is removed. A recursion that asks for a new signature at every level (its
 // shapes grow or shrink with the depth) is an error after
 // kMaxRecursiveSpecialisations.
 //
 // Types are refined in place. Where a refined value meets a place whose
-// type must not change (an op the pass does not know, a yield whose loop
+// type must not change (an op without a shape rule, a yield whose loop
 // argument stays dynamic, a public callee), a cast back is inserted:
 // tensor.cast for tensors, and for quantized tensors te.buffers + a
 // tensor.cast per buffer + te.from_buffers (a metadata-only view).
 //
-// Loops are refined optimistically (a loop argument takes its init's shape);
-// if the value yielded back is then not at least as static, that loop
-// argument is blocked and the inference restarts from the input.
+// Loop arguments take what their init and the value yielded back agree on.
+// That cannot see through a value the body derives from the argument
+// itself, so once nothing else changes, the loop arguments whose init is
+// more static are refined optimistically (to the init's shape) and the
+// worklist runs on. At the next fixpoint every optimistic argument is
+// checked: the value yielded back must be at least as static. If one is
+// not, the changes made since the optimistic step are undone from an undo
+// log, that argument is never refined optimistically again, and the others
+// are tried again. Nothing restarts from the input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,11 +51,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Debug.h"
+
+#include <functional>
 
 #define DEBUG_TYPE "te-infer-shapes"
 
@@ -55,6 +70,9 @@ using namespace mlir::te;
 
 namespace {
 
+/// The id of each scf.for of the input, copied into the loops of
+/// specialisations: an argument refused optimistic refinement is refused in
+/// every copy of its loop.
 constexpr StringLiteral kLoopIdAttr = "te.infer_shapes.loop";
 
 /// Specialisations of one function that its recursive calls may ask for
@@ -174,15 +192,50 @@ std::string mangle(ArrayRef<Type> types) {
   return text;
 }
 
-/// Ops whose operands may take refined types: their results are re-inferred
-/// or their types are kept in sync by the pass. Other users of a refined
-/// value get a cast back to the type they had.
-bool acceptsRefinedOperands(Operation *op) {
-  return isa<QuantizeOp, DequantizeOp, GemmOp, LinearOp, LinearGradOp, AmaxOp,
-             BuffersOp, tensor::CastOp, tensor::CollapseShapeOp,
-             tensor::ExpandShapeOp, scf::IfOp, scf::ForOp, scf::YieldOp,
-             func::CallOp, func::ReturnOp>(op);
+/// The upstream ops whose shape rules the pass runs itself (scf.for,
+/// scf.if and their yields, the tensor ops) or whose types it keeps in sync
+/// (calls and returns, by the steps across functions).
+bool isUpstreamOpWithShapeRule(Operation *op) {
+  if (isa<scf::YieldOp>(op))
+    return isa<scf::ForOp, scf::IfOp>(op->getParentOp());
+  return isa<tensor::CastOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+             scf::IfOp, scf::ForOp, func::CallOp, func::ReturnOp>(op);
 }
+
+/// Ops whose operands may take refined types: te ops with a shape rule and
+/// the upstream ops above. Other users of a refined value get a cast back
+/// to the type they had.
+bool acceptsRefinedOperands(Operation *op) {
+  return isa<ShapeInferenceOpInterface>(op) || isUpstreamOpWithShapeRule(op);
+}
+
+/// Ops waiting for their shape rule to run: first in, first out, each at
+/// most once.
+class OpWorklist {
+public:
+  void push(Operation *op) {
+    if (queued.insert(op).second)
+      ops.push_back(op);
+  }
+  /// The next op; null when the worklist is empty.
+  Operation *pop() {
+    while (next < ops.size()) {
+      Operation *op = ops[next++];
+      if (queued.erase(op))
+        return op;
+    }
+    ops.clear();
+    next = 0;
+    return nullptr;
+  }
+  /// Takes `op` off the worklist (its entry is skipped).
+  void remove(Operation *op) { queued.erase(op); }
+
+private:
+  std::vector<Operation *> ops;
+  size_t next = 0;
+  DenseSet<Operation *> queued;
+};
 
 //===----------------------------------------------------------------------===//
 // The inference
@@ -190,26 +243,39 @@ bool acceptsRefinedOperands(Operation *op) {
 
 class ShapeInference {
 public:
-  ShapeInference(ModuleOp module,
-                 const DenseSet<std::pair<int64_t, unsigned>> &blocked)
-      : module(module), blocked(blocked), target(getTarget(module)) {}
+  struct Counts {
+    unsigned opsVisited = 0;
+    unsigned rounds = 0;
+    unsigned specialisations = 0;
+    unsigned loopRounds = 0;
+    unsigned loopRoundsUndone = 0;
+    unsigned typesRefined = 0;
+  };
 
-  /// Runs to a fixpoint. Returns failure after an error; adds the loop
-  /// arguments that must stay as they were to `conflicts`.
-  LogicalResult run(SmallVectorImpl<std::pair<int64_t, unsigned>> &conflicts);
+  explicit ShapeInference(ModuleOp module)
+      : module(module), symbols(module), target(getTarget(module)) {}
+
+  /// Runs to a fixpoint and inserts the casts back. Returns failure after an
+  /// error.
+  LogicalResult run();
+  const Counts &getCounts() const { return counts; }
 
 private:
   ModuleOp module;
-  const DenseSet<std::pair<int64_t, unsigned>> &blocked;
+  SymbolTable symbols;
   Target target;
-  bool changed = false;
+  Counts counts;
+  OpWorklist worklist;
+  /// Set when a call's or a return's operand types or a function changed:
+  /// the steps across functions run again once the worklist is empty.
+  bool acrossFunctionsChanged = true;
   /// The input type of every value whose type was refined.
   DenseMap<Value, Type> original;
   /// Quantized values whose refined shape breaks their recipe's rules: the
   /// shape they would have had (reported by finish(), not applied).
   DenseMap<Value, SmallVector<int64_t>> invalid;
-  /// te ops whose result types could not be inferred from refined operands
-  /// (finish() reports why).
+  /// te ops whose shape rule failed on refined operands (finish() reports
+  /// why).
   llvm::SetVector<Operation *> failedInference;
   /// The input's function each specialisation was cloned from.
   DenseMap<StringAttr, StringAttr> originOf;
@@ -217,26 +283,85 @@ private:
   DenseMap<std::pair<StringAttr, Attribute>, StringAttr> specialisations;
   /// Per input function: the specialisations its recursive calls asked for.
   DenseMap<StringAttr, unsigned> numRecursive;
-  /// Functions that have specialisations or are one: erased once no function
-  /// outside this set reaches them through calls.
+  /// Functions that have specialisations or are one: removed once no
+  /// function outside this set reaches them through calls.
   DenseSet<StringAttr> specialised;
+  /// Functions removed from the module (erased at the end: an undo may put
+  /// one back).
+  llvm::SetVector<Operation *> removedFunctions;
   /// The input's call graph, closed: the functions each function reaches
   /// through one or more calls.
   DenseMap<StringAttr, DenseSet<StringAttr>> reaches;
   /// Set after an error in inferCalls.
   bool failedCalls = false;
 
+  /// While loop arguments are optimistic: the undo of every change since
+  /// they were refined, in order, and the arguments refined optimistically.
+  bool optimistic = false;
+  SmallVector<std::function<void()>> undoLog;
+  SmallVector<std::pair<scf::ForOp, unsigned>> optimisticArgs;
+  /// Loop arguments (loop id, index) never refined optimistically again: the
+  /// value yielded back was less static.
+  DenseSet<std::pair<int64_t, unsigned>> blocked;
+
+  /// Records how to undo a change, while loop arguments are optimistic.
+  void onUndo(std::function<void()> undo) {
+    if (optimistic)
+      undoLog.push_back(std::move(undo));
+  }
+  /// Queues the ops whose rules read the type of an operand of `user`.
+  void queueUser(Operation *user) {
+    worklist.push(user);
+    if (isa<scf::YieldOp>(user))
+      worklist.push(user->getParentOp());
+    if (isa<func::CallOp, func::ReturnOp>(user))
+      acrossFunctionsChanged = true;
+  }
   void refine(Value value, Type type) {
     if (!type || type == value.getType())
       return;
-    original.try_emplace(value, value.getType());
+    Type before = value.getType();
+    original.try_emplace(value, before);
     value.setType(type);
-    changed = true;
+    onUndo([value, before]() mutable { value.setType(before); });
+    for (Operation *user : value.getUsers())
+      queueUser(user);
   }
-  /// Drops the values of `op` (about to be erased) from `original`.
+  void refineShape(Value value, ArrayRef<int64_t> shape) {
+    if (auto q = dyn_cast<QTensorType>(value.getType()))
+      if (std::optional<SmallVector<int64_t>> m =
+              meetShapes(q.getShape(), shape);
+          m && ArrayRef<int64_t>(*m) != q.getShape() &&
+          !isValidWithShape(q, *m)) {
+        if (invalid.try_emplace(value, *m).second)
+          onUndo([this, value] { invalid.erase(value); });
+        return;
+      }
+    refine(value, meet(value.getType(), shape));
+  }
+  void setFunctionType(func::FuncOp func, FunctionType type) {
+    FunctionType before = func.getFunctionType();
+    if (type == before)
+      return;
+    func.setType(type);
+    onUndo([func, before]() mutable { func.setType(before); });
+    acrossFunctionsChanged = true;
+  }
+  void setCallee(func::CallOp call, StringRef callee) {
+    FlatSymbolRefAttr before = call.getCalleeAttr();
+    call.setCallee(callee);
+    onUndo([call, before]() mutable { call.setCalleeAttr(before); });
+    acrossFunctionsChanged = true;
+  }
+  void markSpecialised(StringAttr name) {
+    if (specialised.insert(name).second)
+      onUndo([this, name] { specialised.erase(name); });
+  }
+  /// Drops the values of `op` (about to be erased) from the maps.
   void forget(Operation *op) {
     op->walk([&](Operation *nested) {
       failedInference.remove(nested);
+      worklist.remove(nested);
       for (Value result : nested->getResults()) {
         original.erase(result);
         invalid.erase(result);
@@ -249,19 +374,19 @@ private:
           }
     });
   }
-  void refineShape(Value value, ArrayRef<int64_t> shape) {
-    if (auto q = dyn_cast<QTensorType>(value.getType()))
-      if (std::optional<SmallVector<int64_t>> m =
-              meetShapes(q.getShape(), shape);
-          m && ArrayRef<int64_t>(*m) != q.getShape() &&
-          !isValidWithShape(q, *m)) {
-        invalid.try_emplace(value, *m);
-        return;
-      }
-    refine(value, meet(value.getType(), shape));
-  }
 
-  void inferOp(Operation *op);
+  void runToFixpoint();
+  void visit(Operation *op);
+  void runShapeRule(ShapeInferenceOpInterface rule);
+  void refineCast(tensor::CastOp cast);
+  void refineCollapseShape(tensor::CollapseShapeOp collapse);
+  void refineExpandShape(tensor::ExpandShapeOp expand);
+  void refineLoop(scf::ForOp forOp);
+  void refineBranches(scf::IfOp ifOp);
+  bool canRefineOptimistically(scf::ForOp forOp, unsigned i);
+  bool startOptimisticRound();
+  void checkOptimisticRound();
+
   void computeCallGraph();
   StringAttr originOfFunction(func::FuncOp func) const {
     StringAttr origin = originOf.lookup(func.getSymNameAttr());
@@ -269,177 +394,244 @@ private:
   }
   bool isRecursiveCall(func::CallOp call, StringAttr calleeOrigin) const;
   void inferCalls();
-  void eraseUnreachableSpecialisations(SymbolTable &symbols);
+  void removeFunction(func::FuncOp func);
+  void removeUnreachableSpecialisations();
   void inferFunctionResults();
+
+  void rebuildRefinedExpandShapes();
   Value castTo(OpBuilder &builder, Location loc, Value value, Type type);
-  LogicalResult finish(SmallVectorImpl<std::pair<int64_t, unsigned>> &);
+  LogicalResult finish();
 };
 
-void ShapeInference::inferOp(Operation *op) {
-  if (auto quantize = dyn_cast<QuantizeOp>(op)) {
-    refineShape(quantize.getResult(), quantize.getInput().getType().getShape());
+//===----------------------------------------------------------------------===//
+// Shape rules of single ops
+//===----------------------------------------------------------------------===//
+
+void ShapeInference::visit(Operation *op) {
+  ++counts.opsVisited;
+  if (auto rule = dyn_cast<ShapeInferenceOpInterface>(op))
+    return runShapeRule(rule);
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](tensor::CastOp cast) { refineCast(cast); })
+      .Case([&](tensor::CollapseShapeOp op) { refineCollapseShape(op); })
+      .Case([&](tensor::ExpandShapeOp op) { refineExpandShape(op); })
+      .Case([&](scf::ForOp forOp) { refineLoop(forOp); })
+      .Case([&](scf::IfOp ifOp) { refineBranches(ifOp); });
+}
+
+/// A te op's own rule (ShapeInferenceOpInterface).
+void ShapeInference::runShapeRule(ShapeInferenceOpInterface rule) {
+  Operation *op = rule;
+  SmallVector<ShapedTypeComponents> shapes;
+  // Silently here (the inference runs to a fixpoint); finish() reports.
+  if (failed(rule.inferResultShapes(/*location=*/std::nullopt, shapes))) {
+    if (failedInference.insert(op))
+      onUndo([this, op] { failedInference.remove(op); });
     return;
   }
-  if (auto dequantize = dyn_cast<DequantizeOp>(op)) {
-    refineShape(dequantize.getResult(),
-                dequantize.getInput().getType().getShape());
+  SmallVector<Type> before(op->getResultTypes());
+  for (auto [result, shape] : llvm::zip(op->getResults(), shapes))
+    if (shape.hasRank())
+      refineShape(result, shape.getDims());
+  if (llvm::equal(before, op->getResultTypes()))
     return;
+  SmallVector<Value> operands(op->getOperands());
+  rule.resultTypesRefined(before);
+  if (!llvm::equal(operands, op->getOperands()))
+    onUndo([op, operands] { op->setOperands(operands); });
+}
+
+/// tensor.cast: a more static source refines the result. A cast that only
+/// feeds ops keeping their types (e.g. a cast back) is left alone.
+void ShapeInference::refineCast(tensor::CastOp cast) {
+  if (llvm::any_of(cast->getUsers(), acceptsRefinedOperands))
+    refineShape(cast.getResult(), shapeOf(cast.getSource().getType()));
+}
+
+/// tensor.collapse_shape: a group of static dimensions is their product.
+void ShapeInference::refineCollapseShape(tensor::CollapseShapeOp collapse) {
+  ArrayRef<int64_t> src = collapse.getSrcType().getShape();
+  SmallVector<int64_t> shape;
+  for (const ReassociationIndices &group : collapse.getReassociationIndices()) {
+    int64_t size = 1;
+    for (int64_t i : group)
+      size = ShapedType::isDynamic(src[i]) || ShapedType::isDynamic(size)
+                 ? ShapedType::kDynamic
+                 : size * src[i];
+    shape.push_back(size);
   }
-  if (auto gemm = dyn_cast<GemmOp>(op)) {
-    ArrayRef<int64_t> as = gemm.getA().getType().getShape();
-    ArrayRef<int64_t> bs = gemm.getB().getType().getShape();
-    ::te::format::GemmShape shape;
-    if (::te::format::gemmShape(toFormat(gemm.getLayout()),
-                                ::te::format::Shape(as.begin(), as.end()),
-                                ::te::format::Shape(bs.begin(), bs.end()),
-                                &shape)
-            .empty())
-      refineShape(gemm.getResult(), shape.result);
-    return;
-  }
-  if (auto empty = dyn_cast<EmptyOp>(op)) {
-    // A constant size operand is a static dimension: the type takes it and
-    // the operand goes.
-    QTensorType type = empty.getResult().getType();
-    SmallVector<int64_t> shape(type.getShape());
-    OperandRange sizes = empty.getDynamicSizes();
-    size_t next = 0;
-    for (int64_t &d : shape) {
-      if (!ShapedType::isDynamic(d))
-        continue;
-      std::optional<int64_t> c = getConstantIntValue(sizes[next++]);
-      if (c && *c >= 0)
-        d = *c;
-    }
-    refineShape(empty.getResult(), shape);
-    QTensorType refined = empty.getResult().getType();
-    if (refined == type)
-      return;
-    SmallVector<Value> kept;
-    next = 0;
-    for (auto [before, after] :
-         llvm::zip_equal(type.getShape(), refined.getShape())) {
-      if (!ShapedType::isDynamic(before))
-        continue;
-      Value size = sizes[next++];
-      if (ShapedType::isDynamic(after))
-        kept.push_back(size);
-    }
-    empty.getDynamicSizesMutable().assign(kept);
-    return;
-  }
-  if (auto buffers = dyn_cast<BuffersOp>(op)) {
-    SmallVector<RankedTensorType> types =
-        buffers.getInput().getType().getBufferTypes(target);
-    if (types.size() == buffers.getNumResults())
-      for (auto [result, type] : llvm::zip_equal(buffers.getResults(), types))
-        refineShape(result, type.getShape());
-    return;
-  }
-  if (auto cast = dyn_cast<tensor::CastOp>(op)) {
-    // A cast that only feeds ops keeping their types (e.g. a cast back) is
-    // left alone.
-    if (llvm::any_of(cast->getUsers(), acceptsRefinedOperands))
-      refineShape(cast.getResult(), shapeOf(cast.getSource().getType()));
-    return;
-  }
-  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
-    ArrayRef<int64_t> src = collapse.getSrcType().getShape();
-    SmallVector<int64_t> shape;
-    for (const ReassociationIndices &group :
-         collapse.getReassociationIndices()) {
-      int64_t size = 1;
-      for (int64_t i : group)
-        size = ShapedType::isDynamic(src[i]) || ShapedType::isDynamic(size)
-                   ? ShapedType::kDynamic
-                   : size * src[i];
-      shape.push_back(size);
-    }
-    refineShape(collapse.getResult(), shape);
-    return;
-  }
-  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
-    // A group with one dynamic dimension gets the source size divided by the
-    // static ones; the op is rebuilt with a static output shape.
-    ArrayRef<int64_t> src = expand.getSrcType().getShape();
-    SmallVector<int64_t> shape(expand.getResultType().getShape());
-    bool learnt = false;
-    for (auto [srcDim, group] :
-         llvm::enumerate(expand.getReassociationIndices())) {
-      if (ShapedType::isDynamic(src[srcDim]))
-        continue;
-      int64_t known = 1, dynamicAt = -1, numDynamic = 0;
-      for (int64_t i : group) {
-        if (ShapedType::isDynamic(shape[i])) {
-          dynamicAt = i;
-          ++numDynamic;
-        } else {
-          known *= shape[i];
-        }
-      }
-      if (numDynamic == 1 && known != 0 && src[srcDim] % known == 0) {
-        shape[dynamicAt] = src[srcDim] / known;
-        learnt = true;
+  refineShape(collapse.getResult(), shape);
+}
+
+/// tensor.expand_shape: a group with one dynamic dimension gets the source
+/// size divided by the static ones. The op's output shape is rebuilt to
+/// match once the inference is done (rebuildRefinedExpandShapes).
+void ShapeInference::refineExpandShape(tensor::ExpandShapeOp expand) {
+  ArrayRef<int64_t> src = expand.getSrcType().getShape();
+  SmallVector<int64_t> shape(expand.getResultType().getShape());
+  for (auto [srcDim, group] :
+       llvm::enumerate(expand.getReassociationIndices())) {
+    if (ShapedType::isDynamic(src[srcDim]))
+      continue;
+    int64_t known = 1, dynamicAt = -1, numDynamic = 0;
+    for (int64_t i : group) {
+      if (ShapedType::isDynamic(shape[i])) {
+        dynamicAt = i;
+        ++numDynamic;
+      } else {
+        known *= shape[i];
       }
     }
-    if (!learnt)
-      return;
-    OpBuilder builder(expand);
-    auto type = expand.getResultType().clone(shape);
-    auto rebuilt = tensor::ExpandShapeOp::create(
-        builder, expand.getLoc(), type, expand.getSrc(),
-        expand.getReassociationIndices());
-    original.try_emplace(rebuilt.getResult(), expand.getResultType());
-    if (auto it = original.find(expand.getResult()); it != original.end())
-      original[rebuilt.getResult()] = it->second;
-    expand.getResult().replaceAllUsesWith(rebuilt.getResult());
-    forget(expand);
-    expand.erase();
-    changed = true;
-    return;
+    if (numDynamic == 1 && known != 0 && src[srcDim] % known == 0)
+      shape[dynamicAt] = src[srcDim] / known;
   }
-  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    auto id = forOp->getAttrOfType<IntegerAttr>(kLoopIdAttr);
-    for (auto [i, init, arg, result] :
-         llvm::enumerate(forOp.getInitArgs(), forOp.getRegionIterArgs(),
-                         forOp.getResults())) {
-      if (id && blocked.contains(std::make_pair(id.getInt(), (unsigned)i)))
-        continue;
+  refineShape(expand.getResult(), shape);
+}
+
+/// scf.for: each argument takes what its init and the value yielded back
+/// agree on; while loop arguments are optimistic, the init's shape (checked
+/// by checkOptimisticRound). Results follow their arguments.
+void ShapeInference::refineLoop(scf::ForOp forOp) {
+  auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+  for (auto [i, init, arg, result] :
+       llvm::enumerate(forOp.getInitArgs(), forOp.getRegionIterArgs(),
+                       forOp.getResults())) {
+    Type yielded = yield.getOperand(i).getType();
+    if (!isShaped(arg.getType()) || !isShaped(yielded))
+      continue;
+    refineShape(arg, joinShapes(shapeOf(init.getType()), shapeOf(yielded)));
+    if (optimistic && canRefineOptimistically(forOp, i)) {
       refineShape(arg, shapeOf(init.getType()));
-      refineShape(result, shapeOf(arg.getType()));
+      optimisticArgs.emplace_back(forOp, i);
     }
-    return;
+    refineShape(result, shapeOf(arg.getType()));
   }
-  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-    if (ifOp.getElseRegion().empty())
+}
+
+/// scf.if: results are static where both branches agree.
+void ShapeInference::refineBranches(scf::IfOp ifOp) {
+  if (ifOp.getElseRegion().empty())
+    return;
+  auto thenYield = ifOp.thenYield(), elseYield = ifOp.elseYield();
+  for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {
+    Type a = thenYield.getOperand(i).getType();
+    Type b = elseYield.getOperand(i).getType();
+    if (isShaped(a) && isShaped(b))
+      refineShape(result, joinShapes(shapeOf(a), shapeOf(b)));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The fixpoint and optimistic loop arguments
+//===----------------------------------------------------------------------===//
+
+void ShapeInference::runToFixpoint() {
+  while (true) {
+    while (Operation *op = worklist.pop())
+      visit(op);
+    if (!acrossFunctionsChanged)
       return;
-    auto thenYield = ifOp.thenYield(), elseYield = ifOp.elseYield();
-    for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {
-      Type a = thenYield.getOperand(i).getType();
-      Type b = elseYield.getOperand(i).getType();
-      if (isShaped(a) && isShaped(b))
-        refineShape(result, joinShapes(shapeOf(a), shapeOf(b)));
-    }
-    return;
+    acrossFunctionsChanged = false;
+    ++counts.rounds;
+    inferCalls();
+    if (failedCalls)
+      return;
+    inferFunctionResults();
   }
-  // Other te ops infer their result types (te.linear, te.linear_grad).
-  if (isa_and_nonnull<TEDialect>(op->getDialect()))
-    if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
-      // Silently here (the inference runs to a fixpoint); finish() reports.
-      SmallVector<Type> types;
-      if (failed(infer.inferReturnTypes(
-              op->getContext(), /*location=*/std::nullopt, op->getOperands(),
-              op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-              op->getRegions(), types))) {
-        failedInference.insert(op);
+}
+
+/// Whether argument `i` of `forOp` may be refined optimistically: its init
+/// is more static and it was never refused.
+bool ShapeInference::canRefineOptimistically(scf::ForOp forOp, unsigned i) {
+  auto id = forOp->getAttrOfType<IntegerAttr>(kLoopIdAttr);
+  if (!id || blocked.contains(std::make_pair(id.getInt(), i)))
+    return false;
+  Value arg = forOp.getRegionIterArgs()[i];
+  return isShaped(arg.getType()) &&
+         meet(arg.getType(), shapeOf(forOp.getInitArgs()[i].getType()));
+}
+
+/// Queues the loops with an argument to refine optimistically. Returns false
+/// if there is none.
+bool ShapeInference::startOptimisticRound() {
+  SmallVector<scf::ForOp> loops;
+  module.walk([&](scf::ForOp forOp) {
+    for (unsigned i = 0, e = forOp.getNumRegionIterArgs(); i < e; ++i)
+      if (canRefineOptimistically(forOp, i)) {
+        loops.push_back(forOp);
         return;
       }
-      if (types.size() == op->getNumResults())
-        for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
-          if (isShaped(type))
-            refineShape(result, shapeOf(type));
-    }
+  });
+  if (loops.empty())
+    return false;
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": " << loops.size()
+                          << " loop(s) refined optimistically\n");
+  ++counts.loopRounds;
+  optimistic = true;
+  for (scf::ForOp forOp : loops)
+    worklist.push(forOp);
+  return true;
 }
+
+/// At the fixpoint after startOptimisticRound: keeps the changes if every
+/// optimistic argument gets back a value at least as static, else undoes
+/// them and refuses the arguments that did not.
+void ShapeInference::checkOptimisticRound() {
+  SmallVector<std::pair<int64_t, unsigned>> refused;
+  for (auto [forOp, i] : optimisticArgs) {
+    if (!module->isProperAncestor(forOp))
+      continue; // in a function no longer reached
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    if (!isRefinementOf(yield.getOperand(i).getType(),
+                        forOp.getRegionIterArgs()[i].getType()))
+      refused.emplace_back(
+          forOp->getAttrOfType<IntegerAttr>(kLoopIdAttr).getInt(), i);
+  }
+  optimistic = false;
+  optimisticArgs.clear();
+  if (refused.empty()) {
+    undoLog.clear();
+    return;
+  }
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": " << refused.size()
+                          << " loop argument(s) yield less static values; "
+                             "undoing "
+                          << undoLog.size() << " change(s)\n");
+  ++counts.loopRoundsUndone;
+  while (!undoLog.empty())
+    undoLog.pop_back_val()();
+  blocked.insert(refused.begin(), refused.end());
+}
+
+LogicalResult ShapeInference::run() {
+  computeCallGraph();
+  module.walk([&](Operation *op) {
+    if (op != module)
+      worklist.push(op);
+  });
+  while (true) {
+    runToFixpoint();
+    if (failedCalls)
+      return failure();
+    if (optimistic)
+      checkOptimisticRound();
+    else if (!startOptimisticRound())
+      break;
+  }
+  for (Operation *func : removedFunctions) {
+    forget(func);
+    func->erase();
+  }
+  removedFunctions.clear();
+  for (auto &[value, type] : original)
+    if (value.getType() != type)
+      ++counts.typesRefined;
+  return finish();
+}
+
+//===----------------------------------------------------------------------===//
+// Steps across functions
+//===----------------------------------------------------------------------===//
 
 /// Fills `reaches` from the module as it is before the inference.
 void ShapeInference::computeCallGraph() {
@@ -478,7 +670,6 @@ bool ShapeInference::isRecursiveCall(func::CallOp call,
 /// for the callee's own signature keep calling it). Call results take the
 /// callee's result shapes.
 void ShapeInference::inferCalls() {
-  SymbolTable symbols(module);
   SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
   for (func::FuncOp func : funcs) {
     if (!func.isPrivate() || func.isExternal())
@@ -515,9 +706,9 @@ void ShapeInference::inferCalls() {
         continue;
       for (auto [arg, type] : llvm::zip_equal(func.getArguments(), sig))
         refine(arg, type);
-      func.setType(FunctionType::get(func.getContext(),
-                                     func.front().getArgumentTypes(),
-                                     func.getResultTypes()));
+      setFunctionType(func, FunctionType::get(func.getContext(),
+                                              func.front().getArgumentTypes(),
+                                              func.getResultTypes()));
       if (specialised.contains(func.getSymNameAttr()))
         specialisations[{origin, bySignature.front().first}] =
             func.getSymNameAttr();
@@ -536,42 +727,51 @@ void ShapeInference::inferCalls() {
             existing && llvm::equal(existing.getArgumentTypes(), sig))
           target = existing;
       if (!target) {
-        if (llvm::any_of(calls,
-                         [&](func::CallOp call) {
-                           return isRecursiveCall(call, origin);
-                         }) &&
-            ++numRecursive[origin] > kMaxRecursiveSpecialisations) {
-          std::string types;
-          llvm::raw_string_ostream os(types);
-          llvm::interleaveComma(sig, os);
-          calls.front().emitOpError()
-              << "asks for a specialisation of recursive function '"
-              << origin.getValue() << "' for (" << types
-              << "), a new signature after " << kMaxRecursiveSpecialisations
-              << " others: its argument shapes change with the depth of the "
-                 "recursion, so te-infer-shapes cannot make them static";
-          failedCalls = true;
-          return;
+        if (llvm::any_of(calls, [&](func::CallOp call) {
+              return isRecursiveCall(call, origin);
+            })) {
+          unsigned &num = numRecursive[origin];
+          if (++num > kMaxRecursiveSpecialisations) {
+            std::string types;
+            llvm::raw_string_ostream os(types);
+            llvm::interleaveComma(sig, os);
+            calls.front().emitOpError()
+                << "asks for a specialisation of recursive function '"
+                << origin.getValue() << "' for (" << types
+                << "), a new signature after " << kMaxRecursiveSpecialisations
+                << " others: its argument shapes change with the depth of "
+                   "the recursion, so te-infer-shapes cannot make them static";
+            failedCalls = true;
+            return;
+          }
+          onUndo([this, origin] { --numRecursive[origin]; });
         }
         target = func.clone();
         target.setSymName((origin.getValue() + "_" + mangle(sig)).str());
         symbols.insert(target, Block::iterator(func));
+        ++counts.specialisations;
+        onUndo([this, target]() mutable {
+          --counts.specialisations;
+          forget(target);
+          symbols.erase(target);
+        });
         for (auto [arg, type] : llvm::zip_equal(target.getArguments(), sig))
           refine(arg, type);
-        target.setType(FunctionType::get(target.getContext(),
-                                         target.front().getArgumentTypes(),
-                                         target.getResultTypes()));
+        setFunctionType(target,
+                        FunctionType::get(target.getContext(),
+                                          target.front().getArgumentTypes(),
+                                          target.getResultTypes()));
         originOf[target.getSymNameAttr()] = origin;
         specialisations[{origin, key}] = target.getSymNameAttr();
-        specialised.insert(target.getSymNameAttr());
+        markSpecialised(target.getSymNameAttr());
+        target.walk([&](Operation *op) { worklist.push(op); });
       }
       for (func::CallOp call : calls)
-        call.setCallee(target.getSymName());
-      specialised.insert(func.getSymNameAttr());
-      changed = true;
+        setCallee(call, target.getSymName());
+      markSpecialised(func.getSymNameAttr());
     }
   }
-  eraseUnreachableSpecialisations(symbols);
+  removeUnreachableSpecialisations();
 
   module.walk([&](func::CallOp call) {
     auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
@@ -584,10 +784,26 @@ void ShapeInference::inferCalls() {
   });
 }
 
-/// Erases the functions in `specialised` that no other function reaches
+/// Takes `func` out of the module; it is erased at the end unless an undo
+/// puts it back.
+void ShapeInference::removeFunction(func::FuncOp func) {
+  Operation *next = func->getNextNode();
+  symbols.remove(func);
+  func->remove();
+  func.walk([&](Operation *op) { worklist.remove(op); });
+  removedFunctions.insert(func);
+  acrossFunctionsChanged = true;
+  onUndo([this, func, next] {
+    removedFunctions.remove(func);
+    symbols.insert(func,
+                   next ? Block::iterator(next) : module.getBody()->end());
+  });
+}
+
+/// Removes the functions in `specialised` that no other function reaches
 /// through calls: a generic function whose calls all went to
 /// specialisations, and the recursive specialisations only they called.
-void ShapeInference::eraseUnreachableSpecialisations(SymbolTable &symbols) {
+void ShapeInference::removeUnreachableSpecialisations() {
   DenseSet<StringAttr> live;
   SmallVector<func::FuncOp> worklist;
   for (func::FuncOp func : module.getOps<func::FuncOp>())
@@ -607,10 +823,10 @@ void ShapeInference::eraseUnreachableSpecialisations(SymbolTable &symbols) {
     if (!live.contains(func.getSymNameAttr()))
       dead.push_back(func);
   for (func::FuncOp func : dead) {
-    specialised.erase(func.getSymNameAttr());
-    forget(func);
-    symbols.erase(func);
-    changed = true;
+    StringAttr name = func.getSymNameAttr();
+    specialised.erase(name);
+    onUndo([this, name] { specialised.insert(name); });
+    removeFunction(func);
   }
 }
 
@@ -637,11 +853,35 @@ void ShapeInference::inferFunctionResults() {
           type = refined;
           learnt = true;
         }
-    if (!learnt)
-      continue;
-    func.setType(
-        FunctionType::get(func.getContext(), func.getArgumentTypes(), results));
-    changed = true;
+    if (learnt)
+      setFunctionType(func,
+                      FunctionType::get(func.getContext(),
+                                        func.getArgumentTypes(), results));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// After the fixpoint
+//===----------------------------------------------------------------------===//
+
+/// tensor.expand_shape ops with a refined result get the output shape that
+/// states it.
+void ShapeInference::rebuildRefinedExpandShapes() {
+  SmallVector<tensor::ExpandShapeOp> refined;
+  module.walk([&](tensor::ExpandShapeOp expand) {
+    auto it = original.find(expand.getResult());
+    if (it != original.end() && it->second != expand.getResultType())
+      refined.push_back(expand);
+  });
+  for (tensor::ExpandShapeOp expand : refined) {
+    OpBuilder builder(expand);
+    auto rebuilt = tensor::ExpandShapeOp::create(
+        builder, expand.getLoc(), expand.getResultType(), expand.getSrc(),
+        expand.getReassociationIndices());
+    original[rebuilt.getResult()] = original.lookup(expand.getResult());
+    expand.getResult().replaceAllUsesWith(rebuilt.getResult());
+    forget(expand);
+    expand.erase();
   }
 }
 
@@ -670,42 +910,10 @@ Value ShapeInference::castTo(OpBuilder &builder, Location loc, Value value,
   return FromBuffersOp::create(builder, loc, to, casted);
 }
 
-LogicalResult
-ShapeInference::run(SmallVectorImpl<std::pair<int64_t, unsigned>> &conflicts) {
-  computeCallGraph();
-  do {
-    changed = false;
-    SmallVector<Operation *> ops;
-    module.walk([&](Operation *op) { ops.push_back(op); });
-    for (Operation *op : ops)
-      inferOp(op);
-    inferCalls();
-    if (failedCalls)
-      return failure();
-    inferFunctionResults();
-  } while (changed);
-  return finish(conflicts);
-}
-
-/// Casts where a refined value meets a type that stayed, loop conflicts, and
-/// the recipes' shape rules on the refined quantized types.
-LogicalResult ShapeInference::finish(
-    SmallVectorImpl<std::pair<int64_t, unsigned>> &conflicts) {
-  // Loops: the value yielded back must be at least as static as the
-  // argument it becomes.
-  module.walk([&](scf::ForOp forOp) {
-    auto id = forOp->getAttrOfType<IntegerAttr>(kLoopIdAttr);
-    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-    for (auto [i, arg] : llvm::enumerate(forOp.getRegionIterArgs())) {
-      Type yielded = yield.getOperand(i).getType();
-      if (!isRefinementOf(yielded, arg.getType()) && id)
-        conflicts.push_back(std::make_pair(id.getInt(), (unsigned)i));
-    }
-  });
-  if (!conflicts.empty())
-    return success();
-
-  SymbolTable symbols(module);
+/// The recipes' shape rules on the refined quantized types, the output
+/// shapes of tensor.expand_shape, and casts where a refined value meets a
+/// type that stayed.
+LogicalResult ShapeInference::finish() {
   // Shape rules of refined quantized types, at the op that makes them (the
   // first one in program order). A refinement that breaks them was not
   // applied; `invalid` has the shape it would have given.
@@ -731,15 +939,13 @@ LogicalResult ShapeInference::finish(
     for (Value result : op->getResults())
       if (failed(checkRules(result, op)))
         return WalkResult::interrupt();
-    // A te op whose results cannot be inferred from its refined operands
-    // (e.g. te.linear whose quantized input breaks MXFP8's rules once the
-    // batch is known): the inference says why, at the op.
+    // A te op whose rule fails on its refined operands (e.g. te.linear whose
+    // quantized input breaks MXFP8's rules once the batch is known): the
+    // rule says why, at the op.
     if (failedInference.contains(op)) {
-      SmallVector<Type> types;
-      if (failed(cast<InferTypeOpInterface>(op).inferReturnTypes(
-              op->getContext(), op->getLoc(), op->getOperands(),
-              op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-              op->getRegions(), types)))
+      SmallVector<ShapedTypeComponents> shapes;
+      if (failed(cast<ShapeInferenceOpInterface>(op).inferResultShapes(
+              op->getLoc(), shapes)))
         return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -747,8 +953,10 @@ LogicalResult ShapeInference::finish(
   if (rules.wasInterrupted())
     return failure();
 
-  // Where a type must stay, cast back (or forward: a loop argument blocked
-  // from refinement, a public callee's argument).
+  rebuildRefinedExpandShapes();
+
+  // Where a type must stay, cast back (or forward: a loop argument that
+  // stayed less static than its init, a public callee's argument).
   module.walk([&](Operation *op) {
     OpBuilder builder(op);
     auto fixOperand = [&](OpOperand &operand, Type expected) {
@@ -819,27 +1027,17 @@ struct TEInferShapesPass
           kLoopIdAttr,
           IntegerAttr::get(IntegerType::get(&getContext(), 64), nextId++));
     });
-
-    // Optimistic loops, restarted from the input without the loop arguments
-    // whose yielded value turned out less static.
-    OwningOpRef<ModuleOp> input(module.clone());
-    DenseSet<std::pair<int64_t, unsigned>> blocked;
-    while (true) {
-      SmallVector<std::pair<int64_t, unsigned>> conflicts;
-      ShapeInference inference(module, blocked);
-      if (failed(inference.run(conflicts)))
-        return signalPassFailure();
-      if (conflicts.empty())
-        break;
-      size_t before = blocked.size();
-      blocked.insert(conflicts.begin(), conflicts.end());
-      if (blocked.size() == before) // no progress: should not happen
-        break;
-      module.getBody()->getOperations().clear();
-      IRMapping mapping;
-      for (Operation &op : input->getBody()->getOperations())
-        module.getBody()->push_back(op.clone(mapping));
-    }
+    ShapeInference inference(module);
+    LogicalResult result = inference.run();
+    const ShapeInference::Counts &counts = inference.getCounts();
+    numTypesRefined += counts.typesRefined;
+    numOpsVisited += counts.opsVisited;
+    numRounds += counts.rounds;
+    numSpecialisations += counts.specialisations;
+    numLoopRounds += counts.loopRounds;
+    numLoopRoundsUndone += counts.loopRoundsUndone;
+    if (failed(result))
+      return signalPassFailure();
     module.walk([](scf::ForOp forOp) { forOp->removeAttr(kLoopIdAttr); });
   }
 };

@@ -1,12 +1,12 @@
-//===- TEInterfaces.h - te quantizer attribute interface ---------*- C++
-//-*-===//
+//===- TEInterfaces.h - te attribute and op interfaces ----------*- C++ -*-===//
 //
 // Part of te.
 //
 //===----------------------------------------------------------------------===//
 //
 // QuantizerAttrInterface and the enums it speaks in (Usage, Target, ...),
-// with the bridges to the Format library's C++ types.
+// with the bridges to the Format library's C++ types; the op interface
+// ShapeInferenceOpInterface (the shape rules te-infer-shapes runs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,8 @@
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Support/LLVM.h"
 #include "te/Format/Gemm.h"
 #include "te/Format/Layout.h"
@@ -68,10 +70,17 @@ getBufferLayout(MLIRContext *ctx, const ::te::format::QuantizerConfig &config,
 LogicalResult verifyShape(const ::te::format::QuantizerConfig &config,
                           ArrayRef<int64_t> shape,
                           function_ref<InFlightDiagnostic()> emitError);
+/// ShapeInferenceOpInterface's default rule: the shapes of the result types
+/// `op`'s InferTypeOpInterface infers from its current operands.
+LogicalResult
+inferResultShapesFromReturnTypes(Operation *op,
+                                 std::optional<Location> location,
+                                 SmallVectorImpl<ShapedTypeComponents> &shapes);
 } // namespace detail
 
 } // namespace mlir::te
 
 #include "te/Dialect/TE/IR/TEAttrInterfaces.h.inc"
+#include "te/Dialect/TE/IR/TEOpInterfaces.h.inc"
 
 #endif // TE_DIALECT_TE_IR_TEINTERFACES_H

@@ -39,7 +39,8 @@ def TE_F32Tensor : RankedTensorOf<[F32]>;
 // Quantize / dequantize
 //===----------------------------------------------------------------------===//
 
-def TE_QuantizeOp : TE_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
+def TE_QuantizeOp : TE_Op<"quantize", [Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<TE_ShapeInferenceOpInterface>]> {
   let summary = "quantize a high-precision tensor";
   let description = [{
     Quantizes `input` with the quantizer of the result type, producing the
@@ -112,7 +113,8 @@ def TE_QuantizeOp : TE_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
   ];
 }
 
-def TE_DequantizeOp : TE_Op<"dequantize", [Pure]> {
+def TE_DequantizeOp : TE_Op<"dequantize", [Pure,
+    DeclareOpInterfaceMethods<TE_ShapeInferenceOpInterface>]> {
   let summary = "dequantize a quantized tensor to high precision";
   let description = [{
     Returns the values `input` represents, as a tensor of its shape with
@@ -138,7 +140,8 @@ def TE_DequantizeOp : TE_Op<"dequantize", [Pure]> {
 // GEMM
 //===----------------------------------------------------------------------===//
 
-def TE_GemmOp : TE_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
+def TE_GemmOp : TE_Op<"gemm", [Pure, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<TE_ShapeInferenceOpInterface>]> {
   let summary = "quantized GEMM with TransformerEngine's operand conventions";
   let description = [{
     TransformerEngine's `general_gemm(A, B, layout)` (docs/formats.md §5) on
@@ -216,7 +219,8 @@ def TE_GemmOp : TE_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
 //===----------------------------------------------------------------------===//
 
 def TE_LinearOp : TE_Op<"linear",
-    [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
+    [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<TE_ShapeInferenceOpInterface>]> {
   let summary = "forward pass of TransformerEngine's quantized Linear module";
   let description = [{
     `Y = X·Wᵀ + bias` computed the way `te.Linear` does (docs/formats.md §5,
@@ -316,7 +320,8 @@ def TE_LinearOp : TE_Op<"linear",
 }
 
 def TE_LinearGradOp : TE_Op<"linear_grad",
-    [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
+    [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<TE_ShapeInferenceOpInterface>]> {
   let summary = "backward pass of TransformerEngine's quantized Linear module";
   let description = [{
     The gradients of `te.linear` (docs/formats.md §5, §6 "Backward"), from the
@@ -387,7 +392,8 @@ def TE_LinearGradOp : TE_Op<"linear_grad",
 // Scaling state
 //===----------------------------------------------------------------------===//
 
-def TE_AmaxOp : TE_Op<"amax", [Pure]> {
+def TE_AmaxOp : TE_Op<"amax", [Pure,
+    DeclareOpInterfaceMethods<TE_ShapeInferenceOpInterface>]> {
   let summary = "maximum absolute value of a tensor";
   let description = [{
     `max |x|` over all elements of `input`, as `tensor<1xf32>`, computed in
@@ -461,7 +467,9 @@ def TE_AllReduceMaxOp : TE_Op<"allreduce_max",
 // Allocation, flatten and unflatten
 //===----------------------------------------------------------------------===//
 
-def TE_EmptyOp : TE_Op<"empty", [Pure]> {
+def TE_EmptyOp : TE_Op<"empty", [Pure,
+    DeclareOpInterfaceMethods<TE_ShapeInferenceOpInterface,
+                              ["resultTypesRefined"]>]> {
   let summary = "allocate an uninitialized quantized tensor";
   let description = [{
     A quantized tensor with uninitialized contents, as
@@ -479,7 +487,8 @@ def TE_EmptyOp : TE_Op<"empty", [Pure]> {
   let hasVerifier = 1;
 }
 
-def TE_BuffersOp : TE_Op<"buffers", [Pure]> {
+def TE_BuffersOp : TE_Op<"buffers", [Pure,
+    DeclareOpInterfaceMethods<TE_ShapeInferenceOpInterface>]> {
   let summary = "the buffers of a quantized tensor (flatten)";
   let description = [{
     Returns the buffers of `input` in TransformerEngine's flatten order

@@ -57,13 +57,17 @@ def TEInferShapes : Pass<"te-infer-shapes", "::mlir::ModuleOp"> {
     §7.2) as a compiler pass: static dimensions flow forward into `?`
     dimensions of `tensor` and `!te.qtensor` types until a fixpoint, through
 
-    * te ops (`te.quantize`, `te.dequantize`, `te.gemm`, `te.linear`,
-      `te.linear_grad` re-infer their result shapes from their operands;
-      `te.empty` takes a constant size operand into its type and drops it),
+    * te ops, each by its own shape rule (`ShapeInferenceOpInterface`:
+      `te.quantize`, `te.dequantize`, `te.gemm`, `te.linear`,
+      `te.linear_grad`, `te.buffers` re-infer their result shapes from their
+      operands; `te.empty` takes a constant size operand into its type and
+      drops it),
     * `tensor.cast` (a more static source refines the result),
     * `tensor.collapse_shape` / `tensor.expand_shape` of leading dimensions,
-    * `scf.for` (init -> region argument -> result, when the yielded value
-      agrees) and `scf.if` (results where both branches agree),
+    * `scf.for` (init -> region argument -> result: an argument takes what
+      its init and the value yielded back agree on, or its init's shape when
+      the body, given that shape, yields back a value at least as static)
+      and `scf.if` (results where both branches agree),
     * `func.call` into private functions: a callee whose callers all pass
       the same refined argument types is refined in place; callers that
       disagree each get a clone specialised to their static signature
@@ -77,6 +81,13 @@ def TEInferShapes : Pass<"te-infer-shapes", "::mlir::ModuleOp"> {
     the last dimension divisible by 32, got 100") and Linear's alignment
     rules are checked at the op that produces it; a violation is an error
     there, naming the dimension and the rule.
+
+    A worklist drives the inference: an op's rule runs again when one of its
+    operand types changed. Loop arguments are refined to their init's shape
+    optimistically once nothing else changes; an optimistic step whose loop
+    gets back a less static value is undone (an undo log, not a restart),
+    and that argument keeps what its init and the value yielded back agree
+    on.
 
     Example: after `te-infer-shapes`,
 
@@ -93,6 +104,24 @@ def TEInferShapes : Pass<"te-infer-shapes", "::mlir::ModuleOp"> {
     results are refined; its arguments are the program's inputs and stay).
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numTypesRefined", "types-refined",
+              "values whose type was made more static">,
+    Statistic<"numOpsVisited", "worklist-iterations",
+              "shape rules run: ops taken from the worklist (an op is queued "
+              "again when an operand type changes)">,
+    Statistic<"numRounds", "call-rounds",
+              "rounds of the steps across functions (callee signatures, "
+              "function results, call results)">,
+    Statistic<"numSpecialisations", "functions-specialised",
+              "functions cloned for a static signature">,
+    Statistic<"numLoopRounds", "optimistic-loop-rounds",
+              "rounds refining loop arguments optimistically to their "
+              "init's shape">,
+    Statistic<"numLoopRoundsUndone", "optimistic-loop-rounds-undone",
+              "optimistic rounds undone: a value yielded back was less "
+              "static than its loop argument">
+  ];
 }
 
 //===----------------------------------------------------------------------===//
