@@ -25,6 +25,10 @@ const char *gemmLayoutName(GemmLayout layout) {
   return "unknown";
 }
 
+bool gemmTransA(GemmLayout layout) { return layout == GemmLayout::TN; }
+
+bool gemmTransB(GemmLayout layout) { return layout == GemmLayout::NT; }
+
 GemmAxes gemmAxes(GemmLayout layout) {
   switch (layout) {
   case GemmLayout::TN: // A [N, K], B [M, K]
@@ -38,9 +42,8 @@ GemmAxes gemmAxes(GemmLayout layout) {
 }
 
 GemmUsages gemmOperandUsages(GemmLayout layout) {
-  const bool transa = layout == GemmLayout::TN;
-  const bool transb = layout == GemmLayout::NT;
-  return {transa ? Rowwise : Columnwise, transb ? Columnwise : Rowwise};
+  return {gemmTransA(layout) ? Rowwise : Columnwise,
+          gemmTransB(layout) ? Columnwise : Rowwise};
 }
 
 std::string verifyGemmUsages(GemmLayout layout, Usage a, Usage b) {

@@ -530,9 +530,9 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
                                const GemmOptions &o) {
   auto stream = static_cast<cudaStream_t>(o.stream);
   const int64_t M = o.m, N = o.n, K = o.k;
-  const bool transa = o.layout == TE_RT_GEMM_TN;
-  const bool transb = o.layout == TE_RT_GEMM_NT;
-  const GemmUsages reads = gemmOperandUsages(static_cast<GemmLayout>(o.layout));
+  const GemmLayout layout = static_cast<GemmLayout>(o.layout);
+  const bool transa = gemmTransA(layout), transb = gemmTransB(layout);
+  const GemmUsages reads = gemmOperandUsages(layout);
   const Usage fromA = reads.a, fromB = reads.b;
   const Recipe recipe = a.config.recipe;
   void *ws = o.workspace ? o.workspace : workspace;

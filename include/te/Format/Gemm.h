@@ -29,6 +29,10 @@ namespace te::format {
 /// "TN", "NN", "NT".
 const char *gemmLayoutName(GemmLayout layout);
 
+/// TE's transa and transb of a layout: its first and second letter is T.
+bool gemmTransA(GemmLayout layout);
+bool gemmTransB(GemmLayout layout);
+
 /// Where M, N and K lie in each operand's 2-D view [rows, cols] (leading
 /// dimensions flattened, flatten2D): 0 for rows, 1 for cols. In row-major
 /// terms TN: A [N, K], B [M, K]; NN: A [K, N], B [M, K]; NT: A [K, N],

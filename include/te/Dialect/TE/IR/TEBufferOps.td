@@ -203,10 +203,7 @@ def TE_GemmBuffersOp : TE_BufferOp<"gemm_buffers",
     (`scale` `(` $outScale^ `:` type($outScale) `)`)?
     `outs` `(` $outs `:` type($outs) `)` attr-dict (`->` type($results)^)?
   }];
-  let extraClassDeclaration = dpsDeclaration # [{
-    bool getTransA() { return getLayout() == ::mlir::te::GemmLayout::TN; }
-    bool getTransB() { return getLayout() == ::mlir::te::GemmLayout::NT; }
-  }];
+  let extraClassDeclaration = dpsDeclaration;
 }
 
 def TE_AmaxBuffersOp : TE_BufferOp<"amax_buffers"> {

@@ -208,10 +208,6 @@ def TE_GemmOp : TE_Op<"gemm", [Pure, AttrSizedOperandSegments,
     qualified(type($result)) (`,` type($amax)^)?
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    bool getTransA() { return getLayout() == ::mlir::te::GemmLayout::TN; }
-    bool getTransB() { return getLayout() == ::mlir::te::GemmLayout::NT; }
-  }];
 }
 
 //===----------------------------------------------------------------------===//
