@@ -1,9 +1,12 @@
-// RUN: te-opt %s --split-input-file --convert-te-to-runtime -verify-diagnostics
+// RUN: te-opt %s --split-input-file --allow-unregistered-dialect --convert-te-to-runtime -verify-diagnostics
 
+// A buffer-level op that no pattern lowers is illegal: the pattern says
+// why, the conversion names the op it left.
 func.func @on_tensors(%x: tensor<32x64xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>) {
   %d = tensor.empty() : tensor<32x64xf8E4M3FN>
   %s = tensor.empty() : tensor<1xf32>
-  // expected-error @+1 {{is still on tensors; run one-shot bufferization before convert-te-to-runtime}}
+  // expected-error @+2 {{is still on tensors; run one-shot bufferization before convert-te-to-runtime}}
+  // expected-error @+1 {{failed to legalize operation 'te.quantize_buffers' that was explicitly marked illegal}}
   %r:2 = te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise
       outs(%d, %s : tensor<32x64xf8E4M3FN>, tensor<1xf32>) : tensor<32x64xf32>
       -> tensor<32x64xf8E4M3FN>, tensor<1xf32>
@@ -40,8 +43,18 @@ func.func @allreduce(%a: tensor<1xf32>) -> tensor<1xf32> {
 
 func.func @amax_on_tensors(%x: tensor<32x64xf32>) -> tensor<1xf32> {
   %e = tensor.empty() : tensor<1xf32>
-  // expected-error @+1 {{is still on tensors; run one-shot bufferization before convert-te-to-runtime}}
+  // expected-error @+2 {{is still on tensors; run one-shot bufferization before convert-te-to-runtime}}
+  // expected-error @+1 {{failed to legalize operation 'te.amax_buffers' that was explicitly marked illegal}}
   %a = te.amax_buffers %x outs(%e : tensor<1xf32>) : tensor<32x64xf32> -> tensor<1xf32>
   return %a : tensor<1xf32>
 }
 
+
+// -----
+
+// Outside a function there is no entry to hold the call's constants.
+%x = "test.source"() : () -> memref<32x64xbf16>
+%a = "test.source"() : () -> memref<1xf32>
+// expected-error @+2 {{'te.amax_buffers' op is not in a function}}
+// expected-error @+1 {{failed to legalize operation 'te.amax_buffers' that was explicitly marked illegal}}
+te.amax_buffers %x outs(%a : memref<1xf32>) : memref<32x64xbf16>

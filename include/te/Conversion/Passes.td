@@ -48,6 +48,9 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
 
     The tensor-level `te.amax`, `te.update_scale` and `te.allreduce_max`
     are refused: `te-expand-qtensors` turns them into their buffer forms.
+    A buffer-level op that cannot be lowered (still on tensors, outside a
+    function) fails the pass with an error naming it: the lowering is a
+    dialect conversion whose target makes every buffer-level op illegal.
 
     ```mlir
     te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise
@@ -98,6 +101,23 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
     Option<"deviceMemory", "device-memory", "bool", /*default=*/"false",
            "memrefs are in the context's memory (GPU targets): allocations, "
            "copies and host scalar accesses go through the runtime">
+  ];
+  let statistics = [
+    Statistic<"numQuantizeCalls", "quantize-calls",
+              "te_rt_mlir_quantize and te_rt_mlir_quantize_group calls">,
+    Statistic<"numDequantizeCalls", "dequantize-calls",
+              "te_rt_mlir_dequantize calls">,
+    Statistic<"numGemmCalls", "gemm-calls", "te_rt_mlir_gemm calls">,
+    Statistic<"numAmaxCalls", "amax-calls", "te_rt_mlir_amax calls">,
+    Statistic<"numUpdateScaleCalls", "update-scale-calls",
+              "te_rt_mlir_update_scale calls">,
+    Statistic<"numAllReduceMaxCalls", "allreduce-max-calls",
+              "te_rt_mlir_allreduce_max calls">,
+    Statistic<"numRuntimeOnlyBuffers", "runtime-only-buffers",
+              "buffers only the runtime sees, allocated as plain pointers">,
+    Statistic<"numHostAccesses", "host-accesses",
+              "te_rt_mlir_read, te_rt_mlir_write and te_rt_mlir_copy calls "
+              "for the host's accesses of device memory">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -24,6 +24,10 @@ namespace mlir::te {
 /// `module`, created on first use (`ptr` is `!llvm.ptr`, `i64`/`i32`/`f32`
 /// the builtin types). `name` must be in the table.
 func::FuncOp declareRuntimeEntryPoint(ModuleOp module, StringRef name);
+/// The same, created through `b` (a pattern's rewriter); `b`'s insertion
+/// point is kept.
+func::FuncOp declareRuntimeEntryPoint(OpBuilder &b, ModuleOp module,
+                                      StringRef name);
 
 /// The address of element `indices` of `memref` (its offset and strides
 /// applied; no indices: the first element) as an `!llvm.ptr`.

@@ -62,6 +62,12 @@ Type toMlir(MLIRContext *ctx, AbiType t) {
 
 func::FuncOp mlir::te::declareRuntimeEntryPoint(ModuleOp module,
                                                 StringRef name) {
+  OpBuilder b(module.getContext());
+  return declareRuntimeEntryPoint(b, module, name);
+}
+
+func::FuncOp mlir::te::declareRuntimeEntryPoint(OpBuilder &b, ModuleOp module,
+                                                StringRef name) {
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   MLIRContext *ctx = module.getContext();
@@ -72,7 +78,8 @@ func::FuncOp mlir::te::declareRuntimeEntryPoint(ModuleOp module,
   SmallVector<Type> results;
   if (e.result != AbiType::void_)
     results.push_back(toMlir(ctx, e.result));
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
   auto f = func::FuncOp::create(b, module.getLoc(), name,
                                 FunctionType::get(ctx, params, results));
   f.setPrivate();

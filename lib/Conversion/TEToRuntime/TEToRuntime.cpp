@@ -4,27 +4,60 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// convert-te-to-runtime: every te.quantize_buffers / te.dequantize_buffers /
-// te.gemm_buffers / te.amax_buffers / te.update_scale_buffers /
-// te.allreduce_max_buffers on memrefs becomes a call of the runtime entry
-// point of runtime/include/te_rt_abi.def (the process group of an
-// all-reduce is passed by name, a constant string). The declarations and the
-// quantizer descriptors are generated from that table; nothing here re-types
-// it.
+// convert-te-to-runtime: every buffer-level te op (the BufferLevelOp trait)
+// on memrefs becomes a call of its entry point of runtime/include/
+// te_rt_abi.def (the process group of an amax reduction is passed by name,
+// a constant string). The declarations and the quantizer descriptors are
+// generated from that table; nothing here re-types it.
+//
+// Two dialect conversions (applyPartialConversion), each fed by an analysis
+// of the whole module made before it rewrites anything:
+//
+//  1. The te ops. One OpConversionPattern per buffer-level op, under a
+//     TypeConverter that maps a memref the runtime takes as one pointer
+//     (identity layout; on device memory also row-major contiguous at an
+//     offset) to `!llvm.ptr`, the type of the table's `ptr` operands. Types
+//     change here: a memref.alloc that only the runtime sees (the
+//     RuntimeOnlyBuffers analysis: a static shape, every use an operand of
+//     such a call or its dealloc) is replaced by a plain pointer
+//     (aligned_alloc, or te_rt_mlir_alloc on device memory) and its deallocs
+//     by free, so that no memref descriptor is built for it; a te pattern
+//     receives that pointer, or the one the type converter materializes once
+//     per memref, after its definition. A memref of another layout keeps its
+//     type and is copied to a contiguous buffer around the call. The
+//     ConversionTarget makes every buffer-level op illegal: one that no
+//     pattern lowers (still on tensors, a dtype the runtime has no code for)
+//     fails the pass with an error naming it.
+//  2. The host's accesses of memrefs, one op at a time (OpRewritePatterns:
+//     memrefs stay memrefs). On host memory a memref.copy that the memref
+//     lowering would not make one memcpy becomes linalg.copy. On device
+//     memory (GPU targets) the HostMemoryPlan analysis decides which small
+//     buffers stay on the host stack and which private functions touch only
+//     those, and refuses the host ops that would touch device memory; the
+//     patterns then send every other host load, store and copy, and every
+//     read of a program constant, through the runtime, and the
+//     ConversionTarget makes any access left illegal.
+//
+// Dialect conversion rather than the greedy driver: each op is rewritten
+// once (there is no fixed point to reach), the type converter carries the
+// pointer of an allocation to its uses, and the target makes an op left
+// unlowered an error instead of IR that fails later.
 //
 // What it emits is meant to stay small (docs/performance.md "Compile time"):
-// constants, the null pointer and the descriptors' addresses are created once
-// per function at its entry, each memref's pointer once after its
-// definition, and a buffer that only the runtime sees (a memref.alloc whose
-// every use is a call operand or its memref.dealloc) is allocated with
-// aligned_alloc and released with free as a plain pointer, without a memref
-// descriptor.
+// constants, the null pointer and the descriptors' addresses are created
+// once per function at its entry, each memref's pointer once after its
+// definition.
 //
 //===----------------------------------------------------------------------===//
 
 #include "te/Conversion/Passes.h"
 
 #include "te/Conversion/DeviceMemory.h"
+#include "te/Conversion/RuntimeAbi.h"
+#include "te/Dialect/TE/IR/BufferExtents.h"
+#include "te/Dialect/TE/IR/TEAttrs.h"
+#include "te/Dialect/TE/IR/TEDialect.h"
+#include "te/Dialect/TE/IR/TEOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -37,11 +70,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
-#include "te/Conversion/RuntimeAbi.h"
-#include "te/Dialect/TE/IR/BufferExtents.h"
-#include "te/Dialect/TE/IR/TEAttrs.h"
-#include "te/Dialect/TE/IR/TEDialect.h"
-#include "te/Dialect/TE/IR/TEOps.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 #include "te_rt.h"
 // The table's constants (TE_RT_ABI_MAX_BUFFERS, TE_RT_ABI_QUANTIZER_MAGIC).
@@ -49,7 +78,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cstring>
@@ -92,451 +120,656 @@ SmallVector<int64_t> encodeQuantizer(const ::te::format::QuantizerConfig &c) {
 }
 
 //===----------------------------------------------------------------------===//
-// Lowering state
+// Pointers and the type converter
 //===----------------------------------------------------------------------===//
 
-int64_t elementBytes(MemRefType type) { return runtimeElementBytes(type); }
+/// The aligned pointer of an identity-layout memref as `!llvm.ptr`.
+Value alignedPointer(OpBuilder &b, Location loc, Value memref) {
+  Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), idx);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
+}
 
-class Lowering {
+/// Whether the runtime takes the elements of a memref of `type` as one
+/// pointer: an identity layout; on device memory also row-major contiguous
+/// at an offset (a microbatch slice), passed as its address.
+bool passedAsPointer(MemRefType type, bool deviceMemory) {
+  return type.getLayout().isIdentity() ||
+         (deviceMemory && isRowMajorContiguous(type));
+}
+
+/// A memref the runtime takes as one pointer is `!llvm.ptr` (its aligned
+/// pointer, or its first element's address at an offset); any other type
+/// is itself.
+class RuntimeTypeConverter : public TypeConverter {
 public:
-  Lowering(ModuleOp module, bool deviceMemory)
-      : module(module), ctx(module.getContext()),
-        ptrType(LLVM::LLVMPointerType::get(ctx)), deviceMemory(deviceMemory) {}
-
-  LogicalResult run();
-
-private:
-  /// The private declaration of an entry point (created once).
-  func::FuncOp declare(StringRef name) {
-    return declareRuntimeEntryPoint(module, name);
+  RuntimeTypeConverter(MLIRContext *ctx, bool deviceMemory) {
+    addConversion([](Type t) { return t; });
+    addConversion([ctx, deviceMemory](MemRefType t) -> Type {
+      if (passedAsPointer(t, deviceMemory))
+        return LLVM::LLVMPointerType::get(ctx);
+      return t;
+    });
+    addTargetMaterialization([](OpBuilder &b, LLVM::LLVMPointerType,
+                                ValueRange inputs, Location loc) -> Value {
+      if (inputs.size() != 1)
+        return {};
+      auto type = dyn_cast<MemRefType>(inputs[0].getType());
+      if (!type)
+        return {};
+      if (type.getLayout().isIdentity())
+        return alignedPointer(b, loc, inputs[0]);
+      return runtimeElementPointer(b, loc, inputs[0]);
+    });
   }
+};
 
-  /// A pointer to the descriptor of `q` (one constant global per quantizer).
-  Value descriptor(OpBuilder &b, Location loc, QuantizerAttrInterface q) {
-    auto it = globals.find(q);
-    if (it == globals.end()) {
-      SmallVector<int64_t> words = encodeQuantizer(q.getFormatConfig());
-      auto type = MemRefType::get({static_cast<int64_t>(words.size())},
-                                  IntegerType::get(ctx, 64));
-      auto tensorType =
-          RankedTensorType::get(type.getShape(), type.getElementType());
-      std::string name = "__te_quantizer_" + std::to_string(globals.size());
-      OpBuilder gb = OpBuilder::atBlockBegin(module.getBody());
-      auto g = memref::GlobalOp::create(
-          gb, module.getLoc(), name, gb.getStringAttr("private"), type,
-          DenseElementsAttr::get(tensorType, ArrayRef<int64_t>(words)),
-          /*constant=*/true, /*alignment=*/gb.getI64IntegerAttr(8));
-      it = globals.insert({q, g}).first;
-    }
-    return globalPointer(loc, it->second);
-  }
+//===----------------------------------------------------------------------===//
+// What the patterns share
+//===----------------------------------------------------------------------===//
 
-  /// The address of global `g`, created once per function at its entry.
-  Value globalPointer(Location loc, memref::GlobalOp g) {
-    Value &p = globalPointers[{entry, g.getOperation()}];
-    if (!p) {
-      OpBuilder eb = OpBuilder::atBlockBegin(entry);
-      Value m =
-          memref::GetGlobalOp::create(eb, loc, g.getType(), g.getSymName());
-      p = pointer(eb, loc, m);
-    }
-    return p;
-  }
+/// The entry block of `op`'s function (null outside one).
+Block *entryBlock(Operation *op) {
+  auto f = op->getParentOfType<FunctionOpInterface>();
+  return f ? &f.getFunctionBody().front() : nullptr;
+}
 
-  /// An integer constant, created once per function at its entry.
-  Value intConstant(Location loc, int64_t v, unsigned width) {
+/// What the patterns of one run share: the module's constant globals (one
+/// per distinct quantizer and group name), the values made once per function
+/// at its entry (integer constants, the null pointer, globals' addresses),
+/// and the number of calls of each entry point.
+class RuntimeCalls {
+public:
+  RuntimeCalls(ModuleOp module, bool deviceMemory)
+      : module(module), deviceMemory(deviceMemory),
+        ptrType(LLVM::LLVMPointerType::get(module.getContext())) {}
+
+  ModuleOp getModule() const { return module; }
+  bool onDeviceMemory() const { return deviceMemory; }
+  Type getPtrType() const { return ptrType; }
+
+  /// An integer constant of `width` bits at the entry of `at`'s function.
+  Value integer(OpBuilder &b, Operation *at, int64_t v, unsigned width) {
+    Block *entry = entryBlock(at);
     Value &c = constants[{entry, width, v}];
     if (!c) {
-      OpBuilder eb = OpBuilder::atBlockBegin(entry);
-      c = arith::ConstantIntOp::create(eb, loc, v, width);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(entry);
+      c = arith::ConstantIntOp::create(b, at->getLoc(), v, width);
     }
     return c;
   }
-  Value i64c(OpBuilder &, Location loc, int64_t v) {
-    return intConstant(loc, v, 64);
+  Value i64(OpBuilder &b, Operation *at, int64_t v) {
+    return integer(b, at, v, 64);
   }
-  Value i32c(OpBuilder &, Location loc, int64_t v) {
-    return intConstant(loc, v, 32);
+  Value i32(OpBuilder &b, Operation *at, int64_t v) {
+    return integer(b, at, v, 32);
   }
-  /// The null pointer, created once per function at its entry.
-  Value null(OpBuilder &, Location loc) {
+
+  /// The null pointer at the entry of `at`'s function.
+  Value null(OpBuilder &b, Operation *at) {
+    Block *entry = entryBlock(at);
     Value &z = nulls[entry];
     if (!z) {
-      OpBuilder eb = OpBuilder::atBlockBegin(entry);
-      z = LLVM::ZeroOp::create(eb, loc, ptrType);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(entry);
+      z = LLVM::ZeroOp::create(b, at->getLoc(), ptrType);
     }
     return z;
   }
 
-  /// The aligned pointer of an identity-layout memref: created once per
-  /// memref, right after its definition (or a raw allocation's pointer).
-  Value pointer(OpBuilder &b, Location loc, Value memref) {
-    auto it = pointers.find(memref);
-    if (it != pointers.end())
-      return it->second;
-    OpBuilder pb(ctx);
-    if (Operation *def = memref.getDefiningOp())
-      pb.setInsertionPointAfter(def);
-    else
-      pb.setInsertionPointToStart(memref.getParentBlock());
-    Value idx = memref::ExtractAlignedPointerAsIndexOp::create(pb, loc, memref);
-    Value i64 =
-        arith::IndexCastOp::create(pb, loc, IntegerType::get(ctx, 64), idx);
-    Value p = LLVM::IntToPtrOp::create(pb, loc, ptrType, i64);
-    pointers[memref] = p;
+  /// A pointer to the descriptor of `q` (one constant global per
+  /// quantizer).
+  Value quantizerDescriptor(OpBuilder &b, Operation *at,
+                            QuantizerAttrInterface q) {
+    memref::GlobalOp &g = quantizers[q];
+    if (!g) {
+      SmallVector<int64_t> words = encodeQuantizer(q.getFormatConfig());
+      g = constantGlobal(b, "__te_quantizer_", quantizers.size() - 1,
+                         IntegerType::get(b.getContext(), 64),
+                         ArrayRef<int64_t>(words), b.getI64IntegerAttr(8));
+    }
+    return globalAddress(b, at, g);
+  }
+
+  /// A pointer to the NUL-terminated `text` (one constant global per
+  /// distinct string).
+  Value cString(OpBuilder &b, Operation *at, StringRef text) {
+    memref::GlobalOp &g = strings[text];
+    if (!g) {
+      SmallVector<int8_t> bytes(text.begin(), text.end());
+      bytes.push_back(0);
+      g = constantGlobal(b, "__te_string_", strings.size() - 1,
+                         IntegerType::get(b.getContext(), 8),
+                         ArrayRef<int8_t>(bytes), IntegerAttr());
+    }
+    return globalAddress(b, at, g);
+  }
+
+  /// Whether `global` is one of the constant globals made here.
+  bool isOwnGlobal(Operation *global) const {
+    return ownGlobals.contains(global);
+  }
+
+  /// A call of entry point `name` of te_rt_abi.def, counted.
+  func::CallOp call(OpBuilder &b, Location loc, StringRef name,
+                    ValueRange args) {
+    ++callCounts[name];
+    return func::CallOp::create(
+        b, loc, declareRuntimeEntryPoint(b, module, name), args);
+  }
+  unsigned getCallCount(StringRef name) const {
+    return callCounts.lookup(name);
+  }
+
+  /// aligned_alloc and free of the C library, for buffers only the runtime
+  /// sees on host memory (the declarations the memref lowering would create
+  /// and reuses). False where the module declares them otherwise.
+  bool declareHostAllocation() {
+    OpBuilder b(module.getContext());
+    FailureOr<LLVM::LLVMFuncOp> a = LLVM::lookupOrCreateAlignedAllocFn(
+        b, module, IntegerType::get(module.getContext(), 64));
+    FailureOr<LLVM::LLVMFuncOp> f = LLVM::lookupOrCreateFreeFn(b, module);
+    if (failed(a) || failed(f))
+      return false;
+    alignedAllocFn = *a;
+    freeFn = *f;
+    return true;
+  }
+  LLVM::LLVMFuncOp getAlignedAllocFn() const { return alignedAllocFn; }
+  LLVM::LLVMFuncOp getFreeFn() const { return freeFn; }
+
+private:
+  /// A private constant global `<prefix><index>` holding `values`.
+  template <typename T>
+  memref::GlobalOp constantGlobal(OpBuilder &b, StringRef prefix, size_t index,
+                                  IntegerType elementType, ArrayRef<T> values,
+                                  IntegerAttr alignment) {
+    auto type =
+        MemRefType::get({static_cast<int64_t>(values.size())}, elementType);
+    auto tensorType = RankedTensorType::get(type.getShape(), elementType);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto g = memref::GlobalOp::create(
+        b, module.getLoc(), (prefix + Twine(index)).str(),
+        b.getStringAttr("private"), type,
+        DenseElementsAttr::get(tensorType, values),
+        /*constant=*/true, alignment);
+    ownGlobals.insert(g);
+    return g;
+  }
+
+  /// The address of global `g`, created once per function at its entry.
+  Value globalAddress(OpBuilder &b, Operation *at, memref::GlobalOp g) {
+    Block *entry = entryBlock(at);
+    Value &p = globalAddresses[{entry, g.getOperation()}];
+    if (!p) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(entry);
+      Location loc = at->getLoc();
+      Value m =
+          memref::GetGlobalOp::create(b, loc, g.getType(), g.getSymName());
+      p = alignedPointer(b, loc, m);
+    }
     return p;
   }
 
-  /// A memref.alloc that only the runtime sees becomes aligned_alloc (its
-  /// pointer then stands for the memref in `pointers`), and its
-  /// memref.deallocs become free. Returns false (and changes nothing) for
-  /// any other alloc.
-  bool allocateRaw(memref::AllocOp alloc);
+  ModuleOp module;
+  bool deviceMemory;
+  Type ptrType;
+  llvm::DenseMap<Attribute, memref::GlobalOp> quantizers;
+  llvm::StringMap<memref::GlobalOp> strings;
+  llvm::DenseSet<Operation *> ownGlobals;
+  llvm::DenseMap<std::tuple<Block *, unsigned, int64_t>, Value> constants;
+  llvm::DenseMap<Block *, Value> nulls;
+  llvm::DenseMap<std::pair<Block *, Operation *>, Value> globalAddresses;
+  llvm::StringMap<unsigned> callCounts;
+  LLVM::LLVMFuncOp alignedAllocFn, freeFn;
+};
 
-  /// A pointer to `memref`'s elements in row-major order. A memref with a
-  /// non-identity layout is copied into a fresh contiguous one (copied back
-  /// after the call when `written`; freed after the call).
-  Value operandPointer(OpBuilder &b, Location loc, Value memref, bool read,
-                       bool written) {
-    auto type = cast<MemRefType>(memref.getType());
-    if (type.getLayout().isIdentity())
-      return pointer(b, loc, memref);
-    if (deviceMemory && isRowMajorContiguous(type))
-      return elementPointer(b, loc, memref, {});
+/// A copy of one memref into another: memref.copy on host memory; on
+/// device memory a linalg.copy (a kernel, te-linalg-to-gpu) where a layout
+/// is strided, else memref.copy (te_rt_mlir_copy, below).
+void copyMemRef(OpBuilder &b, Location loc, bool deviceMemory, Value from,
+                Value to) {
+  if (deviceMemory &&
+      (!isRowMajorContiguous(cast<MemRefType>(from.getType())) ||
+       !isRowMajorContiguous(cast<MemRefType>(to.getType()))))
+    linalg::CopyOp::create(b, loc, from, to);
+  else
+    memref::CopyOp::create(b, loc, from, to);
+}
+
+/// The operands of one runtime call, built before the op `op` it replaces:
+/// buffers as pointers (a memref the runtime cannot take as one pointer is
+/// copied to a contiguous buffer, and back after the call when the call
+/// writes it), shapes flattened to [rows, cols], constants.
+class CallOperands {
+public:
+  CallOperands(RuntimeCalls &rt, OpBuilder &b, Operation *op)
+      : rt(rt), b(b), op(op), loc(op->getLoc()) {}
+
+  Value i64(int64_t v) { return rt.i64(b, op, v); }
+  Value i32(int64_t v) { return rt.i32(b, op, v); }
+  Value null() { return rt.null(b, op); }
+
+  /// A pointer to `memref`'s elements in row-major order; `converted` is
+  /// its value in the conversion (the pointer, or the memref where the
+  /// runtime cannot take it as one).
+  Value pointer(Value memref, Value converted, bool read, bool written) {
+    if (isa<LLVM::LLVMPointerType>(converted.getType()))
+      return converted;
+    auto type = cast<MemRefType>(converted.getType());
     SmallVector<Value> dyn;
     for (int64_t i = 0; i < type.getRank(); ++i)
       if (type.isDynamicDim(i))
-        dyn.push_back(memref::DimOp::create(b, loc, memref, i));
+        dyn.push_back(memref::DimOp::create(b, loc, converted, i));
     auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
     Value tmp = memref::AllocOp::create(b, loc, contiguous, dyn);
     if (read)
-      copy(b, loc, memref, tmp);
-    after.push_back({tmp, written ? memref : Value()});
-    return pointer(b, loc, tmp);
+      copy(converted, tmp);
+    after.push_back({tmp, written ? converted : Value()});
+    return alignedPointer(b, loc, tmp);
   }
 
-  /// A copy of one memref into another: memref.copy on host memory; on
-  /// device memory a linalg.copy (a kernel, te-linalg-to-gpu) where a
-  /// layout is strided, else memref.copy (te_rt_mlir_copy, below).
-  void copy(OpBuilder &b, Location loc, Value from, Value to) {
-    if (deviceMemory &&
-        (!isRowMajorContiguous(cast<MemRefType>(from.getType())) ||
-         !isRowMajorContiguous(cast<MemRefType>(to.getType()))))
-      linalg::CopyOp::create(b, loc, from, to);
-    else
-      memref::CopyOp::create(b, loc, from, to);
+  /// `memrefs` (`converted` in the conversion) as kMaxBuffers pointers,
+  /// null-padded (the pattern checked the count).
+  void appendBuffers(ValueRange memrefs, ValueRange converted, bool read,
+                     bool written) {
+    for (auto [m, c] : llvm::zip_equal(memrefs, converted))
+      args.push_back(pointer(m, c, read, written));
+    appendNulls(kMaxBuffers - memrefs.size());
   }
-
-  /// Emits the copy-backs and frees of operandPointer after the call.
-  void finish(OpBuilder &b, Location loc) {
-    for (auto [tmp, dst] : after) {
-      if (dst)
-        copy(b, loc, tmp, dst);
-      memref::DeallocOp::create(b, loc, tmp);
-    }
-    after.clear();
+  void appendNulls(size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      args.push_back(null());
   }
 
   /// rows = product of the leading dimensions, cols = the last one.
-  std::pair<Value, Value> flatten(OpBuilder &b, Location loc, Value memref) {
+  std::pair<Value, Value> flatten(Value memref) {
     auto type = cast<MemRefType>(memref.getType());
     auto dim = [&](int64_t i) -> Value {
       if (!type.isDynamicDim(i))
-        return i64c(b, loc, type.getDimSize(i));
+        return i64(type.getDimSize(i));
       Value d = memref::DimOp::create(b, loc, memref, i);
-      return arith::IndexCastOp::create(b, loc, IntegerType::get(ctx, 64), d);
+      return arith::IndexCastOp::create(b, loc, b.getI64Type(), d);
     };
     int64_t rank = type.getRank();
     if (rank == 0)
-      return {i64c(b, loc, 1), i64c(b, loc, 1)};
+      return {i64(1), i64(1)};
     // The static leading dimensions multiplied here, the dynamic ones in
     // the program.
     int64_t staticRows = 1;
     for (int64_t i = 0; i + 1 < rank; ++i)
       if (!type.isDynamicDim(i))
         staticRows *= type.getDimSize(i);
-    Value rows = i64c(b, loc, staticRows);
+    Value rows = i64(staticRows);
     for (int64_t i = 0; i + 1 < rank; ++i)
       if (type.isDynamicDim(i))
         rows = arith::MulIOp::create(b, loc, rows, dim(i));
     return {rows, dim(rank - 1)};
   }
 
-  /// te_rt_dtype of a high-precision element type.
-  FailureOr<int64_t> dtypeCode(Operation *op, Value v) {
-    Type t = getElementTypeOrSelf(v.getType());
-    if (t.isF32())
-      return static_cast<int64_t>(TE_RT_F32);
-    if (t.isF16())
-      return static_cast<int64_t>(TE_RT_F16);
-    if (t.isBF16())
-      return static_cast<int64_t>(TE_RT_BF16);
-    return op->emitOpError("high-precision operand must be f32, f16 or bf16, "
-                           "got ")
-           << t;
-  }
-
-  int64_t targetCode(Operation *op) {
-    return static_cast<int64_t>(toFormat(getTarget(op)));
-  }
-
-  /// Appends `bufs` as kMaxBuffers pointers (null-padded).
-  LogicalResult appendBuffers(Operation *op, OpBuilder &b, Location loc,
-                              ValueRange bufs, bool read, bool written,
-                              SmallVectorImpl<Value> &args) {
-    if (bufs.size() > static_cast<size_t>(kMaxBuffers))
-      return op->emitOpError("has ")
-             << bufs.size() << " buffers; the runtime ABI passes at most "
-             << kMaxBuffers;
-    for (Value v : bufs)
-      args.push_back(operandPointer(b, loc, v, read, written));
-    for (size_t i = bufs.size(); i < static_cast<size_t>(kMaxBuffers); ++i)
-      args.push_back(null(b, loc));
-    return success();
-  }
-
-  LogicalResult checkMemRefs(Operation *op) {
-    for (Value v : op->getOperands())
-      if (isa<TensorType>(v.getType()))
-        return op->emitOpError(
-            "is still on tensors; run one-shot bufferization before "
-            "convert-te-to-runtime");
-    return success();
-  }
-
-  void call(OpBuilder &b, Location loc, StringRef name, ValueRange args) {
-    func::CallOp::create(b, loc, declare(name), args);
-    finish(b, loc);
-  }
-
-  LogicalResult lower(QuantizeBuffersOp op);
-  LogicalResult lower(DequantizeBuffersOp op);
-  LogicalResult lower(GemmBuffersOp op);
-  LogicalResult lower(AmaxBuffersOp op);
-  LogicalResult lower(UpdateScaleBuffersOp op);
-  LogicalResult lower(AllReduceMaxBuffersOp op);
-
-  /// A pointer to the NUL-terminated name `text` (one constant global per
-  /// distinct string).
-  Value cString(OpBuilder &b, Location loc, StringRef text) {
-    auto it = strings.find(text);
-    if (it == strings.end()) {
-      SmallVector<int8_t> bytes(text.begin(), text.end());
-      bytes.push_back(0);
-      auto i8 = IntegerType::get(ctx, 8);
-      auto type = MemRefType::get({static_cast<int64_t>(bytes.size())}, i8);
-      auto tensorType = RankedTensorType::get(type.getShape(), i8);
-      std::string name = "__te_string_" + std::to_string(strings.size());
-      OpBuilder gb = OpBuilder::atBlockBegin(module.getBody());
-      auto g = memref::GlobalOp::create(
-          gb, module.getLoc(), name, gb.getStringAttr("private"), type,
-          DenseElementsAttr::get(tensorType, ArrayRef<int8_t>(bytes)),
-          /*constant=*/true, /*alignment=*/IntegerAttr());
-      it = strings.insert({text, g}).first;
-    }
-    return globalPointer(loc, it->second);
-  }
-
-  /// Copies `from` into `to` unless they are the same buffer.
-  void copyIfDistinct(OpBuilder &b, Location loc, Value from, Value to) {
-    if (from != to)
-      copy(b, loc, from, to);
-  }
-
   /// The number of elements of a memref, as i64.
-  Value numElements(OpBuilder &b, Location loc, Value memref) {
+  Value numElements(Value memref) {
     auto type = cast<MemRefType>(memref.getType());
     if (type.hasStaticShape())
-      return i64c(b, loc, type.getNumElements());
-    auto [rows, cols] = flatten(b, loc, memref);
+      return i64(type.getNumElements());
+    auto [rows, cols] = flatten(memref);
     return arith::MulIOp::create(b, loc, rows, cols);
   }
 
-  /// Device memory (GPU targets): the host-side accesses of memrefs.
-  LogicalResult lowerHostCopy(memref::CopyOp op);
-  LogicalResult lowerHostLoad(memref::LoadOp op);
-  LogicalResult lowerHostStore(memref::StoreOp op);
-  LogicalResult uploadGlobal(memref::GetGlobalOp op);
-  LogicalResult lowerHostAccesses();
-  /// The address of element `indices` of `memref` (the start with none).
-  Value elementPointer(OpBuilder &b, Location loc, Value memref,
-                       ValueRange indices);
-  /// Bytes of the elements of `memref`, as i64.
-  Value byteSize(OpBuilder &b, Location loc, Value memref);
+  void copy(Value from, Value to) {
+    copyMemRef(b, loc, rt.onDeviceMemory(), from, to);
+  }
+  /// Copies `from` into `to` unless they are the same buffer.
+  void copyIfDistinct(Value from, Value to) {
+    if (from != to)
+      copy(from, to);
+  }
 
-  ModuleOp module;
-  MLIRContext *ctx;
-  Type ptrType;
-  bool deviceMemory;
-  llvm::DenseMap<Attribute, memref::GlobalOp> globals;
-  llvm::StringMap<memref::GlobalOp> strings;
+  /// The call of `name` with `args`, then the copy-backs and frees of
+  /// pointer().
+  void call(StringRef name) {
+    rt.call(b, loc, name, args);
+    for (auto [tmp, dst] : after) {
+      if (dst)
+        copy(tmp, dst);
+      memref::DeallocOp::create(b, loc, tmp);
+    }
+    after.clear();
+  }
+
+  SmallVector<Value> args;
+
+private:
+  RuntimeCalls &rt;
+  OpBuilder &b;
+  Operation *op;
+  Location loc;
   SmallVector<std::pair<Value, Value>> after;
-  /// The entry block of the function of the op being lowered, where the
-  /// per-function values below live.
-  Block *entry = nullptr;
-  llvm::DenseMap<std::tuple<Block *, unsigned, int64_t>, Value> constants;
-  llvm::DenseMap<Block *, Value> nulls;
-  llvm::DenseMap<std::pair<Block *, Operation *>, Value> globalPointers;
-  llvm::DenseMap<Value, Value> pointers;
-  std::optional<FailureOr<LLVM::LLVMFuncOp>> alignedAlloc, freeFn;
 };
 
+//===----------------------------------------------------------------------===//
+// Buffers only the runtime sees
+//===----------------------------------------------------------------------===//
+
 /// The ops whose memref operands all reach the runtime as pointers only
-/// (operandPointer / appendBuffers; no memref.copy, no dim of a static
-/// shape).
+/// (CallOperands::pointer; no memref.copy, no dim of a static shape).
 bool passesOnlyPointers(Operation *op) {
   return isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
              AmaxBuffersOp>(op);
 }
 
-bool Lowering::allocateRaw(memref::AllocOp alloc) {
-  MemRefType type = alloc.getType();
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      type.getMemorySpace() || !type.getElementType().isIntOrFloat() ||
-      type.getElementTypeBitWidth() % 8 != 0)
-    return false;
-  SmallVector<memref::DeallocOp> deallocs;
-  for (Operation *user : alloc->getUsers()) {
-    if (auto d = dyn_cast<memref::DeallocOp>(user))
-      deallocs.push_back(d);
-    else if (!passesOnlyPointers(user))
-      return false;
+/// The memref.allocs of functions that only the runtime sees: a static
+/// shape, identity layout, whole-byte elements, and every use an operand of
+/// a te op that passes only pointers or a memref.dealloc.
+llvm::DenseSet<Operation *> findRuntimeOnlyBuffers(ModuleOp module) {
+  llvm::DenseSet<Operation *> found;
+  module.walk([&](memref::AllocOp alloc) {
+    MemRefType type = alloc.getType();
+    if (!alloc->getParentOfType<FunctionOpInterface>() ||
+        !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        type.getMemorySpace() || !type.getElementType().isIntOrFloat() ||
+        type.getElementTypeBitWidth() % 8 != 0)
+      return;
+    if (llvm::all_of(alloc->getUsers(), [](Operation *user) {
+          return isa<memref::DeallocOp>(user) || passesOnlyPointers(user);
+        }))
+      found.insert(alloc);
+  });
+  return found;
+}
+
+/// A buffer only the runtime sees: a plain pointer. On host memory
+/// aligned_alloc, whose C11 contract wants a power-of-two alignment and a
+/// size that is a multiple of it (an empty buffer still gets one block, so
+/// that the runtime never sees a null buffer); on device memory the
+/// context's memory, stream-ordered (te_rt_mlir_alloc).
+struct RuntimeOnlyAllocLowering : OpConversionPattern<memref::AllocOp> {
+  RuntimeOnlyAllocLowering(const TypeConverter &converter, MLIRContext *ctx,
+                           RuntimeCalls &rt)
+      : OpConversionPattern(converter, ctx), rt(rt) {}
+
+  LogicalResult
+  matchAndRewrite(memref::AllocOp alloc, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MemRefType type = alloc.getType();
+    uint64_t alignment =
+        std::max<uint64_t>(alloc.getAlignment().value_or(16), 16);
+    uint64_t bytes = static_cast<uint64_t>(type.getNumElements()) *
+                     (type.getElementTypeBitWidth() / 8);
+    bytes = std::max(llvm::alignTo(bytes, alignment), alignment);
+    Value size = rt.i64(rewriter, alloc, static_cast<int64_t>(bytes));
+    Value align = rt.i64(rewriter, alloc, static_cast<int64_t>(alignment));
+    Location loc = alloc.getLoc();
+    Value p = rt.onDeviceMemory()
+                  ? rt.call(rewriter, loc, "te_rt_mlir_alloc", {size, align})
+                        .getResult(0)
+                  : LLVM::CallOp::create(rewriter, loc, rt.getAlignedAllocFn(),
+                                         ValueRange{align, size})
+                        .getResult();
+    rewriter.replaceOp(alloc, p);
+    return success();
   }
-  // aligned_alloc wants a power-of-two alignment and a size that is a
-  // multiple of it (C11); an empty buffer still gets one block, so that the
-  // runtime never sees a null buffer.
-  uint64_t alignment =
-      std::max<uint64_t>(alloc.getAlignment().value_or(16), 16);
-  uint64_t bytes = static_cast<uint64_t>(type.getNumElements()) *
-                   (type.getElementTypeBitWidth() / 8);
-  bytes = std::max(llvm::alignTo(bytes, alignment), alignment);
-  entry =
-      &alloc->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
-  OpBuilder b(alloc);
-  Location loc = alloc.getLoc();
-  if (deviceMemory) {
-    // The context's memory, stream-ordered (te_rt_mlir_alloc/free).
-    Value p = func::CallOp::create(
-                  b, loc, declare("te_rt_mlir_alloc"),
-                  ValueRange{i64c(b, loc, static_cast<int64_t>(bytes)),
-                             i64c(b, loc, static_cast<int64_t>(alignment))})
-                  .getResult(0);
-    pointers[alloc.getResult()] = p;
-    for (memref::DeallocOp d : deallocs) {
-      OpBuilder db(d);
-      func::CallOp::create(db, d.getLoc(), declare("te_rt_mlir_free"),
-                           ValueRange{p});
-      d.erase();
-    }
-    return true;
+
+  RuntimeCalls &rt;
+};
+
+/// The memref.dealloc of a buffer only the runtime sees: free of its
+/// pointer (te_rt_mlir_free on device memory).
+struct RuntimeOnlyDeallocLowering : OpConversionPattern<memref::DeallocOp> {
+  RuntimeOnlyDeallocLowering(const TypeConverter &converter, MLIRContext *ctx,
+                             RuntimeCalls &rt)
+      : OpConversionPattern(converter, ctx), rt(rt) {}
+
+  LogicalResult
+  matchAndRewrite(memref::DeallocOp dealloc, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value p = adaptor.getMemref();
+    if (rt.onDeviceMemory())
+      rt.call(rewriter, dealloc.getLoc(), "te_rt_mlir_free", p);
+    else
+      LLVM::CallOp::create(rewriter, dealloc.getLoc(), rt.getFreeFn(), p);
+    rewriter.eraseOp(dealloc);
+    return success();
   }
-  if (!alignedAlloc) {
-    // The declarations the memref lowering would create (and reuses).
-    alignedAlloc = LLVM::lookupOrCreateAlignedAllocFn(
-        b, module, IntegerType::get(ctx, 64));
-    freeFn = LLVM::lookupOrCreateFreeFn(b, module);
-  }
-  if (failed(*alignedAlloc) || failed(*freeFn))
-    return false;
-  Value p = LLVM::CallOp::create(
-                b, loc, **alignedAlloc,
-                ValueRange{i64c(b, loc, static_cast<int64_t>(alignment)),
-                           i64c(b, loc, static_cast<int64_t>(bytes))})
-                .getResult();
-  pointers[alloc.getResult()] = p;
-  for (memref::DeallocOp d : deallocs) {
-    OpBuilder db(d);
-    LLVM::CallOp::create(db, d.getLoc(), **freeFn, ValueRange{p});
-    d.erase();
-  }
-  return true;
+
+  RuntimeCalls &rt;
+};
+
+//===----------------------------------------------------------------------===//
+// The te ops
+//===----------------------------------------------------------------------===//
+
+/// te_rt_dtype of a high-precision element type.
+FailureOr<int64_t> dtypeCode(Operation *op, Value v) {
+  Type t = getElementTypeOrSelf(v.getType());
+  if (t.isF32())
+    return static_cast<int64_t>(TE_RT_F32);
+  if (t.isF16())
+    return static_cast<int64_t>(TE_RT_F16);
+  if (t.isBF16())
+    return static_cast<int64_t>(TE_RT_BF16);
+  return op->emitOpError("high-precision operand must be f32, f16 or bf16, "
+                         "got ")
+         << t;
+}
+
+int64_t targetCode(Operation *op) {
+  return static_cast<int64_t>(toFormat(getTarget(op)));
 }
 
 bool isDelayed(QuantizerAttrInterface q) {
   return q.getFormatConfig().recipe == ::te::format::Recipe::Delayed;
 }
 
-LogicalResult Lowering::lower(QuantizeBuffersOp op) {
-  if (failed(checkMemRefs(op)))
-    return failure();
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
-  FailureOr<int64_t> xDtype = dtypeCode(op, op.getInput());
-  if (failed(xDtype))
-    return failure();
-  ValueRange outs = op.getOuts();
-  Value amax;
-  if (isDelayed(q)) {
-    if (outs.empty())
-      return op.emitOpError("delayed scaling needs the amax output");
-    amax = outs.back();
-    outs = outs.drop_back();
+/// The base of the te op patterns: what every one checks before it builds
+/// anything (a pattern that fails leaves the op, and the target then
+/// reports it).
+template <typename OpTy> struct TEOpLowering : OpConversionPattern<OpTy> {
+  TEOpLowering(const TypeConverter &converter, MLIRContext *ctx,
+               RuntimeCalls &rt)
+      : OpConversionPattern<OpTy>(converter, ctx), rt(rt) {}
+
+  /// The op is on memrefs and in a function.
+  static LogicalResult checkLowerable(Operation *op) {
+    for (Value v : op->getOperands())
+      if (isa<TensorType>(v.getType()))
+        return op->emitOpError(
+            "is still on tensors; run one-shot bufferization before "
+            "convert-te-to-runtime");
+    if (!entryBlock(op))
+      return op->emitOpError("is not in a function");
+    return success();
   }
-  auto [rows, cols] = flatten(b, loc, op.getInput());
-  SmallVector<Value> args;
-  if (std::optional<StringRef> group = op.getGroup())
-    args.push_back(cString(b, loc, *group));
-  args.append({descriptor(b, loc, q),
-               i32c(b, loc, static_cast<int64_t>(toFormat(op.getUsage()))),
-               i32c(b, loc, targetCode(op)), rows, cols, i32c(b, loc, *xDtype),
-               operandPointer(b, loc, op.getInput(), true, false)});
-  if (failed(appendBuffers(op, b, loc, outs, false, true, args)))
-    return failure();
-  args.push_back(op.getScale()
-                     ? operandPointer(b, loc, op.getScale(), true, false)
-                     : null(b, loc));
-  args.push_back(amax ? operandPointer(b, loc, amax, false, true)
-                      : null(b, loc));
-  args.push_back(op.getSeed() ? op.getSeed() : i64c(b, loc, 0));
-  args.push_back(op.getOffset() ? op.getOffset() : i64c(b, loc, 0));
-  call(b, loc,
-       op.getGroup() ? "te_rt_mlir_quantize_group" : "te_rt_mlir_quantize",
-       args);
-  op.erase();
-  return success();
-}
 
-LogicalResult Lowering::lower(DequantizeBuffersOp op) {
-  if (failed(checkMemRefs(op)))
-    return failure();
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  if (op.getOuts().size() != 1)
-    return op.emitOpError("expects one output");
-  Value out = op.getOuts()[0];
-  FailureOr<int64_t> outDtype = dtypeCode(op, out);
-  if (failed(outDtype))
-    return failure();
-  auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
-  auto [rows, cols] = flatten(b, loc, out);
-  SmallVector<Value> args{
-      descriptor(b, loc, q),
-      i32c(b, loc, static_cast<int64_t>(toFormat(op.getUsage()))),
-      i32c(b, loc, targetCode(op)), rows, cols};
-  if (failed(appendBuffers(op, b, loc, op.getInputs(), true, false, args)))
-    return failure();
-  args.push_back(i32c(b, loc, *outDtype));
-  args.push_back(operandPointer(b, loc, out, false, true));
-  call(b, loc, "te_rt_mlir_dequantize", args);
-  op.erase();
-  return success();
-}
+  /// The buffers of a quantized operand fit the ABI.
+  static LogicalResult checkBufferCount(Operation *op, ValueRange buffers) {
+    if (buffers.size() <= static_cast<size_t>(kMaxBuffers))
+      return success();
+    return op->emitOpError("has ")
+           << buffers.size() << " buffers; the runtime ABI passes at most "
+           << kMaxBuffers;
+  }
 
-LogicalResult Lowering::lower(GemmBuffersOp op) {
-  if (failed(checkMemRefs(op)))
-    return failure();
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  auto aq = cast<QuantizerAttrInterface>(op.getAQuantizer());
-  auto bq = cast<QuantizerAttrInterface>(op.getBQuantizer());
-  // An operand's logical [rows, cols] as i64: static sizes from its shape,
-  // dynamic ones read from its buffers (the Format library's extents).
-  auto flat2D = [&](QuantizerAttrInterface q, Usage usage,
-                    ArrayRef<int64_t> shape, ValueRange buffers, Value &rows,
-                    Value &cols) -> LogicalResult {
-    if (shape.empty())
+  RuntimeCalls &rt;
+};
+
+struct QuantizeLowering : TEOpLowering<QuantizeBuffersOp> {
+  using TEOpLowering::TEOpLowering;
+
+  LogicalResult
+  matchAndRewrite(QuantizeBuffersOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
+    ValueRange outs = op.getOuts(), outPtrs = adaptor.getOuts();
+    Value amax, amaxPtr;
+    if (isDelayed(q) && !outs.empty()) {
+      amax = outs.back();
+      amaxPtr = outPtrs.back();
+      outs = outs.drop_back();
+      outPtrs = outPtrs.drop_back();
+    }
+    if (failed(checkLowerable(op)) || failed(checkBufferCount(op, outs)))
+      return failure();
+    if (isDelayed(q) && !amax)
+      return op.emitOpError("delayed scaling needs the amax output");
+    FailureOr<int64_t> xDtype = dtypeCode(op, op.getInput());
+    if (failed(xDtype))
+      return failure();
+
+    CallOperands c(rt, rewriter, op);
+    auto [rows, cols] = c.flatten(op.getInput());
+    std::optional<StringRef> group = op.getGroup();
+    if (group)
+      c.args.push_back(rt.cString(rewriter, op, *group));
+    c.args.append({rt.quantizerDescriptor(rewriter, op, q),
+                   c.i32(static_cast<int64_t>(toFormat(op.getUsage()))),
+                   c.i32(targetCode(op)), rows, cols, c.i32(*xDtype),
+                   c.pointer(op.getInput(), adaptor.getInput(), true, false)});
+    c.appendBuffers(outs, outPtrs, false, true);
+    c.args.push_back(op.getScale() ? c.pointer(op.getScale(),
+                                               adaptor.getScale(), true, false)
+                                   : c.null());
+    c.args.push_back(amax ? c.pointer(amax, amaxPtr, false, true) : c.null());
+    c.args.push_back(op.getSeed() ? adaptor.getSeed() : c.i64(0));
+    c.args.push_back(op.getOffset() ? adaptor.getOffset() : c.i64(0));
+    c.call(group ? "te_rt_mlir_quantize_group" : "te_rt_mlir_quantize");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct DequantizeLowering : TEOpLowering<DequantizeBuffersOp> {
+  using TEOpLowering::TEOpLowering;
+
+  LogicalResult
+  matchAndRewrite(DequantizeBuffersOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkLowerable(op)) ||
+        failed(checkBufferCount(op, op.getInputs())))
+      return failure();
+    if (op.getOuts().size() != 1)
+      return op.emitOpError("expects one output");
+    Value out = op.getOuts()[0];
+    FailureOr<int64_t> outDtype = dtypeCode(op, out);
+    if (failed(outDtype))
+      return failure();
+
+    auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
+    CallOperands c(rt, rewriter, op);
+    auto [rows, cols] = c.flatten(out);
+    c.args.append({rt.quantizerDescriptor(rewriter, op, q),
+                   c.i32(static_cast<int64_t>(toFormat(op.getUsage()))),
+                   c.i32(targetCode(op)), rows, cols});
+    c.appendBuffers(op.getInputs(), adaptor.getInputs(), true, false);
+    c.args.push_back(c.i32(*outDtype));
+    c.args.push_back(c.pointer(out, adaptor.getOuts()[0], false, true));
+    c.call("te_rt_mlir_dequantize");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct GemmLowering : TEOpLowering<GemmBuffersOp> {
+  using TEOpLowering::TEOpLowering;
+
+  LogicalResult
+  matchAndRewrite(GemmBuffersOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkLowerable(op)))
+      return failure();
+    auto aq = cast<QuantizerAttrInterface>(op.getAQuantizer());
+    auto bq = cast<QuantizerAttrInterface>(op.getBQuantizer());
+    auto outQ = op.getOutQuantizer()
+                    ? cast<QuantizerAttrInterface>(*op.getOutQuantizer())
+                    : QuantizerAttrInterface();
+    ValueRange outs = op.getOuts(), outPtrs = adaptor.getOuts();
+    Value d, dPtr, outAmax, outAmaxPtr;
+    if (!outQ) {
+      if (outs.size() != 1)
+        return op.emitOpError("expects one output without an output quantizer");
+      d = outs[0];
+      dPtr = outPtrs[0];
+    } else if (isDelayed(outQ)) {
+      if (outs.empty())
+        return op.emitOpError("delayed output quantizer needs the amax output");
+      outAmax = outs.back();
+      outAmaxPtr = outPtrs.back();
+      outs = outs.drop_back();
+      outPtrs = outPtrs.drop_back();
+    }
+    if (failed(checkBufferCount(op, op.getA())) ||
+        failed(checkBufferCount(op, op.getB())) ||
+        failed(checkBufferCount(op, outQ ? outs : ValueRange())))
+      return failure();
+    if (op.getAShape().empty() || op.getBShape().empty())
       return op.emitOpError("needs operands of rank >= 1");
+    // D's and the bias's dtypes (f32 where absent).
+    FailureOr<int64_t> dDtype =
+        d ? dtypeCode(op, d) : FailureOr<int64_t>(TE_RT_F32);
+    FailureOr<int64_t> biasDtype = op.getBias() ? dtypeCode(op, op.getBias())
+                                                : FailureOr<int64_t>(TE_RT_F32);
+    if (failed(dDtype) || failed(biasDtype))
+      return failure();
+
+    CallOperands c(rt, rewriter, op);
+    Value aRows, aCols, bRows, bCols;
+    if (failed(flat2D(c, rewriter, op, aq, op.getAUsage(), op.getAShape(),
+                      op.getA(), aRows, aCols)) ||
+        failed(flat2D(c, rewriter, op, bq, op.getBUsage(), op.getBShape(),
+                      op.getB(), bRows, bCols)))
+      return failure();
+    // The runtime's enums have Format's values (runtime/lib/Api.cpp).
+    ::te::format::GemmLayout layout = toFormat(op.getLayout());
+    ::te::format::GemmAxes axes = ::te::format::gemmAxes(layout);
+    Value n = axes.aN == 0 ? aRows : aCols;
+    Value m = axes.bM == 0 ? bRows : bCols;
+    c.args.append({c.i32(targetCode(op)), c.i32(static_cast<int64_t>(layout))});
+    c.args.append({rt.quantizerDescriptor(rewriter, op, aq),
+                   c.i32(static_cast<int64_t>(toFormat(op.getAUsage()))), aRows,
+                   aCols});
+    c.appendBuffers(op.getA(), adaptor.getA(), true, false);
+    c.args.append({rt.quantizerDescriptor(rewriter, op, bq),
+                   c.i32(static_cast<int64_t>(toFormat(op.getBUsage()))), bRows,
+                   bCols});
+    c.appendBuffers(op.getB(), adaptor.getB(), true, false);
+    c.args.append(
+        {c.i32(*dDtype), m, n,
+         d ? c.pointer(d, dPtr, op.getAccumulate(), true) : c.null()});
+    c.args.append({c.i32(*biasDtype),
+                   op.getBias()
+                       ? c.pointer(op.getBias(), adaptor.getBias(), true, false)
+                       : c.null(),
+                   c.i32(op.getAccumulate() ? 1 : 0),
+                   c.i32(op.getUseSplitAccumulator() ? 1 : 0)});
+    // Output quantizer.
+    if (outQ) {
+      c.args.push_back(rt.quantizerDescriptor(rewriter, op, outQ));
+      c.appendBuffers(outs, outPtrs, false, true);
+    } else {
+      c.appendNulls(1 + kMaxBuffers);
+    }
+    c.args.push_back(
+        op.getOutScale()
+            ? c.pointer(op.getOutScale(), adaptor.getOutScale(), true, false)
+            : c.null());
+    c.args.push_back(outAmax ? c.pointer(outAmax, outAmaxPtr, false, true)
+                             : c.null());
+    c.call("te_rt_mlir_gemm");
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  /// An operand's logical [rows, cols] as i64: static sizes from its shape,
+  /// dynamic ones read from its buffers (the Format library's extents).
+  static LogicalResult flat2D(CallOperands &c, OpBuilder &b, GemmBuffersOp op,
+                              QuantizerAttrInterface q, Usage usage,
+                              ArrayRef<int64_t> shape, ValueRange buffers,
+                              Value &rows, Value &cols) {
+    Location loc = op.getLoc();
     auto emitError = [&] { return op.emitOpError(); };
     FailureOr<OpFoldResult> m =
         emitRows(b, loc, q, usage, getTarget(op), shape, buffers, emitError);
@@ -551,156 +784,92 @@ LogicalResult Lowering::lower(GemmBuffersOp op) {
       k = dims->back();
     }
     auto i64 = [&](OpFoldResult d) -> Value {
-      if (std::optional<int64_t> c = getConstantIntValue(d))
-        return i64c(b, loc, *c);
-      return arith::IndexCastOp::create(b, loc, IntegerType::get(ctx, 64),
-                                        cast<Value>(d));
+      if (std::optional<int64_t> v = getConstantIntValue(d))
+        return c.i64(*v);
+      return arith::IndexCastOp::create(b, loc, b.getI64Type(), cast<Value>(d));
     };
     rows = i64(*m);
     cols = i64(k);
     return success();
-  };
-  Value aRows, aCols, bRows, bCols;
-  if (failed(flat2D(aq, op.getAUsage(), op.getAShape(), op.getA(), aRows,
-                    aCols)) ||
-      failed(
-          flat2D(bq, op.getBUsage(), op.getBShape(), op.getB(), bRows, bCols)))
-    return failure();
-  // The runtime's enums have Format's values (runtime/lib/Api.cpp).
-  ::te::format::GemmLayout layout = toFormat(op.getLayout());
-  ::te::format::GemmAxes axes = ::te::format::gemmAxes(layout);
-  Value n = axes.aN == 0 ? aRows : aCols;
-  Value m = axes.bM == 0 ? bRows : bCols;
-  SmallVector<Value> args{i32c(b, loc, targetCode(op)),
-                          i32c(b, loc, static_cast<int64_t>(layout))};
-  args.append({descriptor(b, loc, aq),
-               i32c(b, loc, static_cast<int64_t>(toFormat(op.getAUsage()))),
-               aRows, aCols});
-  if (failed(appendBuffers(op, b, loc, op.getA(), true, false, args)))
-    return failure();
-  args.append({descriptor(b, loc, bq),
-               i32c(b, loc, static_cast<int64_t>(toFormat(op.getBUsage()))),
-               bRows, bCols});
-  if (failed(appendBuffers(op, b, loc, op.getB(), true, false, args)))
-    return failure();
-
-  ValueRange outs = op.getOuts();
-  auto outQ = op.getOutQuantizer()
-                  ? cast<QuantizerAttrInterface>(*op.getOutQuantizer())
-                  : QuantizerAttrInterface();
-  Value d, outAmax;
-  if (!outQ) {
-    if (outs.size() != 1)
-      return op.emitOpError("expects one output without an output quantizer");
-    d = outs[0];
-  } else if (isDelayed(outQ)) {
-    if (outs.empty())
-      return op.emitOpError("delayed output quantizer needs the amax output");
-    outAmax = outs.back();
-    outs = outs.drop_back();
   }
-  // D.
-  int64_t dDtype = TE_RT_F32;
-  if (d) {
-    FailureOr<int64_t> code = dtypeCode(op, d);
-    if (failed(code))
+};
+
+struct AmaxLowering : TEOpLowering<AmaxBuffersOp> {
+  using TEOpLowering::TEOpLowering;
+
+  LogicalResult
+  matchAndRewrite(AmaxBuffersOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkLowerable(op)))
       return failure();
-    dDtype = *code;
-  }
-  args.append(
-      {i32c(b, loc, dDtype), m, n,
-       d ? operandPointer(b, loc, d, op.getAccumulate(), true) : null(b, loc)});
-  // Bias.
-  int64_t biasDtype = TE_RT_F32;
-  if (op.getBias()) {
-    FailureOr<int64_t> code = dtypeCode(op, op.getBias());
-    if (failed(code))
+    FailureOr<int64_t> xDtype = dtypeCode(op, op.getInput());
+    if (failed(xDtype))
       return failure();
-    biasDtype = *code;
+    CallOperands c(rt, rewriter, op);
+    c.args.append(
+        {c.i32(*xDtype), c.numElements(op.getInput()),
+         c.pointer(op.getInput(), adaptor.getInput(), true, false),
+         c.pointer(op.getOuts()[0], adaptor.getOuts()[0], false, true)});
+    c.call("te_rt_mlir_amax");
+    rewriter.eraseOp(op);
+    return success();
   }
-  args.append({i32c(b, loc, biasDtype),
-               op.getBias() ? operandPointer(b, loc, op.getBias(), true, false)
-                            : null(b, loc),
-               i32c(b, loc, op.getAccumulate() ? 1 : 0),
-               i32c(b, loc, op.getUseSplitAccumulator() ? 1 : 0)});
-  // Output quantizer.
-  args.push_back(outQ ? descriptor(b, loc, outQ) : null(b, loc));
-  if (outQ) {
-    if (failed(appendBuffers(op, b, loc, outs, false, true, args)))
+};
+
+/// The entry point updates history and scale in place: the inputs are
+/// copied into the outputs first.
+struct UpdateScaleLowering : TEOpLowering<UpdateScaleBuffersOp> {
+  using TEOpLowering::TEOpLowering;
+
+  LogicalResult
+  matchAndRewrite(UpdateScaleBuffersOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkLowerable(op)))
       return failure();
-  } else {
-    for (int i = 0; i < kMaxBuffers; ++i)
-      args.push_back(null(b, loc));
+    CallOperands c(rt, rewriter, op);
+    Value history = op.getOuts()[0], scale = op.getOuts()[1];
+    c.copyIfDistinct(op.getHistory(), history);
+    c.copyIfDistinct(op.getScale(), scale);
+    auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
+    c.args.append({rt.quantizerDescriptor(rewriter, op, q),
+                   c.pointer(op.getAmax(), adaptor.getAmax(), true, false),
+                   c.pointer(history, adaptor.getOuts()[0], true, true),
+                   c.numElements(history),
+                   c.pointer(scale, adaptor.getOuts()[1], true, true)});
+    c.call("te_rt_mlir_update_scale");
+    rewriter.eraseOp(op);
+    return success();
   }
-  args.push_back(op.getOutScale()
-                     ? operandPointer(b, loc, op.getOutScale(), true, false)
-                     : null(b, loc));
-  args.push_back(outAmax ? operandPointer(b, loc, outAmax, false, true)
-                         : null(b, loc));
-  call(b, loc, "te_rt_mlir_gemm", args);
-  op.erase();
-  return success();
-}
+};
 
-LogicalResult Lowering::lower(AmaxBuffersOp op) {
-  if (failed(checkMemRefs(op)))
-    return failure();
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  FailureOr<int64_t> xDtype = dtypeCode(op, op.getInput());
-  if (failed(xDtype))
-    return failure();
-  SmallVector<Value> args{i32c(b, loc, *xDtype),
-                          numElements(b, loc, op.getInput()),
-                          operandPointer(b, loc, op.getInput(), true, false),
-                          operandPointer(b, loc, op.getOuts()[0], false, true)};
-  call(b, loc, "te_rt_mlir_amax", args);
-  op.erase();
-  return success();
-}
+/// In place on the output, after copying the input into it.
+struct AllReduceMaxLowering : TEOpLowering<AllReduceMaxBuffersOp> {
+  using TEOpLowering::TEOpLowering;
 
-LogicalResult Lowering::lower(UpdateScaleBuffersOp op) {
-  if (failed(checkMemRefs(op)))
-    return failure();
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  // The entry point updates history and scale in place: copy the inputs
-  // into the outputs first.
-  Value history = op.getOuts()[0], scale = op.getOuts()[1];
-  copyIfDistinct(b, loc, op.getHistory(), history);
-  copyIfDistinct(b, loc, op.getScale(), scale);
-  auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
-  SmallVector<Value> args{
-      descriptor(b, loc, q), operandPointer(b, loc, op.getAmax(), true, false),
-      operandPointer(b, loc, history, true, true), numElements(b, loc, history),
-      operandPointer(b, loc, scale, true, true)};
-  call(b, loc, "te_rt_mlir_update_scale", args);
-  op.erase();
-  return success();
-}
+  LogicalResult
+  matchAndRewrite(AllReduceMaxBuffersOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkLowerable(op)))
+      return failure();
+    CallOperands c(rt, rewriter, op);
+    Value out = op.getOuts()[0];
+    c.copyIfDistinct(op.getInput(), out);
+    c.args.append({rt.cString(rewriter, op, op.getGroup()),
+                   c.pointer(out, adaptor.getOuts()[0], true, true),
+                   c.numElements(out)});
+    c.call("te_rt_mlir_allreduce_max");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 
-LogicalResult Lowering::lower(AllReduceMaxBuffersOp op) {
-  if (failed(checkMemRefs(op)))
-    return failure();
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  Value out = op.getOuts()[0];
-  copyIfDistinct(b, loc, op.getInput(), out);
-  SmallVector<Value> args{cString(b, loc, op.getGroup()),
-                          operandPointer(b, loc, out, true, true),
-                          numElements(b, loc, out)};
-  call(b, loc, "te_rt_mlir_allreduce_max", args);
-  op.erase();
-  return success();
-}
-
-LogicalResult Lowering::run() {
-  SmallVector<Operation *> ops;
+/// Conversion 1: the te ops and the buffers only the runtime sees.
+LogicalResult lowerTEOps(ModuleOp module, RuntimeCalls &rt,
+                         unsigned &numRuntimeOnlyBuffers) {
+  MLIRContext *ctx = module.getContext();
   bool refused = false;
   module.walk([&](Operation *op) {
-    if (op->hasTrait<OpTrait::te::BufferLevelOp>())
-      ops.push_back(op);
-    else if (isa<AmaxOp, UpdateScaleOp, AllReduceMaxOp>(op)) {
+    if (isa<AmaxOp, UpdateScaleOp, AllReduceMaxOp>(op)) {
       op->emitOpError("has no runtime lowering on tensors: run "
                       "te-expand-qtensors and one-shot bufferization first");
       refused = true;
@@ -708,158 +877,88 @@ LogicalResult Lowering::run() {
   });
   if (refused)
     return failure();
-  // Buffers only the runtime sees: plain pointers.
-  SmallVector<memref::AllocOp> allocs, raw;
-  module.walk([&](memref::AllocOp alloc) {
-    if (alloc->getParentOfType<FunctionOpInterface>())
-      allocs.push_back(alloc);
+
+  llvm::DenseSet<Operation *> runtimeOnly = findRuntimeOnlyBuffers(module);
+  if (!runtimeOnly.empty() && !rt.onDeviceMemory() &&
+      !rt.declareHostAllocation())
+    runtimeOnly.clear();
+  numRuntimeOnlyBuffers = runtimeOnly.size();
+
+  RuntimeTypeConverter converter(ctx, rt.onDeviceMemory());
+  ConversionTarget target(*ctx);
+  target.markUnknownOpDynamicallyLegal([](Operation *op) {
+    return !op->hasTrait<OpTrait::te::BufferLevelOp>();
   });
-  for (memref::AllocOp alloc : allocs)
-    if (allocateRaw(alloc))
-      raw.push_back(alloc);
-  for (Operation *op : ops) {
-    entry = nullptr;
-    if (auto f = op->getParentOfType<FunctionOpInterface>())
-      entry = &f.getFunctionBody().front();
-    else
-      return op->emitOpError("is not in a function");
-    LogicalResult r =
-        TypeSwitch<Operation *, LogicalResult>(op)
-            .Case<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
-                  AmaxBuffersOp, UpdateScaleBuffersOp, AllReduceMaxBuffersOp>(
-                [&](auto o) { return lower(o); })
-            .Default([](Operation *o) {
-              return o->emitOpError("has no runtime lowering");
-            });
-    if (failed(r))
-      return failure();
+  target.addDynamicallyLegalOp<memref::AllocOp>(
+      [&](memref::AllocOp a) { return !runtimeOnly.contains(a); });
+  target.addDynamicallyLegalOp<memref::DeallocOp>([&](memref::DeallocOp d) {
+    Operation *def = d.getMemref().getDefiningOp();
+    return !def || !runtimeOnly.contains(def);
+  });
+  RewritePatternSet patterns(ctx);
+  patterns.add<QuantizeLowering, DequantizeLowering, GemmLowering, AmaxLowering,
+               UpdateScaleLowering, AllReduceMaxLowering,
+               RuntimeOnlyAllocLowering, RuntimeOnlyDeallocLowering>(converter,
+                                                                     ctx, rt);
+  ConversionConfig config;
+  config.foldingMode = DialectConversionFoldingMode::Never;
+  return applyPartialConversion(module, target, std::move(patterns), config);
+}
+
+//===----------------------------------------------------------------------===//
+// Host accesses on host memory
+//===----------------------------------------------------------------------===//
+
+/// Whether the memref lowering makes a copy between memrefs of `type` one
+/// memcpy: identity layouts, and static shapes laid out row-major without
+/// gaps.
+bool memcpyable(MemRefType type) {
+  return type.getLayout().isIdentity() ||
+         (type.hasStaticShape() && isRowMajorContiguous(type));
+}
+
+/// A copy the memref lowering would not make one memcpy becomes linalg.copy,
+/// i.e. loops (convert-linalg-to-loops): that lowering would call
+/// `memrefCopy` of MLIR's C runner utilities, which neither te-run nor an
+/// AOT object links. It makes a memcpy only of identity layouts and of
+/// static shapes laid out row-major without gaps: not of a column block
+/// (tensor.insert_slice at a column offset), a qtensor yielded by scf.if,
+/// nor a slice with a dynamic size (a whole dynamic batch taken as one
+/// microbatch).
+struct StridedCopyLowering : OpRewritePattern<memref::CopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(memref::CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, op.getSource(),
+                                                op.getTarget());
+    return success();
   }
-  for (memref::AllocOp alloc : raw)
-    alloc.erase();
-  if (deviceMemory)
-    return lowerHostAccesses();
-  // Host memory: a copy the memref lowering would not make one memcpy
-  // becomes linalg.copy, i.e. loops (convert-linalg-to-loops); that
-  // lowering would call `memrefCopy` of MLIR's C runner utilities, which
-  // neither te-run nor an AOT object links. It makes a memcpy only of
-  // identity layouts and of static shapes laid out row-major without gaps:
-  // not of a column block (tensor.insert_slice at a column offset), a
-  // qtensor yielded by scf.if, nor a slice with a dynamic size (a whole
-  // dynamic batch taken as one microbatch).
-  auto memcpyable = [](MemRefType t) {
-    return t.getLayout().isIdentity() ||
-           (t.hasStaticShape() && isRowMajorContiguous(t));
-  };
-  SmallVector<memref::CopyOp> strided;
-  module.walk([&](memref::CopyOp c) {
-    auto from = dyn_cast<MemRefType>(c.getSource().getType());
-    auto to = dyn_cast<MemRefType>(c.getTarget().getType());
-    if (from && to && (!memcpyable(from) || !memcpyable(to)))
-      strided.push_back(c);
-  });
-  for (memref::CopyOp c : strided) {
-    OpBuilder b(c);
-    linalg::CopyOp::create(b, c.getLoc(), c.getSource(), c.getTarget());
-    c.erase();
-  }
-  return success();
+};
+
+bool isStridedCopy(memref::CopyOp c) {
+  auto from = dyn_cast<MemRefType>(c.getSource().getType());
+  auto to = dyn_cast<MemRefType>(c.getTarget().getType());
+  return from && to && (!memcpyable(from) || !memcpyable(to));
 }
 
-Value Lowering::byteSize(OpBuilder &b, Location loc, Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  int64_t bytes = elementBytes(type);
-  return arith::MulIOp::create(b, loc, numElements(b, loc, memref),
-                               i64c(b, loc, bytes));
+/// Conversion 2 on host memory.
+LogicalResult lowerStridedCopies(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  ConversionTarget target(*ctx);
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  target.addDynamicallyLegalOp<memref::CopyOp>(
+      [](memref::CopyOp c) { return !isStridedCopy(c); });
+  RewritePatternSet patterns(ctx);
+  patterns.add<StridedCopyLowering>(ctx);
+  ConversionConfig config;
+  config.foldingMode = DialectConversionFoldingMode::Never;
+  return applyPartialConversion(module, target, std::move(patterns), config);
 }
 
-Value Lowering::elementPointer(OpBuilder &b, Location loc, Value memref,
-                               ValueRange indices) {
-  return runtimeElementPointer(b, loc, memref, indices);
-}
-
-LogicalResult Lowering::lowerHostCopy(memref::CopyOp op) {
-  auto from = cast<MemRefType>(op.getSource().getType());
-  auto to = cast<MemRefType>(op.getTarget().getType());
-  if (!isRowMajorContiguous(from) || !isRowMajorContiguous(to))
-    return op.emitOpError("copies a strided memref on the host; run "
-                          "te-linalg-to-gpu first (it makes it a kernel)");
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  func::CallOp::create(b, loc, declare("te_rt_mlir_copy"),
-                       ValueRange{elementPointer(b, loc, op.getTarget(), {}),
-                                  elementPointer(b, loc, op.getSource(), {}),
-                                  byteSize(b, loc, op.getSource())});
-  op.erase();
-  return success();
-}
-
-LogicalResult Lowering::lowerHostLoad(memref::LoadOp op) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  auto slotType = MemRefType::get({1}, op.getType());
-  Value slot = memref::AllocaOp::create(b, loc, slotType);
-  auto type = cast<MemRefType>(op.getMemRef().getType());
-  int64_t bytes = elementBytes(type);
-  func::CallOp::create(
-      b, loc, declare("te_rt_mlir_read"),
-      ValueRange{elementPointer(b, loc, slot, {}),
-                 elementPointer(b, loc, op.getMemRef(), op.getIndices()),
-                 i64c(b, loc, bytes)});
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value v = memref::LoadOp::create(b, loc, slot, ValueRange{zero});
-  op.getResult().replaceAllUsesWith(v);
-  op.erase();
-  return success();
-}
-
-LogicalResult Lowering::lowerHostStore(memref::StoreOp op) {
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  auto slotType = MemRefType::get({1}, op.getValueToStore().getType());
-  Value slot = memref::AllocaOp::create(b, loc, slotType);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  memref::StoreOp::create(b, loc, op.getValueToStore(), slot, ValueRange{zero});
-  auto type = cast<MemRefType>(op.getMemRef().getType());
-  int64_t bytes = elementBytes(type);
-  func::CallOp::create(
-      b, loc, declare("te_rt_mlir_write"),
-      ValueRange{elementPointer(b, loc, op.getMemRef(), op.getIndices()),
-                 elementPointer(b, loc, slot, {}), i64c(b, loc, bytes)});
-  op.erase();
-  return success();
-}
-
-LogicalResult Lowering::uploadGlobal(memref::GetGlobalOp op) {
-  auto func = op->getParentOfType<func::FuncOp>();
-  if (!func)
-    return op.emitOpError("reads a global outside a function");
-  auto type = cast<MemRefType>(op.getType());
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
-    return op.emitOpError("global of non-static shape or layout on a GPU "
-                          "target");
-  Location loc = op.getLoc();
-  // At the very start of the function (before the constants this pass
-  // creates there): everything it needs is made here.
-  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-  int64_t bytes = type.getNumElements() * (elementBytes(type));
-  Value host = memref::GetGlobalOp::create(b, loc, type, op.getName());
-  Value dev = memref::AllocOp::create(b, loc, type, b.getI64IntegerAttr(64));
-  func::CallOp::create(
-      b, loc, declare("te_rt_mlir_write"),
-      ValueRange{elementPointer(b, loc, dev, {}),
-                 elementPointer(b, loc, host, {}),
-                 arith::ConstantIntOp::create(b, loc, bytes, 64)});
-  op.getResult().replaceAllUsesWith(dev);
-  op.erase();
-  // Freed before every return that does not hand it to the caller.
-  func.walk([&](func::ReturnOp ret) {
-    if (llvm::is_contained(ret.getOperands(), dev))
-      return;
-    OpBuilder rb(ret);
-    memref::DeallocOp::create(rb, loc, dev);
-  });
-  return success();
-}
+//===----------------------------------------------------------------------===//
+// Host accesses on device memory
+//===----------------------------------------------------------------------===//
 
 /// Ops that may take memrefs on the host: views and metadata, allocation,
 /// control flow, calls, launches and linalg ops (kernels to be).
@@ -887,6 +986,16 @@ void castClosure(Value v, SmallVectorImpl<Value> &out) {
       castClosure(c.getResult(), out);
 }
 
+/// The value `m` is a memref.cast of, transitively.
+Value castSource(Value m) {
+  while (auto c = m.getDefiningOp<memref::CastOp>())
+    m = c.getSource();
+  return m;
+}
+
+/// Where the host's accesses of memrefs go on device memory, decided for the
+/// whole module before any is rewritten.
+///
 /// Small buffers only the host reads and writes stay in host memory, on the
 /// stack of their function: the bookkeeping of upstream's deallocation
 /// (bufferization-lower-deallocations' base-pointer and ownership arrays and
@@ -894,37 +1003,83 @@ void castClosure(Value v, SmallVectorImpl<Value> &out) {
 /// has a static shape of at most 4 KiB and every use of it (through
 /// memref.cast) is a host memref.load/store, its memref.dealloc, or an
 /// operand of a call of a private function of the module that only loads
-/// and stores its memref arguments and calls nothing. Such functions are
-/// returned in `hostFunctions`: their accesses stay host accesses. The
-/// allocation becomes a memref.alloca at the function's entry (one per
-/// call; its uses never outlive one iteration of the block they are in).
-void keepHostBuffersOnHost(ModuleOp module,
-                           llvm::DenseSet<Operation *> &hostFunctions) {
-  auto isHostFunction = [&](func::FuncOp f) {
-    if (!f || !f.isPrivate() || f.isExternal())
+/// and stores its memref arguments and calls nothing; such functions keep
+/// their host accesses. The allocation becomes a memref.alloca at the
+/// function's entry (one per call; its uses never outlive one iteration of
+/// the block they are in).
+class HostMemoryPlan {
+public:
+  HostMemoryPlan(ModuleOp module, const RuntimeCalls &rt)
+      : module(module), rt(rt) {}
+
+  /// Fills the plan; fails (with errors naming them) on host ops that would
+  /// touch device memory.
+  LogicalResult analyze();
+
+  /// Whether `op` is a host op whose accesses of memrefs this plan routes:
+  /// not in a kernel nor in a function that stays on the host.
+  bool isRouted(Operation *op) const {
+    if (!isOnHost(op))
       return false;
-    bool ok = true;
-    f.walk([&](Operation *op) {
-      if (isa<func::CallOp, gpu::LaunchOp, gpu::LaunchFuncOp>(op))
-        ok = false;
-    });
-    for (BlockArgument arg : f.getArguments())
-      if (isa<BaseMemRefType>(arg.getType()))
-        for (Operation *user : arg.getUsers())
-          if (!isa<memref::LoadOp, memref::StoreOp, memref::DimOp>(user))
-            ok = false;
-    return ok;
-  };
-  SmallVector<memref::AllocOp> candidates;
+    auto f = op->getParentOfType<func::FuncOp>();
+    return !f || !hostFunctions.contains(f);
+  }
+  /// Whether `m` is host memory: a stack slot or a buffer that becomes one,
+  /// through memref.casts.
+  bool isHostMemory(Value m) const {
+    Operation *def = castSource(m).getDefiningOp();
+    return def && (isa<memref::AllocaOp>(def) || stackBuffers.contains(def));
+  }
+  bool isStackBuffer(Operation *alloc) const {
+    return stackBuffers.contains(alloc);
+  }
+  /// Whether a memref.get_global reads a program constant that must be
+  /// uploaded (not one of this pass's globals, nor an upload's source).
+  bool needsUpload(memref::GetGlobalOp g) const {
+    if (!isRouted(g) || uploadSources.contains(g))
+      return false;
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        g, g.getNameAttr());
+    return !global || !rt.isOwnGlobal(global);
+  }
+  /// Records the host-side read of an uploaded constant.
+  void addUploadSource(Operation *g) { uploadSources.insert(g); }
+
+private:
+  bool isHostFunction(func::FuncOp f) const;
+
+  ModuleOp module;
+  const RuntimeCalls &rt;
+  llvm::DenseSet<Operation *> hostFunctions, stackBuffers, uploadSources;
+};
+
+bool HostMemoryPlan::isHostFunction(func::FuncOp f) const {
+  if (!f || !f.isPrivate() || f.isExternal())
+    return false;
+  bool ok = true;
+  f.walk([&](Operation *op) {
+    if (isa<func::CallOp, gpu::LaunchOp, gpu::LaunchFuncOp>(op))
+      ok = false;
+  });
+  for (BlockArgument arg : f.getArguments())
+    if (isa<BaseMemRefType>(arg.getType()))
+      for (Operation *user : arg.getUsers())
+        if (!isa<memref::LoadOp, memref::StoreOp, memref::DimOp>(user))
+          ok = false;
+  return ok;
+}
+
+LogicalResult HostMemoryPlan::analyze() {
   module.walk([&](memref::AllocOp alloc) {
     if (!isOnHost(alloc) || !alloc->getParentOfType<func::FuncOp>())
       return;
     MemRefType type = alloc.getType();
     if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        type.getNumElements() * elementBytes(type) > 4096)
+        type.getNumElements() * runtimeElementBytes(type) > 4096)
       return;
     SmallVector<Value> values;
     castClosure(alloc.getResult(), values);
+    SmallVector<Operation *> callees;
     for (Value v : values)
       for (Operation *user : v.getUsers()) {
         // Read or written by a kernel: device memory.
@@ -939,69 +1094,40 @@ void keepHostBuffersOnHost(ModuleOp module,
         auto f = module.lookupSymbol<func::FuncOp>(call.getCallee());
         if (!isHostFunction(f))
           return;
-        hostFunctions.insert(f);
+        callees.push_back(f);
       }
-    candidates.push_back(alloc);
+    hostFunctions.insert(callees.begin(), callees.end());
+    stackBuffers.insert(alloc);
   });
-  for (memref::AllocOp alloc : candidates) {
-    auto func = alloc->getParentOfType<func::FuncOp>();
-    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-    Value slot = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType());
-    SmallVector<Value> values;
-    castClosure(alloc.getResult(), values);
-    for (Value v : values)
-      for (Operation *user : llvm::make_early_inc_range(v.getUsers()))
-        if (isa<memref::DeallocOp>(user))
-          user->erase();
-    alloc.getResult().replaceAllUsesWith(slot);
-    alloc.erase();
-  }
-}
 
-/// Whether `m` is host memory: a stack slot, through memref.casts.
-bool isStackSlot(Value m) {
-  while (auto c = m.getDefiningOp<memref::CastOp>())
-    m = c.getSource();
-  return m.getDefiningOp<memref::AllocaOp>() != nullptr;
-}
-
-LogicalResult Lowering::lowerHostAccesses() {
-  llvm::DenseSet<Operation *> hostFunctions;
-  keepHostBuffersOnHost(module, hostFunctions);
-  // Program globals read on the host (not te's descriptors and names).
-  SmallVector<memref::GetGlobalOp> uploads;
-  SmallVector<Operation *> accesses;
-  llvm::DenseSet<Operation *> ownGlobals;
-  for (auto &[_, g] : globals)
-    ownGlobals.insert(g);
-  for (auto &entry : strings)
-    ownGlobals.insert(entry.second);
   bool failedAny = false;
   module.walk([&](Operation *op) {
-    if (!isOnHost(op))
-      return;
-    if (auto f = op->getParentOfType<func::FuncOp>();
-        f && hostFunctions.contains(f))
+    if (!isRouted(op))
       return;
     if (auto g = dyn_cast<memref::GetGlobalOp>(op)) {
-      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
-          op, g.getNameAttr());
-      if (!global || !ownGlobals.contains(global))
-        uploads.push_back(g);
-      return;
-    }
-    if (isa<memref::CopyOp, memref::LoadOp, memref::StoreOp>(op)) {
-      Value m = isa<memref::LoadOp>(op) ? cast<memref::LoadOp>(op).getMemRef()
-                : isa<memref::StoreOp>(op)
-                    ? cast<memref::StoreOp>(op).getMemRef()
-                    : Value();
-      // Stack slots are host memory.
-      if (m && isStackSlot(m))
+      if (!needsUpload(g))
         return;
-      accesses.push_back(op);
+      auto type = cast<MemRefType>(g.getType());
+      if (!op->getParentOfType<func::FuncOp>()) {
+        op->emitOpError("reads a global outside a function");
+        failedAny = true;
+      } else if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
+        op->emitOpError("global of non-static shape or layout on a GPU "
+                        "target");
+        failedAny = true;
+      }
       return;
     }
-    if (allowedOnHost(op))
+    if (auto c = dyn_cast<memref::CopyOp>(op)) {
+      if (!isRowMajorContiguous(cast<MemRefType>(c.getSource().getType())) ||
+          !isRowMajorContiguous(cast<MemRefType>(c.getTarget().getType()))) {
+        op->emitOpError("copies a strided memref on the host; run "
+                        "te-linalg-to-gpu first (it makes it a kernel)");
+        failedAny = true;
+      }
+      return;
+    }
+    if (isa<memref::LoadOp, memref::StoreOp>(op) || allowedOnHost(op))
       return;
     if (llvm::any_of(op->getOperandTypes(), llvm::IsaPred<BaseMemRefType>)) {
       op->emitOpError("reads or writes tensor data on the host; on a GPU "
@@ -1010,27 +1136,182 @@ LogicalResult Lowering::lowerHostAccesses() {
       failedAny = true;
     }
   });
-  if (failedAny)
-    return failure();
-  for (memref::GetGlobalOp g : uploads) {
-    if (auto f = g->getParentOfType<FunctionOpInterface>())
-      entry = &f.getFunctionBody().front();
-    if (failed(uploadGlobal(g)))
-      return failure();
-  }
-  for (Operation *op : accesses) {
-    entry =
-        &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
-    LogicalResult r =
-        TypeSwitch<Operation *, LogicalResult>(op)
-            .Case([&](memref::CopyOp c) { return lowerHostCopy(c); })
-            .Case([&](memref::LoadOp l) { return lowerHostLoad(l); })
-            .Case([&](memref::StoreOp st) { return lowerHostStore(st); });
-    if (failed(r))
-      return failure();
-  }
-  return success();
+  return failure(failedAny);
 }
+
+/// The base of the device-memory patterns.
+template <typename OpTy> struct HostAccessLowering : OpRewritePattern<OpTy> {
+  HostAccessLowering(MLIRContext *ctx, RuntimeCalls &rt, HostMemoryPlan &plan)
+      : OpRewritePattern<OpTy>(ctx), rt(rt), plan(plan) {}
+
+  RuntimeCalls &rt;
+  HostMemoryPlan &plan;
+};
+
+/// A buffer that stays on the host: a stack slot at its function's entry.
+struct StackBufferLowering : HostAccessLowering<memref::AllocOp> {
+  using HostAccessLowering::HostAccessLowering;
+
+  LogicalResult matchAndRewrite(memref::AllocOp alloc,
+                                PatternRewriter &rewriter) const override {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(entryBlock(alloc));
+    rewriter.replaceOpWithNewOp<memref::AllocaOp>(alloc, alloc.getType());
+    return success();
+  }
+};
+
+/// Its deallocs go.
+struct StackBufferDeallocLowering : HostAccessLowering<memref::DeallocOp> {
+  using HostAccessLowering::HostAccessLowering;
+
+  LogicalResult matchAndRewrite(memref::DeallocOp dealloc,
+                                PatternRewriter &rewriter) const override {
+    rewriter.eraseOp(dealloc);
+    return success();
+  }
+};
+
+/// A contiguous copy: te_rt_mlir_copy.
+struct HostCopyLowering : HostAccessLowering<memref::CopyOp> {
+  using HostAccessLowering::HostAccessLowering;
+
+  LogicalResult matchAndRewrite(memref::CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<MemRefType>(op.getSource().getType());
+    CallOperands c(rt, rewriter, op);
+    Value bytes =
+        arith::MulIOp::create(rewriter, loc, c.numElements(op.getSource()),
+                              c.i64(runtimeElementBytes(type)));
+    rt.call(rewriter, loc, "te_rt_mlir_copy",
+            {runtimeElementPointer(rewriter, loc, op.getTarget()),
+             runtimeElementPointer(rewriter, loc, op.getSource()), bytes});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A host load: te_rt_mlir_read of the element into a stack slot.
+struct HostLoadLowering : HostAccessLowering<memref::LoadOp> {
+  using HostAccessLowering::HostAccessLowering;
+
+  LogicalResult matchAndRewrite(memref::LoadOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value slot = memref::AllocaOp::create(rewriter, loc,
+                                          MemRefType::get({1}, op.getType()));
+    auto type = cast<MemRefType>(op.getMemRef().getType());
+    rt.call(
+        rewriter, loc, "te_rt_mlir_read",
+        {runtimeElementPointer(rewriter, loc, slot),
+         runtimeElementPointer(rewriter, loc, op.getMemRef(), op.getIndices()),
+         rt.i64(rewriter, op, runtimeElementBytes(type))});
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    rewriter.replaceOpWithNewOp<memref::LoadOp>(op, slot, ValueRange{zero});
+    return success();
+  }
+};
+
+/// A host store: te_rt_mlir_write of the element from a stack slot.
+struct HostStoreLowering : HostAccessLowering<memref::StoreOp> {
+  using HostAccessLowering::HostAccessLowering;
+
+  LogicalResult matchAndRewrite(memref::StoreOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value slot = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get({1}, op.getValueToStore().getType()));
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    memref::StoreOp::create(rewriter, loc, op.getValueToStore(), slot,
+                            ValueRange{zero});
+    auto type = cast<MemRefType>(op.getMemRef().getType());
+    rt.call(
+        rewriter, loc, "te_rt_mlir_write",
+        {runtimeElementPointer(rewriter, loc, op.getMemRef(), op.getIndices()),
+         runtimeElementPointer(rewriter, loc, slot),
+         rt.i64(rewriter, op, runtimeElementBytes(type))});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A program constant read on the host: uploaded to a device buffer at the
+/// very start of the function (before the constants this pass creates
+/// there: everything it needs is made here), freed before every return
+/// that does not hand it to the caller.
+struct ConstantUploadLowering : HostAccessLowering<memref::GetGlobalOp> {
+  using HostAccessLowering::HostAccessLowering;
+
+  LogicalResult matchAndRewrite(memref::GetGlobalOp op,
+                                PatternRewriter &rewriter) const override {
+    auto func = op->getParentOfType<func::FuncOp>();
+    auto type = cast<MemRefType>(op.getType());
+    Location loc = op.getLoc();
+    int64_t bytes = type.getNumElements() * runtimeElementBytes(type);
+    Value dev;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&func.getBody().front());
+      auto host =
+          memref::GetGlobalOp::create(rewriter, loc, type, op.getName());
+      plan.addUploadSource(host);
+      dev = memref::AllocOp::create(rewriter, loc, type,
+                                    rewriter.getI64IntegerAttr(64));
+      rt.call(rewriter, loc, "te_rt_mlir_write",
+              {runtimeElementPointer(rewriter, loc, dev),
+               runtimeElementPointer(rewriter, loc, host),
+               arith::ConstantIntOp::create(rewriter, loc, bytes, 64)});
+    }
+    func.walk([&](func::ReturnOp ret) {
+      if (llvm::is_contained(ret.getOperands(), op.getResult()))
+        return;
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(ret);
+      memref::DeallocOp::create(rewriter, loc, dev);
+    });
+    rewriter.replaceOp(op, dev);
+    return success();
+  }
+};
+
+/// Conversion 2 on device memory.
+LogicalResult lowerHostAccesses(ModuleOp module, RuntimeCalls &rt) {
+  HostMemoryPlan plan(module, rt);
+  if (failed(plan.analyze()))
+    return failure();
+  MLIRContext *ctx = module.getContext();
+  ConversionTarget target(*ctx);
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  target.addDynamicallyLegalOp<memref::AllocOp>(
+      [&](memref::AllocOp a) { return !plan.isStackBuffer(a); });
+  target.addDynamicallyLegalOp<memref::DeallocOp>([&](memref::DeallocOp d) {
+    Operation *def = castSource(d.getMemref()).getDefiningOp();
+    return !def || !plan.isStackBuffer(def);
+  });
+  target.addDynamicallyLegalOp<memref::LoadOp>([&](memref::LoadOp l) {
+    return !plan.isRouted(l) || plan.isHostMemory(l.getMemRef());
+  });
+  target.addDynamicallyLegalOp<memref::StoreOp>([&](memref::StoreOp s) {
+    return !plan.isRouted(s) || plan.isHostMemory(s.getMemRef());
+  });
+  target.addDynamicallyLegalOp<memref::CopyOp>(
+      [&](memref::CopyOp c) { return !plan.isRouted(c); });
+  target.addDynamicallyLegalOp<memref::GetGlobalOp>(
+      [&](memref::GetGlobalOp g) { return !plan.needsUpload(g); });
+  RewritePatternSet patterns(ctx);
+  patterns
+      .add<StackBufferLowering, StackBufferDeallocLowering, HostCopyLowering,
+           HostLoadLowering, HostStoreLowering, ConstantUploadLowering>(ctx, rt,
+                                                                        plan);
+  ConversionConfig config;
+  config.foldingMode = DialectConversionFoldingMode::Never;
+  return applyPartialConversion(module, target, std::move(patterns), config);
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
 
 /// Prints the LLVM struct of a function's results (a struct of memref
 /// descriptors, what convert-to-llvm makes of a function with several memref
@@ -1062,12 +1343,28 @@ struct ConvertTEToRuntimePass
     });
   }
   void runOnOperation() override {
-    Lowering lowering(getOperation(), deviceMemory);
-    if (failed(lowering.run()))
+    ModuleOp module = getOperation();
+    RuntimeCalls rt(module, deviceMemory);
+    unsigned runtimeOnly = 0;
+    if (failed(lowerTEOps(module, rt, runtimeOnly)))
       return signalPassFailure();
+    if (failed(deviceMemory ? lowerHostAccesses(module, rt)
+                            : lowerStridedCopies(module)))
+      return signalPassFailure();
+    numRuntimeOnlyBuffers += runtimeOnly;
+    numQuantizeCalls += rt.getCallCount("te_rt_mlir_quantize") +
+                        rt.getCallCount("te_rt_mlir_quantize_group");
+    numDequantizeCalls += rt.getCallCount("te_rt_mlir_dequantize");
+    numGemmCalls += rt.getCallCount("te_rt_mlir_gemm");
+    numAmaxCalls += rt.getCallCount("te_rt_mlir_amax");
+    numUpdateScaleCalls += rt.getCallCount("te_rt_mlir_update_scale");
+    numAllReduceMaxCalls += rt.getCallCount("te_rt_mlir_allreduce_max");
+    numHostAccesses += rt.getCallCount("te_rt_mlir_read") +
+                       rt.getCallCount("te_rt_mlir_write") +
+                       rt.getCallCount("te_rt_mlir_copy");
     // Nothing te remains: drop the target so that the LLVM-dialect module
     // translates without the te dialect.
-    getOperation()->removeAttr("te.target");
+    module->removeAttr("te.target");
   }
 };
 
