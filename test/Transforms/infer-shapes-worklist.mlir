@@ -4,8 +4,9 @@
 // What the worklist of te-infer-shapes reaches: a chain of ops whose shapes
 // each need the one before, loop-carried values refined across the loop's
 // iterations (the body derives the value yielded back from the argument),
-// nested loops, a loop-carried value through a private callee, and an
-// optimistic loop refinement undone while the other loops keep theirs.
+// nested loops, a loop-carried value through a private callee, an
+// optimistic loop refinement undone while the other loops keep theirs, and
+// one undone across functions (a specialisation it made taken back).
 
 // A chain: the batch comes from te.empty's constant size and flows through
 // te.dequantize, te.quantize, te.gemm (Format's GEMM shape rule), te.buffers
@@ -135,4 +136,39 @@ func.func @undone(%x: tensor<32x64xbf16>, %y: tensor<?x64xbf16>, %n: index)
     scf.yield %d : tensor<?x?xbf16>
   }
   return %r, %s, %t : tensor<?x?xbf16>, tensor<?x?xbf16>, tensor<?x?xbf16>
+}
+
+// -----
+
+// An undone round across functions: optimistically the call in the loop
+// asks for @layer at 32x64, which makes a specialisation and leaves the
+// generic @layer without callers; the loop yields a value of unknown batch,
+// so the round is undone: the specialisation goes and the call and @layer
+// are as they were. The call after the loop keeps its own specialisation.
+// CHECK-LABEL: func.func private @layer_64x64(
+// CHECK-NOT: @layer_32x64
+// CHECK-LABEL: func.func private @layer(
+// CHECK-SAME: tensor<?x64xbf16>) -> tensor<?x64xbf16>
+// CHECK-LABEL: func.func @undone_call
+// CHECK: scf.for {{.*}} -> (tensor<?x64xbf16>)
+// CHECK: func.call @layer(%{{.*}}) : (tensor<?x64xbf16>) -> tensor<?x64xbf16>
+// CHECK: call @layer_64x64(%{{.*}}) : (tensor<64x64xbf16>) -> tensor<64x64xbf16>
+func.func private @layer(%x: tensor<?x64xbf16>) -> tensor<?x64xbf16> {
+  %q = te.quantize %x : tensor<?x64xbf16> -> !te.qtensor<?x64xbf16, #te.current<f8E4M3FN>, rowwise>
+  %d = te.dequantize %q : !te.qtensor<?x64xbf16, #te.current<f8E4M3FN>, rowwise> -> tensor<?x64xbf16>
+  return %d : tensor<?x64xbf16>
+}
+
+func.func @undone_call(%x: tensor<32x64xbf16>, %w: tensor<64x64xbf16>, %y: tensor<?x64xbf16>, %n: index)
+    -> (tensor<?x64xbf16>, tensor<?x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cx = tensor.cast %x : tensor<32x64xbf16> to tensor<?x64xbf16>
+  %cw = tensor.cast %w : tensor<64x64xbf16> to tensor<?x64xbf16>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %cx) -> (tensor<?x64xbf16>) {
+    %b = func.call @layer(%a) : (tensor<?x64xbf16>) -> tensor<?x64xbf16>
+    scf.yield %y : tensor<?x64xbf16>
+  }
+  %z = func.call @layer(%cw) : (tensor<?x64xbf16>) -> tensor<?x64xbf16>
+  return %r, %z : tensor<?x64xbf16>, tensor<?x64xbf16>
 }

@@ -254,6 +254,13 @@ public:
 
   explicit ShapeInference(ModuleOp module)
       : module(module), symbols(module), target(getTarget(module)) {}
+  ShapeInference(const ShapeInference &) = delete;
+  ShapeInference &operator=(const ShapeInference &) = delete;
+  /// Functions still out of the module (after an error) are erased.
+  ~ShapeInference() {
+    for (Operation *func : removedFunctions)
+      func->erase();
+  }
 
   /// Runs to a fixpoint and inserts the casts back. Returns failure after an
   /// error.
@@ -404,9 +411,10 @@ private:
 };
 
 //===----------------------------------------------------------------------===//
-// Shape rules of single ops
+// Shape rules of te ops (their own) and of upstream ops (below)
 //===----------------------------------------------------------------------===//
 
+/// Runs the shape rule of `op`; ops without one are left as they are.
 void ShapeInference::visit(Operation *op) {
   ++counts.opsVisited;
   if (auto rule = dyn_cast<ShapeInferenceOpInterface>(op))
@@ -440,6 +448,10 @@ void ShapeInference::runShapeRule(ShapeInferenceOpInterface rule) {
   if (!llvm::equal(operands, op->getOperands()))
     onUndo([op, operands] { op->setOperands(operands); });
 }
+
+//===----------------------------------------------------------------------===//
+// Shape rules of the upstream ops the pass knows
+//===----------------------------------------------------------------------===//
 
 /// tensor.cast: a more static source refines the result. A cast that only
 /// feeds ops keeping their types (e.g. a cast back) is left alone.
