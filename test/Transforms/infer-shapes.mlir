@@ -246,3 +246,25 @@ func.func @alternate(%a: tensor<64x64xbf16>, %b: tensor<32x64xbf16>, %c: tensor<
   %yc = call @even(%c, %w, %n) : (tensor<?x64xbf16>, tensor<64x64xbf16>, index) -> tensor<?x64xbf16>
   return %ya, %yb, %yc : tensor<?x64xbf16>, tensor<?x64xbf16>, tensor<?x64xbf16>
 }
+
+// -----
+
+// scf.while's regions are not refined: a refined value yielded to it is cast
+// back to the type the loop expects.
+// CHECK-LABEL: func.func @while_loop
+// CHECK: scf.while {{.*}} : (tensor<?x64xbf16>) -> tensor<?x64xbf16>
+// CHECK: %[[D:.*]] = te.dequantize {{.*}} -> tensor<32x64xbf16>
+// CHECK: %[[C:.*]] = tensor.cast %[[D]] : tensor<32x64xbf16> to tensor<?x64xbf16>
+// CHECK: scf.yield %[[C]] : tensor<?x64xbf16>
+func.func @while_loop(%x: tensor<32x64xbf16>, %n: i1) -> tensor<?x64xbf16> {
+  %c = tensor.cast %x : tensor<32x64xbf16> to tensor<?x64xbf16>
+  %r = scf.while (%a = %c) : (tensor<?x64xbf16>) -> tensor<?x64xbf16> {
+    scf.condition(%n) %a : tensor<?x64xbf16>
+  } do {
+  ^bb0(%b: tensor<?x64xbf16>):
+    %q = te.quantize %c : tensor<?x64xbf16> -> !te.qtensor<?x64xbf16, #te.current<f8E4M3FN>, rowwise>
+    %d = te.dequantize %q : !te.qtensor<?x64xbf16, #te.current<f8E4M3FN>, rowwise> -> tensor<?x64xbf16>
+    scf.yield %d : tensor<?x64xbf16>
+  }
+  return %r : tensor<?x64xbf16>
+}
