@@ -86,9 +86,12 @@ extern "C" {
  * te_rt_context_last_gemm_info and te_rt_context_set_gemm_autotune; 3:
  * te_rt_context_set_host_memory / te_rt_context_get_host_memory; 4:
  * te_rt_tensor gained size_bytes (its size grew by 8 bytes),
- * te_rt_tensor_init; te_rt_qtensor_free(ctx, NULL) is INVALID_ARGUMENT).
+ * te_rt_tensor_init; te_rt_qtensor_free(ctx, NULL) is INVALID_ARGUMENT; 5:
+ * the entry points compiled code calls, te_rt_mlir_quantize,
+ * te_rt_mlir_quantize_group, te_rt_mlir_dequantize and te_rt_mlir_gemm,
+ * take a descriptor, TE_RT_ABI_VERSION 2 of te_rt_abi.def).
  */
-#define TE_RT_API_VERSION 4
+#define TE_RT_API_VERSION 5
 
 /** Maximum rank of a (logical) tensor. */
 #define TE_RT_MAX_RANK 8

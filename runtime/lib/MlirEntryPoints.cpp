@@ -23,6 +23,7 @@
 #include "MlirState.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -80,39 +81,66 @@ bool deviceMemory(te_rt_context *ctx) {
 }
 
 //===----------------------------------------------------------------------===//
-// Quantizer descriptors
+// Descriptors
 //===----------------------------------------------------------------------===//
 
-template <typename T> void assignField(T &field, int64_t v) {
-  field = static_cast<T>(v);
-}
-void assignField(float &field, int64_t v) {
-  uint32_t bits = static_cast<uint32_t>(v);
-  std::memcpy(&field, &bits, sizeof(field));
-}
-
-constexpr int64_t kNumQuantizerFields = 0
-#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg) +1
+// The descriptors' words as te_rt_abi.h numbers them are the fields of
+// te_rt_abi.def in order: a struct of one int64_t per word of each field
+// has every field at the offset of its word index, and the word count as
+// its size.
+#define TE_RT_ABI_FIELD(type, field) int64_t field;
+#define TE_RT_ABI_FIELDS(type, field, n) int64_t field[n];
+#define TE_RT_ABI_QUANTIZER(field) int64_t field[te_rt_abi::kQuantizerWords];
+#define TE_RT_ABI_DESCRIPTOR(name, kind, ...)                                  \
+  struct name##_words {                                                        \
+    int64_t magic;                                                             \
+    __VA_ARGS__                                                                \
+  };
 #include "te_rt_abi.def"
-    ;
+#define TE_RT_ABI_FIELD(type, field)                                           \
+  static_assert(offsetof(Words, field) == sizeof(int64_t) * D::field);
+#define TE_RT_ABI_FIELDS(type, field, n) TE_RT_ABI_FIELD(type, field)
+#define TE_RT_ABI_QUANTIZER(field) TE_RT_ABI_FIELD(, field)
+#define TE_RT_ABI_DESCRIPTOR(name, kind, ...)                                  \
+  [[maybe_unused]] void check_##name##_words() {                               \
+    using D = te_rt_abi::name;                                                 \
+    using Words = name##_words;                                                \
+    static_assert(sizeof(Words) == sizeof(int64_t) * D::kWords);               \
+    __VA_ARGS__                                                                \
+  }
+#include "te_rt_abi.def"
 
+/// Decodes descriptor `desc` of entry point `where`; false (recorded) when
+/// it is null or of another ABI version.
+template <typename Fields>
+bool readDescriptor(const void *desc, Fields &f, const char *where) {
+  if (!desc) {
+    record(TE_RT_INVALID_ARGUMENT, where, "descriptor is null");
+    return false;
+  }
+  if (!te_rt_abi::decode(static_cast<const int64_t *>(desc), f)) {
+    record(TE_RT_INVALID_ARGUMENT, where,
+           ("descriptor has a wrong magic number (compiled against another "
+            "te_rt_abi.def? this runtime reads version " +
+            std::to_string(TE_RT_ABI_VERSION) + ")")
+               .c_str());
+    return false;
+  }
+  return true;
+}
+
+/// A quantizer descriptor (te_rt_abi::encodeQuantizer).
 bool decodeQuantizer(const void *desc, te_rt_quantizer &q, const char *where) {
   if (!desc) {
     record(TE_RT_INVALID_ARGUMENT, where, "quantizer descriptor is null");
     return false;
   }
-  const int64_t *d = static_cast<const int64_t *>(desc);
-  if (d[0] != TE_RT_ABI_QUANTIZER_MAGIC) {
+  if (!te_rt_abi::decodeQuantizer(static_cast<const int64_t *>(desc), q)) {
     record(TE_RT_INVALID_ARGUMENT, where,
            "quantizer descriptor has a wrong magic number (compiled against "
            "another te_rt_abi.def?)");
     return false;
   }
-  te_rt_quantizer_init_default(&q);
-  int64_t i = 1;
-#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg) assignField(q.c, d[i++]);
-#include "te_rt_abi.def"
-  (void)kNumQuantizerFields;
   return true;
 }
 
@@ -211,16 +239,13 @@ te_rt_tensor makeTensor(void *data, int32_t dtype, int64_t rows, int64_t cols) {
   return t;
 }
 
-/// Builds a te_rt_qtensor of logical shape [rows, cols] from a descriptor
-/// and buffers, staging them. `in`/`out`: whether the call reads or
+/// Builds a te_rt_qtensor of quantizer `cfg` and logical shape [rows, cols]
+/// from its buffers, staging them. `in`/`out`: whether the call reads or
 /// writes the buffers.
-bool makeQTensor(Stager &st, const char *where, const void *desc, int32_t usage,
-                 int32_t target, int64_t rows, int64_t cols,
+bool makeQTensor(Stager &st, const char *where, const te_rt_quantizer &cfg,
+                 int32_t usage, int32_t target, int64_t rows, int64_t cols,
                  void *const bufs[TE_RT_ABI_MAX_BUFFERS], bool in, bool out,
                  te_rt_qtensor &q) {
-  te_rt_quantizer cfg;
-  if (!decodeQuantizer(desc, cfg, where))
-    return false;
   int64_t shape[2] = {rows, cols};
   if (!st.check(te_rt_qtensor_init(&q, &cfg, 2, shape,
                                    static_cast<te_rt_usage>(usage),
@@ -282,14 +307,15 @@ te_rt_comm *groupComm(te_rt_context *ctx, const char *where,
 
 /// te_rt_mlir_quantize and te_rt_mlir_quantize_group (comm non-null: with
 /// amax reduction).
-template <typename Args>
-void quantize(const Args &a, te_rt_context *ctx, te_rt_comm *comm,
+void quantize(const void *desc, te_rt_context *ctx, te_rt_comm *comm,
               const char *where) {
+  te_rt_abi::quantize::Fields a;
+  if (!readDescriptor(desc, a, where))
+    return;
   Stager st(ctx, where);
-  void *bufs[] = {a.buf0, a.buf1, a.buf2, a.buf3, a.buf4, a.buf5};
   te_rt_qtensor q;
   if (!makeQTensor(st, where, a.quantizer, a.usage, a.target, a.rows, a.cols,
-                   bufs, /*in=*/false, /*out=*/true, q))
+                   a.bufs, /*in=*/false, /*out=*/true, q))
     return;
   te_rt_tensor x = makeTensor(
       st.stage(a.x, a.rows * a.cols * dtypeBytes(a.x_dtype), true, false),
@@ -309,7 +335,7 @@ void quantize(const Args &a, te_rt_context *ctx, te_rt_comm *comm,
 void te_rt_mlir_quantize_impl(const te_rt_mlir_quantize_args &a) {
   const char *where = "te.quantize";
   if (te_rt_context *ctx = activeContext(where))
-    quantize(a, ctx, nullptr, where);
+    quantize(a.desc, ctx, nullptr, where);
 }
 
 void te_rt_mlir_quantize_group_impl(const te_rt_mlir_quantize_group_args &a) {
@@ -319,19 +345,19 @@ void te_rt_mlir_quantize_group_impl(const te_rt_mlir_quantize_group_args &a) {
     return;
   if (te_rt_comm *comm =
           groupComm(ctx, where, static_cast<const char *>(a.group)))
-    quantize(a, ctx, comm, where);
+    quantize(a.desc, ctx, comm, where);
 }
 
-void te_rt_mlir_dequantize_impl(const te_rt_mlir_dequantize_args &a) {
+void te_rt_mlir_dequantize_impl(const te_rt_mlir_dequantize_args &args) {
   const char *where = "te.dequantize";
   te_rt_context *ctx = activeContext(where);
-  if (!ctx)
+  te_rt_abi::dequantize::Fields a;
+  if (!ctx || !readDescriptor(args.desc, a, where))
     return;
   Stager st(ctx, where);
-  void *bufs[] = {a.buf0, a.buf1, a.buf2, a.buf3, a.buf4, a.buf5};
   te_rt_qtensor q;
   if (!makeQTensor(st, where, a.quantizer, a.usage, a.target, a.rows, a.cols,
-                   bufs, /*in=*/true, /*out=*/false, q))
+                   a.bufs, /*in=*/true, /*out=*/false, q))
     return;
   te_rt_tensor out = makeTensor(
       st.stage(a.out, a.rows * a.cols * dtypeBytes(a.out_dtype), false, true),
@@ -343,19 +369,18 @@ void te_rt_mlir_dequantize_impl(const te_rt_mlir_dequantize_args &a) {
   st.finish();
 }
 
-void te_rt_mlir_gemm_impl(const te_rt_mlir_gemm_args &a) {
+void te_rt_mlir_gemm_impl(const te_rt_mlir_gemm_args &args) {
   const char *where = "te.gemm";
   te_rt_context *ctx = activeContext(where);
-  if (!ctx)
+  te_rt_abi::gemm::Fields a;
+  if (!ctx || !readDescriptor(args.desc, a, where))
     return;
   Stager st(ctx, where);
-  void *aBufs[] = {a.a_buf0, a.a_buf1, a.a_buf2, a.a_buf3, a.a_buf4, a.a_buf5};
-  void *bBufs[] = {a.b_buf0, a.b_buf1, a.b_buf2, a.b_buf3, a.b_buf4, a.b_buf5};
   te_rt_qtensor qa, qb, qout;
   if (!makeQTensor(st, where, a.a_quantizer, a.a_usage, a.target, a.a_rows,
-                   a.a_cols, aBufs, true, false, qa) ||
+                   a.a_cols, a.a_bufs, true, false, qa) ||
       !makeQTensor(st, where, a.b_quantizer, a.b_usage, a.target, a.b_rows,
-                   a.b_cols, bBufs, true, false, qb))
+                   a.b_cols, a.b_bufs, true, false, qb))
     return;
   te_rt_gemm_args ga;
   te_rt_gemm_args_init(&ga);
@@ -379,11 +404,9 @@ void te_rt_mlir_gemm_impl(const te_rt_mlir_gemm_args &a) {
   }
   te_rt_quantize_args oa;
   te_rt_quantize_args_init(&oa);
-  if (a.out_quantizer) {
-    void *oBufs[] = {a.out_buf0, a.out_buf1, a.out_buf2,
-                     a.out_buf3, a.out_buf4, a.out_buf5};
+  if (a.out_quantized) {
     if (!makeQTensor(st, where, a.out_quantizer, TE_RT_ROWWISE, a.target,
-                     a.d_rows, a.d_cols, oBufs, false, true, qout))
+                     a.d_rows, a.d_cols, a.out_bufs, false, true, qout))
       return;
     oa.scale =
         static_cast<const float *>(st.stage(a.out_scale, 4, true, false));

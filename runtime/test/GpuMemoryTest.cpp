@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -21,7 +22,6 @@
 #include <iterator>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace {
@@ -141,20 +141,8 @@ TEST_F(Gpu, OutOfMemoryIsStickyAndFreeStillRuns) {
 //===----------------------------------------------------------------------===//
 
 std::vector<int64_t> descriptor(const te_rt_quantizer &q) {
-  std::vector<int64_t> d = {TE_RT_ABI_QUANTIZER_MAGIC};
-#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg)                                      \
-  {                                                                            \
-    int64_t v = 0;                                                             \
-    if constexpr (std::is_same_v<decltype(q.c), float>) {                      \
-      uint32_t bits;                                                           \
-      std::memcpy(&bits, &q.c, 4);                                             \
-      v = bits;                                                                \
-    } else {                                                                   \
-      v = static_cast<int64_t>(q.c);                                           \
-    }                                                                          \
-    d.push_back(v);                                                            \
-  }
-#include "te_rt_abi.def"
+  std::vector<int64_t> d(1 + te_rt_abi::kQuantizerWords);
+  te_rt_abi::encodeQuantizer(q, d.data());
   return d;
 }
 
@@ -201,9 +189,10 @@ TEST_F(Gpu, UpdateScaleOnDevicePointersMatchesCpu) {
 
 /// te_rt_mlir_quantize of x on the current context; `device`: buffers are
 /// te_rt_mlir_alloc'd (else host vectors). Returns the buffers' bytes.
-std::vector<std::vector<uint8_t>>
-quantize(const std::vector<int64_t> &d, const te_rt_quantizer &q,
-         const std::vector<float> &x, int64_t rows, int64_t cols, bool device) {
+std::vector<std::vector<uint8_t>> quantize(const te_rt_quantizer &q,
+                                           const std::vector<float> &x,
+                                           int64_t rows, int64_t cols,
+                                           bool device) {
   te_rt_qtensor qt;
   int64_t shape[2] = {rows, cols};
   EXPECT_EQ(te_rt_qtensor_init(&qt, &q, 2, shape, TE_RT_ROWWISE_AND_COLUMNWISE,
@@ -220,10 +209,19 @@ quantize(const std::vector<int64_t> &d, const te_rt_quantizer &q,
                     : const_cast<float *>(x.data());
   float amax = -1;
   void *ap = device ? deviceCopy(&amax, 4) : &amax;
-  te_rt_mlir_quantize(const_cast<int64_t *>(d.data()),
-                      TE_RT_ROWWISE_AND_COLUMNWISE, TE_RT_SM90, rows, cols,
-                      TE_RT_F32, xp, bufs[0], bufs[1], bufs[2], bufs[3],
-                      bufs[4], bufs[5], nullptr, ap, 0, 0);
+  te_rt_abi::quantize::Fields f{};
+  f.quantizer = q;
+  f.target = TE_RT_SM90;
+  f.usage = TE_RT_ROWWISE_AND_COLUMNWISE;
+  f.rows = rows;
+  f.cols = cols;
+  f.x_dtype = TE_RT_F32;
+  f.x = xp;
+  std::copy(std::begin(bufs), std::end(bufs), f.bufs);
+  f.amax = ap;
+  std::vector<int64_t> d(te_rt_abi::quantize::kWords);
+  te_rt_abi::encode(f, d.data());
+  te_rt_mlir_quantize(d.data());
   if (device) {
     for (int i = 0; i < qt.num_buffers; ++i) {
       te_rt_mlir_read(host[i].data(), bufs[i], int64_t(host[i].size()));
@@ -242,7 +240,6 @@ quantize(const std::vector<int64_t> &d, const te_rt_quantizer &q,
 TEST_F(Gpu, QuantizeOnDevicePointersMatchesCpu) {
   te_rt_quantizer q;
   te_rt_quantizer_init_default(&q); // current scaling, E4M3
-  std::vector<int64_t> d = descriptor(q);
   const int64_t rows = 256, cols = 384;
   std::vector<float> x(rows * cols);
   std::mt19937 rng(7);
@@ -253,13 +250,13 @@ TEST_F(Gpu, QuantizeOnDevicePointersMatchesCpu) {
   te_rt_context *cpu = nullptr;
   ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &cpu), TE_RT_OK);
   te_rt_set_current_context(cpu);
-  auto ref = quantize(d, q, x, rows, cols, false);
+  auto ref = quantize(q, x, rows, cols, false);
   ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
   te_rt_set_current_context(nullptr);
   te_rt_context_destroy(cpu);
 
   te_rt_set_current_context(ctx);
-  auto got = quantize(d, q, x, rows, cols, true);
+  auto got = quantize(q, x, rows, cols, true);
   ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
   ASSERT_EQ(got.size(), ref.size());
   for (size_t i = 0; i < ref.size(); ++i)
@@ -268,7 +265,7 @@ TEST_F(Gpu, QuantizeOnDevicePointersMatchesCpu) {
   // Host-memory mode: the same call with host buffers, staged per call.
   ASSERT_EQ(te_rt_context_set_host_memory(ctx, 1), TE_RT_OK);
   te_rt_set_current_context(ctx);
-  auto staged = quantize(d, q, x, rows, cols, false);
+  auto staged = quantize(q, x, rows, cols, false);
   ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
   for (size_t i = 0; i < ref.size(); ++i)
     EXPECT_TRUE(staged[i] == ref[i]) << "staged buffer " << i << " differs";

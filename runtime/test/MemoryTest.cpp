@@ -1,9 +1,10 @@
 //===- MemoryTest.cpp - Context memory and the GPU host ABI, any backend --===//
 //
 // Part of te. te_rt_mlir_alloc / free / copy / read / write on a cpu context
-// (sticky status, null and zero sizes, alignment), host-memory mode, and the
-// mgpu* functions where no GPU context is current: they must record a clear
-// error and never crash.
+// (sticky status, null and zero sizes, alignment), host-memory mode, the
+// descriptors of te_rt_abi.def (each field at its word, another version
+// refused), and the mgpu* functions where no GPU context is current: they
+// must record a clear error and never crash.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,10 +13,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace {
@@ -271,28 +272,97 @@ TEST_F(CpuContext, HostMemoryModeIsAFlag) {
 }
 
 TEST_F(CpuContext, UpdateScaleCopiesAmaxIntoHistory) {
-  std::vector<int64_t> d = {TE_RT_ABI_QUANTIZER_MAGIC};
   te_rt_quantizer q;
   te_rt_quantizer_init_default(&q);
   q.recipe = TE_RT_RECIPE_DELAYED;
   q.history_length = 4;
-#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg)                                      \
-  {                                                                            \
-    int64_t v = 0;                                                             \
-    if constexpr (std::is_same_v<decltype(q.c), float>) {                      \
-      uint32_t bits;                                                           \
-      std::memcpy(&bits, &q.c, 4);                                             \
-      v = bits;                                                                \
-    } else {                                                                   \
-      v = static_cast<int64_t>(q.c);                                           \
-    }                                                                          \
-    d.push_back(v);                                                            \
-  }
-#include "te_rt_abi.def"
+  std::vector<int64_t> d(1 + te_rt_abi::kQuantizerWords);
+  te_rt_abi::encodeQuantizer(q, d.data());
   float amax = 3.0f, history[4] = {0, 1, 2, 0.5f}, scale = 1.0f;
   te_rt_mlir_update_scale(d.data(), &amax, history, 4, &scale);
   EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
   EXPECT_NE(scale, 1.0f); // recomputed from max(history) with 3 in it
+}
+
+//===----------------------------------------------------------------------===//
+// Descriptors
+//===----------------------------------------------------------------------===//
+
+// Distinct values in every field of the GEMM descriptor: each is at the word
+// te_rt_abi::gemm numbers (the words the compiler fills) and decodes back.
+TEST(Descriptors, FieldsAreAtTheirWordsAndDecodeBack) {
+  using W = te_rt_abi::gemm;
+  static_assert(W::kWords == 1 + 2 + 3 * te_rt_abi::kQuantizerWords + 2 * 3 +
+                                 3 * TE_RT_ABI_MAX_BUFFERS + 11);
+  W::Fields f{};
+  f.target = TE_RT_SM100;
+  f.layout = 2;
+  te_rt_quantizer_init_default(&f.a_quantizer);
+  f.a_quantizer.recipe = TE_RT_RECIPE_MXFP8;
+  f.a_quantizer.e4m3_max = 448.0f;
+  f.a_usage = TE_RT_COLUMNWISE;
+  f.a_rows = -7; // a word holds any i64
+  f.a_cols = int64_t(1) << 40;
+  for (int i = 0; i < TE_RT_ABI_MAX_BUFFERS; ++i) {
+    f.a_bufs[i] = reinterpret_cast<void *>(uintptr_t(0x1000 + i));
+    f.out_bufs[i] = reinterpret_cast<void *>(uintptr_t(0x3000 + i));
+  }
+  te_rt_quantizer_init_default(&f.out_quantizer);
+  f.out_quantizer.recipe = TE_RT_RECIPE_DELAYED;
+  f.out_quantizer.history_length = 16;
+  f.d_rows = 32;
+  f.use_split_accumulator = 1;
+  f.out_quantized = 1;
+  f.out_amax = reinterpret_cast<void *>(uintptr_t(0xA3A));
+  std::vector<int64_t> w(W::kWords, -1);
+  te_rt_abi::encode(f, w.data());
+  EXPECT_EQ(w[0], TE_RT_ABI_MAGIC('G'));
+  EXPECT_EQ(w[0] & 0xFFFF, TE_RT_ABI_VERSION);
+  EXPECT_EQ(w[W::target], TE_RT_SM100);
+  EXPECT_EQ(w[W::layout], 2);
+  EXPECT_EQ(w[W::a_quantizer], TE_RT_RECIPE_MXFP8); // recipe: the first field
+  EXPECT_EQ(w[W::a_usage], TE_RT_COLUMNWISE);
+  EXPECT_EQ(w[W::a_rows], -7);
+  EXPECT_EQ(w[W::a_cols], int64_t(1) << 40);
+  EXPECT_EQ(w[W::a_bufs + 5], 0x1005);
+  EXPECT_EQ(w[W::b_bufs], 0);
+  EXPECT_EQ(w[W::d_rows], 32);
+  EXPECT_EQ(w[W::use_split_accumulator], 1);
+  EXPECT_EQ(w[W::out_quantized], 1);
+  EXPECT_EQ(w[W::out_quantizer], TE_RT_RECIPE_DELAYED);
+  EXPECT_EQ(w[W::out_bufs + 2], 0x3002);
+  EXPECT_EQ(w[W::out_amax], 0xA3A);
+  EXPECT_EQ(W::out_amax, W::kWords - 1);
+  EXPECT_EQ(std::count(w.begin(), w.end(), -1), 0); // every word written
+
+  W::Fields g{};
+  ASSERT_TRUE(te_rt_abi::decode(w.data(), g));
+  EXPECT_EQ(g.a_quantizer.recipe, TE_RT_RECIPE_MXFP8);
+  EXPECT_EQ(g.a_quantizer.e4m3_max, 448.0f);
+  EXPECT_EQ(g.a_rows, -7);
+  EXPECT_EQ(g.a_bufs[5], f.a_bufs[5]);
+  EXPECT_EQ(g.out_quantizer.history_length, 16);
+  EXPECT_EQ(g.out_amax, f.out_amax);
+  w[0] = TE_RT_ABI_MAGIC('Q');
+  EXPECT_FALSE(te_rt_abi::decode(w.data(), g));
+}
+
+TEST_F(CpuContext, DescriptorOfAnotherVersionOrKindIsRefused) {
+  std::vector<int64_t> w(te_rt_abi::gemm::kWords, 0);
+  w[0] = te_rt_abi::gemm::kMagic - TE_RT_ABI_VERSION + 1; // version 1
+  te_rt_mlir_gemm(w.data());
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(error(), "te.gemm: descriptor has a wrong magic number (compiled "
+                     "against another te_rt_abi.def? this runtime reads "
+                     "version " +
+                         std::to_string(TE_RT_ABI_VERSION) + ")");
+  te_rt_set_current_context(ctx);
+  w[0] = te_rt_abi::quantize::kMagic;
+  te_rt_mlir_gemm(w.data());
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  te_rt_set_current_context(ctx);
+  te_rt_mlir_dequantize(nullptr);
+  EXPECT_EQ(error(), "te.dequantize: descriptor is null");
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,8 +10,10 @@
 // CHECK-NOT: te.
 // CHECK-DAG: llvm.func @te_rt_mlir_quantize(
 // CHECK-DAG: llvm.func @te_rt_mlir_gemm(
-// CHECK-DAG: llvm.mlir.global private constant @__te_quantizer_0
 // CHECK: llvm.func @fprop(
+// One stack slot per descriptor size (quantize 35 words, GEMM 92).
+// CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<35 x i64>
+// CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<92 x i64>
 // CHECK-COUNT-2: llvm.call @te_rt_mlir_quantize(
 // CHECK: llvm.call @te_rt_mlir_gemm(
 

@@ -7,7 +7,9 @@
 // A buffer only the runtime sees: te_rt_mlir_alloc / te_rt_mlir_free.
 // CHECK-LABEL: func.func @raw
 // CHECK: %[[P:.*]] = call @te_rt_mlir_alloc(%{{.*}}, %{{.*}}) : (i64, i64) -> !llvm.ptr
-// CHECK: call @te_rt_mlir_quantize({{.*}}%[[P]]
+// CHECK: %[[PA:.*]] = llvm.ptrtoint %[[P]]
+// CHECK: llvm.insertvalue %[[PA]], %{{.*}}[23]
+// CHECK: call @te_rt_mlir_quantize(
 // CHECK: call @te_rt_mlir_free(%[[P]])
 // CHECK-NOT: aligned_alloc
 func.func @raw(%x: memref<32x64xbf16>) {

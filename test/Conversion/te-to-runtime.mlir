@@ -1,18 +1,36 @@
 // RUN: te-opt %s --split-input-file --convert-te-to-runtime | FileCheck %s
 
-// A quantizer descriptor is TE_RT_ABI_QUANTIZER_MAGIC (0x7465710001) and the
-// fields of te_rt_abi.def in order: recipe (MXFP8 = 3), dtype (E4M3 = 4),
-// pow2_scales, amax_epsilon (bits of 0.0), block_dim 1, mx_2d, e8m0_rounding,
-// rht, rht_sign_mask, nvfp4_2d, stochastic_rounding, row_scaled, use_4over6,
-// e4m3_max (bits of 448.0f = 0x43E00000 = 1138753536), err_mode, margin,
-// history_length 1024, amax_algo.
+// te_rt_mlir_quantize takes a descriptor (te_rt_abi.def, te_rt_abi::quantize:
+// 35 words): TE_RT_ABI_MAGIC('Q') (0x7465510002 = 499916013570: "teQ",
+// version 2), target (sm_100 = 1), the quantizer's fields in
+// TE_RT_ABI_QUANTIZER_FIELD order -- recipe (MXFP8 = 3), dtype (E4M3 = 4),
+// pow2_scales, amax_epsilon (bits of 0.0), block_dim 1, mx_2d,
+// e8m0_rounding, rht, rht_sign_mask, nvfp4_2d, stochastic_rounding,
+// row_scaled, use_4over6, e4m3_max (bits of 448.0f = 0x43E00000 =
+// 1138753536), err_mode, margin, history_length 1024, amax_algo --, usage
+// (rowwise = 1), rows 32, cols 64, six buffers (words 23-28), x_dtype (bf16
+// = 3), x (word 30), scale, amax, seed, offset. What is known when compiling
+// is one constant (0 for a null pointer); the addresses of x and of the two
+// buffers are inserted, and the array is stored to the function's slot for
+// 35-word descriptors, which the call takes.
 // CHECK-LABEL: module
 // CHECK-NOT: te.target
-// CHECK-DAG: func.func private @te_rt_mlir_quantize(!llvm.ptr, i32, i32, i64, i64, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64)
-// CHECK-DAG: memref.global "private" constant @__te_quantizer_0 : memref<19xi64> = dense<[499918110721, 3, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0]>
+// CHECK-DAG: func.func private @te_rt_mlir_quantize(!llvm.ptr)
 // CHECK-LABEL: func.func @quantize
-// CHECK: memref.get_global @__te_quantizer_0
-// CHECK: call @te_rt_mlir_quantize(
+// CHECK-SAME: %[[X:[^:]*]]: memref<32x64xbf16>, %[[D:[^:]*]]: memref<32x64xf8E4M3FN>, %[[S:[^:]*]]: memref<128x4xf8E8M0FNU>
+// CHECK-DAG: %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.array<35 x i64> {alignment = 8 : i64}
+// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499916013570, 1, 3, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 1, 32, 64, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0]> : tensor<35xi64>) : !llvm.array<35 x i64>
+// CHECK-DAG: %[[XP:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK-DAG: %[[XA:.*]] = arith.index_cast %[[XP]] : index to i64
+// CHECK-DAG: %[[DP:.*]] = memref.extract_aligned_pointer_as_index %[[D]]
+// CHECK-DAG: %[[DA:.*]] = arith.index_cast %[[DP]] : index to i64
+// CHECK-DAG: %[[SP:.*]] = memref.extract_aligned_pointer_as_index %[[S]]
+// CHECK-DAG: %[[SA:.*]] = arith.index_cast %[[SP]] : index to i64
+// CHECK: %[[W1:.*]] = llvm.insertvalue %[[XA]], %[[C]][30] : !llvm.array<35 x i64>
+// CHECK: %[[W2:.*]] = llvm.insertvalue %[[DA]], %[[W1]][23]
+// CHECK: %[[W3:.*]] = llvm.insertvalue %[[SA]], %[[W2]][24]
+// CHECK: llvm.store %[[W3]], %[[SLOT]] {alignment = 8 : i64}
+// CHECK: call @te_rt_mlir_quantize(%[[SLOT]]) : (!llvm.ptr) -> ()
 // CHECK-NOT: te.quantize_buffers
 module attributes {te.target = #te.target<sm_100>} {
   func.func @quantize(%x: memref<32x64xbf16>, %d: memref<32x64xf8E4M3FN>, %s: memref<128x4xf8E8M0FNU>) {
@@ -41,11 +59,36 @@ func.func @strided(%x: memref<32x64xf32, strided<[128, 1]>>, %d: memref<32x64xf8
 // -----
 
 // dgrad: NN (layout 1), A = W [64, 128] columnwise (usage 2), B = dY
-// [32, 64] rowwise; D [M = 32, N = 128] f32 (dtype 1), no bias, no output
-// quantizer. Target sm_90 (0) when the module has no te.target.
-// CHECK-DAG: func.func private @te_rt_mlir_gemm(i32, i32, !llvm.ptr, i32, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+// [32, 64] rowwise; D [M = 32, N = 128] f32 (dtype 1), no bias (f32, null),
+// no output quantizer. Target sm_90 (0) when the module has no te.target.
+// The GEMM descriptor (te_rt_abi::gemm, 92 words): TE_RT_ABI_MAGIC('G')
+// (0x7465470002), target, layout; A's quantizer (current scaling = 1, E4M3,
+// ..., words 3-20), usage, rows, cols, buffers (words 24-29); the same for B
+// (buffers at 51-56); d_dtype, d_rows, d_cols, d (word 60), bias_dtype,
+// bias, accumulate, use_split_accumulator, out_quantized 0, the output
+// quantizer and its buffers (zeros), out_scale, out_amax.
+// CHECK-DAG: func.func private @te_rt_mlir_gemm(!llvm.ptr)
 // CHECK-LABEL: func.func @dgrad
-// CHECK: call @te_rt_mlir_gemm(%c0_i32, %c1_i32, %{{.*}}, %c2_i32, %c64_i64, %c128_i64,
+// CHECK-SAME: %[[WT:[^:]*]]: memref<128x64xf8E4M3FN>, %[[WS:[^:]*]]: memref<1xf32>, %[[DY:[^:]*]]: memref<32x64xf8E4M3FN>, %[[DYS:[^:]*]]: memref<1xf32>, %[[DX:[^:]*]]: memref<32x128xf32>
+// CHECK-DAG: %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.array<92 x i64>
+// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499915358210, 0, 1, 1, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 2, 64, 128, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 1, 32, 64, 0, 0, 0, 0, 0, 0, 1, 32, 128, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<92xi64>)
+// CHECK-DAG: %[[WTP:.*]] = memref.extract_aligned_pointer_as_index %[[WT]]
+// CHECK-DAG: %[[WTA:.*]] = arith.index_cast %[[WTP]]
+// CHECK-DAG: %[[WSP:.*]] = memref.extract_aligned_pointer_as_index %[[WS]]
+// CHECK-DAG: %[[WSA:.*]] = arith.index_cast %[[WSP]]
+// CHECK-DAG: %[[DYP:.*]] = memref.extract_aligned_pointer_as_index %[[DY]]
+// CHECK-DAG: %[[DYA:.*]] = arith.index_cast %[[DYP]]
+// CHECK-DAG: %[[DYSP:.*]] = memref.extract_aligned_pointer_as_index %[[DYS]]
+// CHECK-DAG: %[[DYSA:.*]] = arith.index_cast %[[DYSP]]
+// CHECK-DAG: %[[DXP:.*]] = memref.extract_aligned_pointer_as_index %[[DX]]
+// CHECK-DAG: %[[DXA:.*]] = arith.index_cast %[[DXP]]
+// CHECK: %[[W1:.*]] = llvm.insertvalue %[[WTA]], %[[C]][24]
+// CHECK: %[[W2:.*]] = llvm.insertvalue %[[WSA]], %[[W1]][25]
+// CHECK: %[[W3:.*]] = llvm.insertvalue %[[DYA]], %[[W2]][51]
+// CHECK: %[[W4:.*]] = llvm.insertvalue %[[DYSA]], %[[W3]][52]
+// CHECK: %[[W5:.*]] = llvm.insertvalue %[[DXA]], %[[W4]][60]
+// CHECK: llvm.store %[[W5]], %[[SLOT]]
+// CHECK: call @te_rt_mlir_gemm(%[[SLOT]]) : (!llvm.ptr) -> ()
 func.func @dgrad(%wt: memref<128x64xf8E4M3FN>, %ws: memref<1xf32>,
                  %dy: memref<32x64xf8E4M3FN>, %dys: memref<1xf32>, %dx: memref<32x128xf32>) {
   te.gemm_buffers layout NN
@@ -91,31 +134,35 @@ func.func @amax_dynamic(%x: memref<4x?x8xbf16>, %a: memref<1xf32>) {
 
 // -----
 
-// What is emitted per function once: the constants, the null pointer and a
-// descriptor's address at the function's entry; a memref's pointer once.
-// A buffer only the runtime sees (used by the calls and freed) becomes
+// What is emitted per function once: the constants, a descriptor's constant
+// words and its stack slot at the function's entry; a memref's address
+// once. A buffer only the runtime sees (used by the calls and freed) becomes
 // aligned_alloc (alignment 64; 32 * 64 bytes, and 4 bytes rounded up to 64)
 // and free, without a memref; a returned buffer stays a memref.alloc.
 // CHECK-DAG: llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
 // CHECK-DAG: llvm.func @free(!llvm.ptr)
 // CHECK-LABEL: func.func @shared
 // CHECK-SAME: %[[X:[^:]*]]: memref<32x64xbf16>
+// CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<35 x i64>
+// CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<31 x i64>
 // CHECK-DAG: memref.extract_aligned_pointer_as_index %[[X]]
-// CHECK-DAG: memref.get_global @__te_quantizer_0
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : i64
 // CHECK-DAG: %[[C2048:.*]] = arith.constant 2048 : i64
-// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK: %[[D:.*]] = llvm.call @aligned_alloc(%[[C64]], %[[C2048]])
+// CHECK: %[[DA:.*]] = llvm.ptrtoint %[[D]] : !llvm.ptr to i64
 // CHECK: %[[S:.*]] = llvm.call @aligned_alloc(%[[C64]], %[[C64]])
+// CHECK: %[[SA:.*]] = llvm.ptrtoint %[[S]] : !llvm.ptr to i64
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32x64xbf16>
-// CHECK: call @te_rt_mlir_quantize(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[D]], %[[S]], %[[NULL]], %[[NULL]],
+// CHECK: llvm.insertvalue %[[DA]], %{{.*}}[23] : !llvm.array<35 x i64>
+// CHECK: llvm.insertvalue %[[SA]], %{{.*}}[24] : !llvm.array<35 x i64>
+// CHECK: call @te_rt_mlir_quantize(
 // The second call reuses all of it.
-// CHECK-NOT: memref.get_global
 // CHECK-NOT: memref.extract_aligned_pointer_as_index %[[X]]
 // CHECK-NOT: arith.constant
-// CHECK-NOT: llvm.mlir.zero
+// CHECK-NOT: llvm.ptrtoint
+// CHECK: llvm.insertvalue %[[DA]], %{{.*}}[23] : !llvm.array<31 x i64>
+// CHECK: llvm.insertvalue %[[SA]], %{{.*}}[24] : !llvm.array<31 x i64>
 // CHECK: call @te_rt_mlir_dequantize(
-// CHECK-SAME: %[[D]], %[[S]], %[[NULL]], %[[NULL]],
 // CHECK: llvm.call @free(%[[D]]) : (!llvm.ptr) -> ()
 // CHECK: llvm.call @free(%[[S]]) : (!llvm.ptr) -> ()
 // CHECK-NOT: memref.dealloc
@@ -163,11 +210,12 @@ func.func @kept(%x: memref<32x64xbf16>, %n: index) -> f32 {
 // -----
 
 // te.update_scale_buffers: the inputs are copied into the outputs, which the
-// entry point updates in place; the descriptor is the delayed quantizer's
-// (recipe 0, E4M3 = 4, e4m3_max 448, margin 0, history_length 16, amax_algo
-// max = 0).
+// entry point updates in place; the quantizer is a constant global: its
+// descriptor is TE_RT_ABI_QUANTIZER_MAGIC (0x7465710002: "teq", version 2)
+// and the delayed quantizer's fields (recipe 0, E4M3 = 4, e4m3_max 448,
+// margin 0, history_length 16, amax_algo max = 0).
 // CHECK-DAG: func.func private @te_rt_mlir_update_scale(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
-// CHECK-DAG: memref.global "private" constant @__te_quantizer_0 : memref<19xi64> = dense<[499918110721, 0, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 16, 0]>
+// CHECK-DAG: memref.global "private" constant @__te_quantizer_0 : memref<19xi64> = dense<[499918110722, 0, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 16, 0]>
 // CHECK-LABEL: func.func @update_scale
 // CHECK-SAME: %[[A:[^:]*]]: memref<1xf32>, %[[H:[^:]*]]: memref<16xf32>, %[[S:[^:]*]]: memref<1xf32>, %[[H2:[^:]*]]: memref<16xf32>, %[[S2:[^:]*]]: memref<1xf32>
 // CHECK: memref.copy %[[H]], %[[H2]]
@@ -220,15 +268,66 @@ func.func @allreduce(%in: memref<2xf32>, %out: memref<2xf32>) {
 // -----
 
 // te.quantize_buffers with a group: te_rt_mlir_quantize_group, the group's
-// name first, then te_rt_mlir_quantize's arguments.
-// CHECK-DAG: func.func private @te_rt_mlir_quantize_group(!llvm.ptr, !llvm.ptr, i32, i32, i64, i64, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64)
+// name, then the quantize descriptor.
+// CHECK-DAG: func.func private @te_rt_mlir_quantize_group(!llvm.ptr, !llvm.ptr)
 // CHECK-DAG: memref.global "private" constant @__te_string_0 : memref<3xi8> = dense<[116, 112, 0]>
 // CHECK-LABEL: func.func @quantize_group
-// CHECK: %[[G:.*]] = memref.get_global @__te_string_0
-// CHECK: call @te_rt_mlir_quantize_group(
+// CHECK-DAG: %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.array<35 x i64>
+// CHECK-DAG: %[[G:.*]] = memref.get_global @__te_string_0
+// CHECK-DAG: %[[GI:.*]] = memref.extract_aligned_pointer_as_index %[[G]]
+// CHECK-DAG: %[[GA:.*]] = arith.index_cast %[[GI]]
+// CHECK-DAG: %[[GP:.*]] = llvm.inttoptr %[[GA]]
+// CHECK: llvm.store %{{.*}}, %[[SLOT]]
+// CHECK: call @te_rt_mlir_quantize_group(%[[GP]], %[[SLOT]]) : (!llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NOT: call @te_rt_mlir_quantize(
 func.func @quantize_group(%x: memref<32x64xbf16>, %d: memref<32x64xf8E4M3FN>, %s: memref<1xf32>) {
   te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise group "tp"
       outs(%d, %s : memref<32x64xf8E4M3FN>, memref<1xf32>) : memref<32x64xbf16>
+  return
+}
+
+// -----
+
+// A GEMM with a bias and a delayed output quantizer: bias_dtype (f32 = 1)
+// and the bias's address (word 62), out_quantized 1 (word 65), the output
+// quantizer's fields (delayed = 0, E4M3 = 4, ..., history_length 1024;
+// words 66-83), its buffers (data and scale_inv: words 84, 85), out_scale
+// (90) and out_amax (91); D itself is not written (d, word 60, stays 0).
+// CHECK-LABEL: func.func @fused_output
+// CHECK-SAME: %[[B:[^:]*]]: memref<64xf32>, %[[S:[^:]*]]: memref<1xf32>, %[[Y:[^:]*]]: memref<32x64xf8E4M3FN>, %[[YS:[^:]*]]: memref<1xf32>, %[[YA:[^:]*]]: memref<1xf32>
+// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499915358210, 0, 0, 1, 4, {{.*}}, 1, 32, 128, 0, 0, 0, 0, 0, 0, 1, 32, 64, 0, 1, 0, 0, 0, 1, 0, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<92xi64>)
+// CHECK-DAG: %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
+// CHECK-DAG: %[[BA:.*]] = arith.index_cast %[[BP]]
+// CHECK-DAG: %[[SP:.*]] = memref.extract_aligned_pointer_as_index %[[S]]
+// CHECK-DAG: %[[SA:.*]] = arith.index_cast %[[SP]]
+// CHECK-DAG: %[[YP:.*]] = memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK-DAG: %[[YAD:.*]] = arith.index_cast %[[YP]]
+// CHECK-DAG: %[[YSP:.*]] = memref.extract_aligned_pointer_as_index %[[YS]]
+// CHECK-DAG: %[[YSA:.*]] = arith.index_cast %[[YSP]]
+// CHECK-DAG: %[[YAP:.*]] = memref.extract_aligned_pointer_as_index %[[YA]]
+// CHECK-DAG: %[[YAA:.*]] = arith.index_cast %[[YAP]]
+// CHECK: llvm.insertvalue %{{.*}}, %[[C]][24]
+// CHECK: llvm.insertvalue %{{.*}}[25]
+// CHECK: llvm.insertvalue %{{.*}}[51]
+// CHECK: llvm.insertvalue %{{.*}}[52]
+// CHECK: llvm.insertvalue %[[BA]], %{{.*}}[62]
+// CHECK: llvm.insertvalue %[[YAD]], %{{.*}}[84]
+// CHECK: llvm.insertvalue %[[YSA]], %{{.*}}[85]
+// CHECK: llvm.insertvalue %[[SA]], %{{.*}}[90]
+// CHECK: %[[LAST:.*]] = llvm.insertvalue %[[YAA]], %{{.*}}[91]
+// CHECK: llvm.store %[[LAST]]
+// CHECK: call @te_rt_mlir_gemm(
+func.func @fused_output(%w: memref<64x128xf8E4M3FN>, %ws: memref<1xf32>,
+                        %x: memref<32x128xf8E4M3FN>, %xs: memref<1xf32>,
+                        %b: memref<64xf32>, %s: memref<1xf32>,
+                        %y: memref<32x64xf8E4M3FN>, %ys: memref<1xf32>, %ya: memref<1xf32>) {
+  te.gemm_buffers layout TN
+      a(%w, %ws : memref<64x128xf8E4M3FN>, memref<1xf32>)
+        quantizer #te.current<f8E4M3FN> usage rowwise shape [64, 128]
+      b(%x, %xs : memref<32x128xf8E4M3FN>, memref<1xf32>)
+        quantizer #te.current<f8E4M3FN> usage rowwise shape [32, 128]
+      bias(%b : memref<64xf32>) scale(%s : memref<1xf32>)
+      outs(%y, %ys, %ya : memref<32x64xf8E4M3FN>, memref<1xf32>, memref<1xf32>)
+      {out_quantizer = #te.delayed<f8E4M3FN>}
   return
 }

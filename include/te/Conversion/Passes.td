@@ -19,32 +19,43 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
 
     | op | entry point |
     |---|---|
-    | `te.quantize_buffers` | `te_rt_mlir_quantize` (`te_rt_mlir_quantize_group`, the group's name first, with `group`) |
-    | `te.dequantize_buffers` | `te_rt_mlir_dequantize` |
-    | `te.gemm_buffers` | `te_rt_mlir_gemm` |
+    | `te.quantize_buffers` | `te_rt_mlir_quantize` (`te_rt_mlir_quantize_group`, the group's name first, with `group`), a quantize descriptor |
+    | `te.dequantize_buffers` | `te_rt_mlir_dequantize`, a dequantize descriptor |
+    | `te.gemm_buffers` | `te_rt_mlir_gemm`, a GEMM descriptor |
     | `te.amax_buffers` | `te_rt_mlir_amax` |
     | `te.update_scale_buffers` | `te_rt_mlir_update_scale` (in place on the outputs, after copying the inputs into them) |
     | `te.allreduce_max_buffers` | `te_rt_mlir_allreduce_max` (the group's name as a constant NUL-terminated string; in place on the output) |
 
+    The quantize, dequantize and GEMM calls take one descriptor each
+    (`TE_RT_ABI_DESCRIPTOR`: an array of i64 words, laid out by the table's
+    field list): the target, the quantizers' fields, usages, shapes
+    flattened to 2-D `[rows, cols]` (leading dimensions multiplied), dtypes,
+    flags and buffer addresses. What is known when compiling is one
+    `llvm.mlir.constant` array per function and value, each run-time word
+    (an address, a dynamic size, a seed) is inserted into it with
+    `llvm.insertvalue`, and the array is stored to a stack slot at the
+    function's entry (one per descriptor size) whose address is the call's
+    operand. The other calls take their operands one by one; the quantizer
+    of `te.update_scale_buffers` is a `memref.global constant` i64
+    descriptor (`TE_RT_ABI_QUANTIZER_FIELD` order) passed by pointer.
+
     Buffers are passed as pointers (`memref.extract_aligned_pointer_as_index`
-    + `llvm.inttoptr`, once per memref, right after its definition); a memref
-    with a non-identity layout is first copied to a contiguous one (and back,
-    for outputs). A `memref.alloc` of static shape, identity layout and
-    whole-byte elements whose only uses are operands of these calls (not of
+    + `llvm.inttoptr`, once per memref, right after its definition; in a
+    descriptor the address as i64); a memref with a non-identity layout is
+    first copied to a contiguous one (and back, for outputs). A
+    `memref.alloc` of static shape, identity layout and whole-byte elements
+    whose only uses are operands of these calls (not of
     `te.update_scale_buffers` / `te.allreduce_max_buffers`, which copy) and
     `memref.dealloc`s is allocated as a plain pointer instead: `llvm.call
     @aligned_alloc(alignment, size)` (the alloc's alignment, at least 16; the
     size rounded up to a multiple of it) and `llvm.call @free` in place of
     the deallocs, so that no memref descriptor is built for it. Integer
-    constants, the null pointer and the descriptors' addresses are created
-    once per function, at its entry. The LLVM struct of a function's memref
-    results (what convert-to-llvm packs several results into) is printed
-    once, as the alias `!te_results`. Shapes are flattened to 2-D
-    `[rows, cols]` (leading dimensions multiplied). Each distinct quantizer
-    becomes one `memref.global constant` i64 descriptor
-    (`TE_RT_ABI_QUANTIZER_FIELD` order) passed by pointer; the target
-    (`te.target`) is an i32 constant. Entry points run on the calling
-    thread's current runtime context (`te_rt_set_current_context`).
+    constants, descriptors' constant words and stack slots, and globals'
+    addresses are created once per function, at its entry. The LLVM struct
+    of a function's memref results (what convert-to-llvm packs several
+    results into) is printed once, as the alias `!te_results`. Entry points
+    run on the calling thread's current runtime context
+    (`te_rt_set_current_context`).
 
     The tensor-level `te.amax`, `te.update_scale` and `te.allreduce_max`
     are refused: `te-expand-qtensors` turns them into their buffer forms.
@@ -55,11 +66,17 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
     ```mlir
     te.quantize_buffers %x quantizer #te.current<f8E4M3FN> usage rowwise
         outs(%d, %s : memref<32x64xf8E4M3FN>, memref<1xf32>) : memref<32x64xbf16>
-    // becomes
-    %q = memref.get_global @__te_quantizer_0 : memref<19xi64>
+    // becomes (the words of te_rt_abi::quantize: magic, target, the
+    // quantizer's fields, usage, rows, cols, six buffers, x_dtype, x, ...)
+    %slot = llvm.alloca %c1 x !llvm.array<35 x i64> : (i64) -> !llvm.ptr
+    %c = llvm.mlir.constant(dense<[499916013570, 0, 1, 4, ..., 1, 32, 64, 0,
+        ..., 3, 0, 0, 0, 0, 0]> : tensor<35xi64>) : !llvm.array<35 x i64>
     ...
-    call @te_rt_mlir_quantize(%qp, %c1_i32, %c0_i32, %c32, %c64, %c3_i32, %xp,
-        %dp, %sp, %null, %null, %null, %null, %null, %null, %c0, %c0) : ...
+    %w1 = llvm.insertvalue %x_address, %c[30] : !llvm.array<35 x i64>
+    %w2 = llvm.insertvalue %d_address, %w1[23] : !llvm.array<35 x i64>
+    %w3 = llvm.insertvalue %s_address, %w2[24] : !llvm.array<35 x i64>
+    llvm.store %w3, %slot : !llvm.array<35 x i64>, !llvm.ptr
+    call @te_rt_mlir_quantize(%slot) : (!llvm.ptr) -> ()
 
     // and a buffer only the runtime sees,
     %d = memref.alloc() {alignment = 64 : i64} : memref<32x64xf8E4M3FN>

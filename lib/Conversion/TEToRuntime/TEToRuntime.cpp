@@ -7,8 +7,20 @@
 // convert-te-to-runtime: every buffer-level te op (the BufferLevelOp trait)
 // on memrefs becomes a call of its entry point of runtime/include/
 // te_rt_abi.def (the process group of an amax reduction is passed by name,
-// a constant string). The declarations and the quantizer descriptors are
-// generated from that table; nothing here re-types it.
+// a constant string). The declarations and the descriptors' layouts
+// (te_rt_abi.h) are generated from that table; nothing here re-types it.
+//
+// A quantize, dequantize or GEMM call takes one descriptor: an array of i64
+// words, its fields at the indices te_rt_abi::quantize / dequantize / gemm
+// give (the runtime decodes it through the same header). It is an LLVM
+// array value built in place: the words known when compiling (magic,
+// target, enums, the quantizers' fields, static sizes; 0 for null) are one
+// `llvm.mlir.constant` per function and value, each run-time word (an
+// address, a dynamic size, a seed) is an `llvm.insertvalue`, and the result
+// is stored to a stack slot of the function. Plain LLVM ops on the host,
+// the same on CPU and GPU targets: no memref descriptor for the slot (a
+// memref.alloca + memref.store per word would be three ops a word after
+// the memref lowering), and per call only the run-time words cost an op.
 //
 // Two dialect conversions (applyPartialConversion), each fed by an analysis
 // of the whole module made before it rewrites anything:
@@ -44,9 +56,9 @@
 // unlowered an error instead of IR that fails later.
 //
 // What it emits is meant to stay small (docs/performance.md "Compile time"):
-// constants, the null pointer and the descriptors' addresses are created
-// once per function at its entry, each memref's pointer once after its
-// definition.
+// constants, descriptors' constant words and slots, and globals' addresses
+// are created once per function at its entry, each memref's pointer (and
+// address) once after its definition.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,15 +84,13 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include "te_rt.h"
-// The table's constants (TE_RT_ABI_MAX_BUFFERS, TE_RT_ABI_QUANTIZER_MAGIC).
-#include "te_rt_abi.def"
+// The descriptors' word indices (te_rt_abi::gemm::a_rows, ...) and the
+// table's constants (TE_RT_ABI_MAX_BUFFERS, TE_RT_ABI_QUANTIZER_MAGIC).
+#include "te_rt_abi.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
-
-#include <cstring>
 
 #define DEBUG_TYPE "convert-te-to-runtime"
 
@@ -100,22 +110,14 @@ namespace {
 
 constexpr int kMaxBuffers = TE_RT_ABI_MAX_BUFFERS;
 
-/// The descriptor of a quantizer: TE_RT_ABI_QUANTIZER_MAGIC, then the
-/// fields of the table.
-template <typename T> int64_t encodeField(T v) {
-  return static_cast<int64_t>(v);
-}
-int64_t encodeField(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, sizeof(bits));
-  return static_cast<int64_t>(bits);
-}
-
-SmallVector<int64_t> encodeQuantizer(const ::te::format::QuantizerConfig &c) {
-  SmallVector<int64_t> out{TE_RT_ABI_QUANTIZER_MAGIC};
+/// The words of a quantizer: the fields of the table, in its order.
+SmallVector<int64_t>
+encodeQuantizerFields(const ::te::format::QuantizerConfig &c) {
+  SmallVector<int64_t> out;
 #define TE_RT_ABI_QUANTIZER_FIELD(cField, configField)                         \
-  out.push_back(encodeField(c.configField));
+  out.push_back(te_rt_abi::toWord(c.configField));
 #include "te_rt_abi.def"
+  assert(out.size() == static_cast<size_t>(te_rt_abi::kQuantizerWords));
   return out;
 }
 
@@ -207,25 +209,14 @@ public:
     return integer(b, at, v, 32);
   }
 
-  /// The null pointer at the entry of `at`'s function.
-  Value null(OpBuilder &b, Operation *at) {
-    Block *entry = entryBlock(at);
-    Value &z = nulls[entry];
-    if (!z) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(entry);
-      z = LLVM::ZeroOp::create(b, at->getLoc(), ptrType);
-    }
-    return z;
-  }
-
   /// A pointer to the descriptor of `q` (one constant global per
   /// quantizer).
   Value quantizerDescriptor(OpBuilder &b, Operation *at,
                             QuantizerAttrInterface q) {
     memref::GlobalOp &g = quantizers[q];
     if (!g) {
-      SmallVector<int64_t> words = encodeQuantizer(q.getFormatConfig());
+      SmallVector<int64_t> words{TE_RT_ABI_QUANTIZER_MAGIC};
+      words.append(encodeQuantizerFields(q.getFormatConfig()));
       g = constantGlobal(b, "__te_quantizer_", quantizers.size() - 1,
                          IntegerType::get(b.getContext(), 64),
                          ArrayRef<int64_t>(words), b.getI64IntegerAttr(8));
@@ -245,6 +236,70 @@ public:
                          ArrayRef<int8_t>(bytes), IntegerAttr());
     }
     return globalAddress(b, at, g);
+  }
+
+  /// The constant array of i64 `words` at the entry of `at`'s function
+  /// (one per distinct value).
+  Value wordsConstant(OpBuilder &b, Operation *at, ArrayRef<int64_t> words) {
+    auto i64 = b.getI64Type();
+    auto value = DenseElementsAttr::get(
+        RankedTensorType::get({static_cast<int64_t>(words.size())}, i64),
+        words);
+    Block *entry = entryBlock(at);
+    Value &c = wordConstants[{entry, value}];
+    if (!c) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(entry);
+      c = LLVM::ConstantOp::create(
+          b, at->getLoc(), LLVM::LLVMArrayType::get(i64, words.size()), value);
+    }
+    return c;
+  }
+
+  /// The stack slot of `at`'s function for descriptors of `numWords` words
+  /// (one per size at the function's entry: every call's descriptor is
+  /// consumed before the call returns).
+  Value descriptorSlot(OpBuilder &b, Operation *at, int64_t numWords) {
+    Block *entry = entryBlock(at);
+    Value &slot = slots[{entry, numWords}];
+    if (!slot) {
+      Value one = i64(b, at, 1);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfterValue(one);
+      slot = LLVM::AllocaOp::create(
+          b, at->getLoc(), ptrType,
+          LLVM::LLVMArrayType::get(b.getI64Type(), numWords), one,
+          /*alignment=*/8);
+    }
+    return slot;
+  }
+
+  /// The address of pointer `p` as i64, once, after its definition.
+  Value address(OpBuilder &b, Value p) {
+    Value &a = addresses[p];
+    if (!a) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfterValue(p);
+      a = LLVM::PtrToIntOp::create(b, p.getLoc(), b.getI64Type(), p);
+    }
+    return a;
+  }
+
+  /// After the conversion: an address taken of a pointer made from an
+  /// integer (a memref's aligned pointer) is that integer.
+  void foldAddresses() {
+    for (auto &[p, a] : addresses) {
+      auto cast = a.getDefiningOp<LLVM::PtrToIntOp>();
+      auto fromInt = cast ? cast.getArg().getDefiningOp<LLVM::IntToPtrOp>()
+                          : LLVM::IntToPtrOp();
+      if (!fromInt || fromInt.getArg().getType() != cast.getType())
+        continue;
+      cast.replaceAllUsesWith(fromInt.getArg());
+      cast.erase();
+      if (fromInt->use_empty())
+        fromInt.erase();
+    }
+    addresses.clear();
   }
 
   /// Whether `global` is one of the constant globals made here.
@@ -322,8 +377,10 @@ private:
   llvm::StringMap<memref::GlobalOp> strings;
   llvm::DenseSet<Operation *> ownGlobals;
   llvm::DenseMap<std::tuple<Block *, unsigned, int64_t>, Value> constants;
-  llvm::DenseMap<Block *, Value> nulls;
   llvm::DenseMap<std::pair<Block *, Operation *>, Value> globalAddresses;
+  llvm::DenseMap<std::pair<Block *, Attribute>, Value> wordConstants;
+  llvm::DenseMap<std::pair<Block *, int64_t>, Value> slots;
+  llvm::DenseMap<Value, Value> addresses;
   llvm::StringMap<unsigned> callCounts;
   LLVM::LLVMFuncOp alignedAllocFn, freeFn;
 };
@@ -352,7 +409,6 @@ public:
 
   Value i64(int64_t v) { return rt.i64(b, op, v); }
   Value i32(int64_t v) { return rt.i32(b, op, v); }
-  Value null() { return rt.null(b, op); }
 
   /// A pointer to `memref`'s elements in row-major order; `converted` is
   /// its value in the conversion (the pointer, or the memref where the
@@ -373,41 +429,39 @@ public:
     return alignedPointer(b, loc, tmp);
   }
 
-  /// `memrefs` (`converted` in the conversion) as kMaxBuffers pointers,
-  /// null-padded (the pattern checked the count).
-  void appendBuffers(ValueRange memrefs, ValueRange converted, bool read,
-                     bool written) {
+  /// The pointers of `memrefs` (`converted` in the conversion).
+  SmallVector<Value> pointers(ValueRange memrefs, ValueRange converted,
+                              bool read, bool written) {
+    SmallVector<Value> out;
     for (auto [m, c] : llvm::zip_equal(memrefs, converted))
-      args.push_back(pointer(m, c, read, written));
-    appendNulls(kMaxBuffers - memrefs.size());
-  }
-  void appendNulls(size_t n) {
-    for (size_t i = 0; i < n; ++i)
-      args.push_back(null());
+      out.push_back(pointer(m, c, read, written));
+    return out;
   }
 
-  /// rows = product of the leading dimensions, cols = the last one.
-  std::pair<Value, Value> flatten(Value memref) {
+  /// [rows, cols]: rows = product of the leading dimensions, cols = the
+  /// last one; i64, a static size as an attribute.
+  std::pair<OpFoldResult, OpFoldResult> flatten(Value memref) {
     auto type = cast<MemRefType>(memref.getType());
-    auto dim = [&](int64_t i) -> Value {
+    auto dim = [&](int64_t i) -> OpFoldResult {
       if (!type.isDynamicDim(i))
-        return i64(type.getDimSize(i));
+        return b.getI64IntegerAttr(type.getDimSize(i));
       Value d = memref::DimOp::create(b, loc, memref, i);
-      return arith::IndexCastOp::create(b, loc, b.getI64Type(), d);
+      return arith::IndexCastOp::create(b, loc, b.getI64Type(), d).getResult();
     };
     int64_t rank = type.getRank();
     if (rank == 0)
-      return {i64(1), i64(1)};
+      return {b.getI64IntegerAttr(1), b.getI64IntegerAttr(1)};
     // The static leading dimensions multiplied here, the dynamic ones in
     // the program.
     int64_t staticRows = 1;
     for (int64_t i = 0; i + 1 < rank; ++i)
       if (!type.isDynamicDim(i))
         staticRows *= type.getDimSize(i);
-    Value rows = i64(staticRows);
+    OpFoldResult rows = b.getI64IntegerAttr(staticRows);
     for (int64_t i = 0; i + 1 < rank; ++i)
       if (type.isDynamicDim(i))
-        rows = arith::MulIOp::create(b, loc, rows, dim(i));
+        rows = arith::MulIOp::create(b, loc, value(rows), value(dim(i)))
+                   .getResult();
     return {rows, dim(rank - 1)};
   }
 
@@ -417,7 +471,14 @@ public:
     if (type.hasStaticShape())
       return i64(type.getNumElements());
     auto [rows, cols] = flatten(memref);
-    return arith::MulIOp::create(b, loc, rows, cols);
+    return arith::MulIOp::create(b, loc, value(rows), value(cols));
+  }
+
+  /// An i64 size as a value.
+  Value value(OpFoldResult size) {
+    if (std::optional<int64_t> c = getConstantIntValue(size))
+      return i64(*c);
+    return cast<Value>(size);
   }
 
   void copy(Value from, Value to) {
@@ -449,6 +510,68 @@ private:
   Operation *op;
   Location loc;
   SmallVector<std::pair<Value, Value>> after;
+};
+
+/// A descriptor of te_rt_abi.def (its words numbered by te_rt_abi::<name>),
+/// built for one call: the words known when compiling (the magic, enums,
+/// static sizes, quantizers; 0 for a null pointer) form one constant array,
+/// made once per function and value; every other word is inserted into it
+/// (`llvm.insertvalue`), and the array is stored to the function's slot for
+/// descriptors of its size, whose address is the call's operand.
+class Descriptor {
+public:
+  template <typename Words> static Descriptor of() {
+    return Descriptor(Words::kWords, Words::kMagic);
+  }
+
+  void set(int64_t word, int64_t value) { words[word] = value; }
+  /// An i64 or a pointer (its address) known at run time.
+  void set(int64_t word, Value value) { runTime.push_back({word, value}); }
+  /// An i64 size, known when compiling or not.
+  void set(int64_t word, OpFoldResult size) {
+    if (std::optional<int64_t> c = getConstantIntValue(size))
+      words[word] = *c;
+    else
+      set(word, cast<Value>(size));
+  }
+  /// A value that may be absent (a null pointer, 0).
+  void setIfPresent(int64_t word, Value value) {
+    if (value)
+      set(word, value);
+  }
+  void setQuantizer(int64_t word, QuantizerAttrInterface q) {
+    llvm::copy(encodeQuantizerFields(q.getFormatConfig()),
+               words.begin() + word);
+  }
+  /// A quantized operand's buffers (TE_RT_ABI_MAX_BUFFERS words, the
+  /// pattern checked the count).
+  void setBuffers(int64_t word, ArrayRef<Value> pointers) {
+    for (auto [i, p] : llvm::enumerate(pointers))
+      set(word + static_cast<int64_t>(i), p);
+  }
+
+  /// The descriptor's address in `at`'s function.
+  Value build(RuntimeCalls &rt, OpBuilder &b, Operation *at) const {
+    Location loc = at->getLoc();
+    Value array = rt.wordsConstant(b, at, words);
+    for (auto [word, value] : runTime) {
+      Value v = isa<LLVM::LLVMPointerType>(value.getType())
+                    ? rt.address(b, value)
+                    : value;
+      array = LLVM::InsertValueOp::create(b, loc, array, v, word);
+    }
+    Value slot = rt.descriptorSlot(b, at, words.size());
+    LLVM::StoreOp::create(b, loc, array, slot, /*alignment=*/8);
+    return slot;
+  }
+
+private:
+  Descriptor(int64_t numWords, int64_t magic) : words(numWords, 0) {
+    words[0] = magic;
+  }
+
+  SmallVector<int64_t> words;
+  SmallVector<std::pair<int64_t, Value>> runTime;
 };
 
 //===----------------------------------------------------------------------===//
@@ -620,22 +743,29 @@ struct QuantizeLowering : TEOpLowering<QuantizeBuffersOp> {
     if (failed(xDtype))
       return failure();
 
+    using W = te_rt_abi::quantize;
     CallOperands c(rt, rewriter, op);
     auto [rows, cols] = c.flatten(op.getInput());
+    Descriptor d = Descriptor::of<W>();
+    d.set(W::target, targetCode(op));
+    d.setQuantizer(W::quantizer, q);
+    d.set(W::usage, static_cast<int64_t>(toFormat(op.getUsage())));
+    d.set(W::rows, rows);
+    d.set(W::cols, cols);
+    d.set(W::x_dtype, *xDtype);
+    d.set(W::x, c.pointer(op.getInput(), adaptor.getInput(), true, false));
+    d.setBuffers(W::bufs, c.pointers(outs, outPtrs, false, true));
+    if (op.getScale())
+      d.set(W::scale,
+            c.pointer(op.getScale(), adaptor.getScale(), true, false));
+    if (amax)
+      d.set(W::amax, c.pointer(amax, amaxPtr, false, true));
+    d.setIfPresent(W::seed, adaptor.getSeed());
+    d.setIfPresent(W::offset, adaptor.getOffset());
     std::optional<StringRef> group = op.getGroup();
     if (group)
       c.args.push_back(rt.cString(rewriter, op, *group));
-    c.args.append({rt.quantizerDescriptor(rewriter, op, q),
-                   c.i32(static_cast<int64_t>(toFormat(op.getUsage()))),
-                   c.i32(targetCode(op)), rows, cols, c.i32(*xDtype),
-                   c.pointer(op.getInput(), adaptor.getInput(), true, false)});
-    c.appendBuffers(outs, outPtrs, false, true);
-    c.args.push_back(op.getScale() ? c.pointer(op.getScale(),
-                                               adaptor.getScale(), true, false)
-                                   : c.null());
-    c.args.push_back(amax ? c.pointer(amax, amaxPtr, false, true) : c.null());
-    c.args.push_back(op.getSeed() ? adaptor.getSeed() : c.i64(0));
-    c.args.push_back(op.getOffset() ? adaptor.getOffset() : c.i64(0));
+    c.args.push_back(d.build(rt, rewriter, op));
     c.call(group ? "te_rt_mlir_quantize_group" : "te_rt_mlir_quantize");
     rewriter.eraseOp(op);
     return success();
@@ -658,15 +788,21 @@ struct DequantizeLowering : TEOpLowering<DequantizeBuffersOp> {
     if (failed(outDtype))
       return failure();
 
-    auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
+    using W = te_rt_abi::dequantize;
     CallOperands c(rt, rewriter, op);
     auto [rows, cols] = c.flatten(out);
-    c.args.append({rt.quantizerDescriptor(rewriter, op, q),
-                   c.i32(static_cast<int64_t>(toFormat(op.getUsage()))),
-                   c.i32(targetCode(op)), rows, cols});
-    c.appendBuffers(op.getInputs(), adaptor.getInputs(), true, false);
-    c.args.push_back(c.i32(*outDtype));
-    c.args.push_back(c.pointer(out, adaptor.getOuts()[0], false, true));
+    Descriptor d = Descriptor::of<W>();
+    d.set(W::target, targetCode(op));
+    d.setQuantizer(W::quantizer,
+                   cast<QuantizerAttrInterface>(op.getQuantizer()));
+    d.set(W::usage, static_cast<int64_t>(toFormat(op.getUsage())));
+    d.set(W::rows, rows);
+    d.set(W::cols, cols);
+    d.setBuffers(W::bufs,
+                 c.pointers(op.getInputs(), adaptor.getInputs(), true, false));
+    d.set(W::out_dtype, *outDtype);
+    d.set(W::out, c.pointer(out, adaptor.getOuts()[0], false, true));
+    c.args.push_back(d.build(rt, rewriter, op));
     c.call("te_rt_mlir_dequantize");
     rewriter.eraseOp(op);
     return success();
@@ -716,48 +852,52 @@ struct GemmLowering : TEOpLowering<GemmBuffersOp> {
       return failure();
 
     CallOperands c(rt, rewriter, op);
-    Value aRows, aCols, bRows, bCols;
-    if (failed(flat2D(c, rewriter, op, aq, op.getAUsage(), op.getAShape(),
+    OpFoldResult aRows, aCols, bRows, bCols;
+    if (failed(flat2D(rewriter, op, aq, op.getAUsage(), op.getAShape(),
                       op.getA(), aRows, aCols)) ||
-        failed(flat2D(c, rewriter, op, bq, op.getBUsage(), op.getBShape(),
+        failed(flat2D(rewriter, op, bq, op.getBUsage(), op.getBShape(),
                       op.getB(), bRows, bCols)))
       return failure();
     // The runtime's enums have Format's values (runtime/lib/Api.cpp).
     ::te::format::GemmLayout layout = toFormat(op.getLayout());
     ::te::format::GemmAxes axes = ::te::format::gemmAxes(layout);
-    Value n = axes.aN == 0 ? aRows : aCols;
-    Value m = axes.bM == 0 ? bRows : bCols;
-    c.args.append({c.i32(targetCode(op)), c.i32(static_cast<int64_t>(layout))});
-    c.args.append({rt.quantizerDescriptor(rewriter, op, aq),
-                   c.i32(static_cast<int64_t>(toFormat(op.getAUsage()))), aRows,
-                   aCols});
-    c.appendBuffers(op.getA(), adaptor.getA(), true, false);
-    c.args.append({rt.quantizerDescriptor(rewriter, op, bq),
-                   c.i32(static_cast<int64_t>(toFormat(op.getBUsage()))), bRows,
-                   bCols});
-    c.appendBuffers(op.getB(), adaptor.getB(), true, false);
-    c.args.append(
-        {c.i32(*dDtype), m, n,
-         d ? c.pointer(d, dPtr, op.getAccumulate(), true) : c.null()});
-    c.args.append({c.i32(*biasDtype),
-                   op.getBias()
-                       ? c.pointer(op.getBias(), adaptor.getBias(), true, false)
-                       : c.null(),
-                   c.i32(op.getAccumulate() ? 1 : 0),
-                   c.i32(op.getUseSplitAccumulator() ? 1 : 0)});
-    // Output quantizer.
+    OpFoldResult n = axes.aN == 0 ? aRows : aCols;
+    OpFoldResult m = axes.bM == 0 ? bRows : bCols;
+    using W = te_rt_abi::gemm;
+    Descriptor g = Descriptor::of<W>();
+    g.set(W::target, targetCode(op));
+    g.set(W::layout, static_cast<int64_t>(layout));
+    g.setQuantizer(W::a_quantizer, aq);
+    g.set(W::a_usage, static_cast<int64_t>(toFormat(op.getAUsage())));
+    g.set(W::a_rows, aRows);
+    g.set(W::a_cols, aCols);
+    g.setBuffers(W::a_bufs, c.pointers(op.getA(), adaptor.getA(), true, false));
+    g.setQuantizer(W::b_quantizer, bq);
+    g.set(W::b_usage, static_cast<int64_t>(toFormat(op.getBUsage())));
+    g.set(W::b_rows, bRows);
+    g.set(W::b_cols, bCols);
+    g.setBuffers(W::b_bufs, c.pointers(op.getB(), adaptor.getB(), true, false));
+    g.set(W::d_dtype, *dDtype);
+    g.set(W::d_rows, m);
+    g.set(W::d_cols, n);
+    if (d)
+      g.set(W::d, c.pointer(d, dPtr, op.getAccumulate(), true));
+    g.set(W::bias_dtype, *biasDtype);
+    if (op.getBias())
+      g.set(W::bias, c.pointer(op.getBias(), adaptor.getBias(), true, false));
+    g.set(W::accumulate, op.getAccumulate() ? 1 : 0);
+    g.set(W::use_split_accumulator, op.getUseSplitAccumulator() ? 1 : 0);
     if (outQ) {
-      c.args.push_back(rt.quantizerDescriptor(rewriter, op, outQ));
-      c.appendBuffers(outs, outPtrs, false, true);
-    } else {
-      c.appendNulls(1 + kMaxBuffers);
+      g.set(W::out_quantized, 1);
+      g.setQuantizer(W::out_quantizer, outQ);
+      g.setBuffers(W::out_bufs, c.pointers(outs, outPtrs, false, true));
     }
-    c.args.push_back(
-        op.getOutScale()
-            ? c.pointer(op.getOutScale(), adaptor.getOutScale(), true, false)
-            : c.null());
-    c.args.push_back(outAmax ? c.pointer(outAmax, outAmaxPtr, false, true)
-                             : c.null());
+    if (op.getOutScale())
+      g.set(W::out_scale,
+            c.pointer(op.getOutScale(), adaptor.getOutScale(), true, false));
+    if (outAmax)
+      g.set(W::out_amax, c.pointer(outAmax, outAmaxPtr, false, true));
+    c.args.push_back(g.build(rt, rewriter, op));
     c.call("te_rt_mlir_gemm");
     rewriter.eraseOp(op);
     return success();
@@ -765,10 +905,10 @@ struct GemmLowering : TEOpLowering<GemmBuffersOp> {
 
   /// An operand's logical [rows, cols] as i64: static sizes from its shape,
   /// dynamic ones read from its buffers (the Format library's extents).
-  static LogicalResult flat2D(CallOperands &c, OpBuilder &b, GemmBuffersOp op,
+  static LogicalResult flat2D(OpBuilder &b, GemmBuffersOp op,
                               QuantizerAttrInterface q, Usage usage,
                               ArrayRef<int64_t> shape, ValueRange buffers,
-                              Value &rows, Value &cols) {
+                              OpFoldResult &rows, OpFoldResult &cols) {
     Location loc = op.getLoc();
     auto emitError = [&] { return op.emitOpError(); };
     FailureOr<OpFoldResult> m =
@@ -783,10 +923,11 @@ struct GemmLowering : TEOpLowering<GemmBuffersOp> {
         return failure();
       k = dims->back();
     }
-    auto i64 = [&](OpFoldResult d) -> Value {
+    auto i64 = [&](OpFoldResult d) -> OpFoldResult {
       if (std::optional<int64_t> v = getConstantIntValue(d))
-        return c.i64(*v);
-      return arith::IndexCastOp::create(b, loc, b.getI64Type(), cast<Value>(d));
+        return b.getI64IntegerAttr(*v);
+      return arith::IndexCastOp::create(b, loc, b.getI64Type(), cast<Value>(d))
+          .getResult();
     };
     rows = i64(*m);
     cols = i64(k);
@@ -902,7 +1043,11 @@ LogicalResult lowerTEOps(ModuleOp module, RuntimeCalls &rt,
                                                                      ctx, rt);
   ConversionConfig config;
   config.foldingMode = DialectConversionFoldingMode::Never;
-  return applyPartialConversion(module, target, std::move(patterns), config);
+  if (failed(
+          applyPartialConversion(module, target, std::move(patterns), config)))
+    return failure();
+  rt.foldAddresses();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -16,10 +16,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
 namespace {
@@ -173,25 +171,25 @@ TEST(CommEntryPoint, ThreeRanksReduceByName) {
   te_rt_comm_cpu_group_destroy(group);
 }
 
-/// The descriptor of #te.current<f8E4M3FN> as compiled code passes it:
-/// TE_RT_ABI_QUANTIZER_MAGIC, then the fields of te_rt_abi.def.
-std::vector<int64_t> currentE4M3Descriptor() {
-  te_rt_quantizer q;
-  te_rt_quantizer_init_default(&q);
-  q.recipe = TE_RT_RECIPE_CURRENT;
-  q.dtype = TE_RT_E4M3;
-  std::vector<int64_t> d{TE_RT_ABI_QUANTIZER_MAGIC};
-  auto field = [&](auto v) {
-    if constexpr (std::is_same_v<decltype(v), float>) {
-      uint32_t bits;
-      std::memcpy(&bits, &v, 4);
-      d.push_back(bits);
-    } else {
-      d.push_back(static_cast<int64_t>(v));
-    }
-  };
-#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg) field(q.c);
-#include "te_rt_abi.def"
+/// te_rt_mlir_quantize's descriptor as compiled code passes it
+/// (te_rt_abi.h): #te.current<f8E4M3FN>, rowwise, x [rows, cols] f32 into
+/// data and scale_inv.
+std::vector<int64_t> currentE4M3Descriptor(int64_t rows, int64_t cols, float *x,
+                                           uint8_t *data, float *scaleInv) {
+  te_rt_abi::quantize::Fields f{};
+  te_rt_quantizer_init_default(&f.quantizer);
+  f.quantizer.recipe = TE_RT_RECIPE_CURRENT;
+  f.quantizer.dtype = TE_RT_E4M3;
+  f.target = TE_RT_SM90;
+  f.usage = TE_RT_ROWWISE;
+  f.rows = rows;
+  f.cols = cols;
+  f.x_dtype = TE_RT_F32;
+  f.x = x;
+  f.bufs[0] = data;
+  f.bufs[1] = scaleInv;
+  std::vector<int64_t> d(te_rt_abi::quantize::kWords);
+  te_rt_abi::encode(f, d.data());
   return d;
 }
 
@@ -203,7 +201,6 @@ TEST(CommEntryPoint, QuantizeGroupReducesTheAmax) {
   // = 13 = 0b1101, mantissa 0: 0b0'1101'000).
   float x[2][8] = {{1.0f, -3.5f, 0.5f, 0.0f, 2.0f, 0.25f, -1.0f, 3.0f},
                    {7.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, -2.0f}};
-  std::vector<int64_t> desc = currentE4M3Descriptor();
   te_rt_comm_cpu_group *group = nullptr;
   ASSERT_EQ(te_rt_comm_cpu_group_create(2, &group), TE_RT_OK);
   uint8_t data[2][8];
@@ -216,10 +213,9 @@ TEST(CommEntryPoint, QuantizeGroupReducesTheAmax) {
       te_rt_comm *comm = nullptr;
       te_rt_comm_create_cpu(group, r, &comm);
       te_rt_comm_register_group("tp", comm);
-      te_rt_mlir_quantize_group(const_cast<char *>("tp"), desc.data(),
-                                TE_RT_ROWWISE, TE_RT_SM90, 2, 4, TE_RT_F32,
-                                x[r], data[r], &scaleInv[r], nullptr, nullptr,
-                                nullptr, nullptr, nullptr, nullptr, 0, 0);
+      std::vector<int64_t> desc =
+          currentE4M3Descriptor(2, 4, x[r], data[r], &scaleInv[r]);
+      te_rt_mlir_quantize_group(const_cast<char *>("tp"), desc.data());
       status[r] = static_cast<te_rt_status>(te_rt_current_status());
       te_rt_comm_unregister_group("tp");
       te_rt_comm_destroy(comm);
@@ -236,14 +232,11 @@ TEST(CommEntryPoint, QuantizeGroupReducesTheAmax) {
 
 TEST(CommEntryPoint, QuantizeGroupUnknownGroup) {
   Current current;
-  std::vector<int64_t> desc = currentE4M3Descriptor();
   float x[4] = {1, 2, 3, 4};
   uint8_t data[4];
   float scaleInv = 0;
-  te_rt_mlir_quantize_group(const_cast<char *>("dp"), desc.data(),
-                            TE_RT_ROWWISE, TE_RT_SM90, 1, 4, TE_RT_F32, x, data,
-                            &scaleInv, nullptr, nullptr, nullptr, nullptr,
-                            nullptr, nullptr, 0, 0);
+  std::vector<int64_t> desc = currentE4M3Descriptor(1, 4, x, data, &scaleInv);
+  te_rt_mlir_quantize_group(const_cast<char *>("dp"), desc.data());
   EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
   EXPECT_STREQ(static_cast<const char *>(te_rt_current_error()),
                "te.quantize: no communicator is registered for process group "

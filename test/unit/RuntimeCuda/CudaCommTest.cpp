@@ -41,7 +41,6 @@
 #include <limits>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace {
@@ -523,18 +522,24 @@ TEST_F(CudaNccl, NeedsACudaContext) {
   EXPECT_EQ(r.error, "an NCCL communicator needs a cuda context");
 }
 
-/// The descriptor of `q` as compiled code passes it (te_rt_abi.def).
-std::vector<int64_t> descriptor(const te_rt_quantizer &q) {
-  std::vector<int64_t> d{TE_RT_ABI_QUANTIZER_MAGIC};
-  auto field = [&](auto v) {
-    if constexpr (std::is_same_v<decltype(v), float>) {
-      d.push_back(bits(v));
-    } else {
-      d.push_back(static_cast<int64_t>(v));
-    }
-  };
-#define TE_RT_ABI_QUANTIZER_FIELD(c, cfg) field(q.c);
-#include "te_rt_abi.def"
+/// te_rt_mlir_quantize's descriptor as compiled code passes it
+/// (te_rt_abi.h): quantizer `q`, rowwise, x [rows, cols] f32 into data and
+/// scale_inv.
+std::vector<int64_t> descriptor(const te_rt_quantizer &q, int64_t rows,
+                                int64_t cols, float *x, void *data,
+                                float *scaleInv) {
+  te_rt_abi::quantize::Fields f{};
+  f.quantizer = q;
+  f.target = TE_RT_SM90;
+  f.usage = TE_RT_ROWWISE;
+  f.rows = rows;
+  f.cols = cols;
+  f.x_dtype = TE_RT_F32;
+  f.x = x;
+  f.bufs[0] = data;
+  f.bufs[1] = scaleInv;
+  std::vector<int64_t> d(te_rt_abi::quantize::kWords);
+  te_rt_abi::encode(f, d.data());
   return d;
 }
 
@@ -554,20 +559,18 @@ TEST_F(CudaNccl, CompiledCodeFindsTheGroup) {
   EXPECT_EQ(buf[2], 3.0f);
   // te.quantize_buffers ... group "tp" (current scaling, rowwise) against
   // te.quantize_buffers without a group.
-  std::vector<int64_t> desc = descriptor(currentQuantizer());
   Input in = makeInput(32, 64, TE_RT_F32, 9);
   std::vector<float> x = in.values;
   std::vector<uint8_t> dg(32 * 64), dl(32 * 64);
   float sg = 0.0f, sl = 0.0f;
-  te_rt_mlir_quantize_group(const_cast<char *>("tp"), desc.data(),
-                            TE_RT_ROWWISE, TE_RT_SM90, 32, 64, TE_RT_F32,
-                            x.data(), dg.data(), &sg, nullptr, nullptr, nullptr,
-                            nullptr, nullptr, nullptr, 0, 0);
+  std::vector<int64_t> withGroup =
+      descriptor(currentQuantizer(), 32, 64, x.data(), dg.data(), &sg);
+  te_rt_mlir_quantize_group(const_cast<char *>("tp"), withGroup.data());
   EXPECT_EQ(te_rt_current_status(), TE_RT_OK)
       << static_cast<const char *>(te_rt_current_error());
-  te_rt_mlir_quantize(desc.data(), TE_RT_ROWWISE, TE_RT_SM90, 32, 64, TE_RT_F32,
-                      x.data(), dl.data(), &sl, nullptr, nullptr, nullptr,
-                      nullptr, nullptr, nullptr, 0, 0);
+  std::vector<int64_t> local =
+      descriptor(currentQuantizer(), 32, 64, x.data(), dl.data(), &sl);
+  te_rt_mlir_quantize(local.data());
   EXPECT_EQ(te_rt_current_status(), TE_RT_OK)
       << static_cast<const char *>(te_rt_current_error());
   EXPECT_EQ(dg, dl);
