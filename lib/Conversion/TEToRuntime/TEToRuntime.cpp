@@ -398,6 +398,68 @@ void copyMemRef(OpBuilder &b, Location loc, bool deviceMemory, Value from,
     memref::CopyOp::create(b, loc, from, to);
 }
 
+/// A descriptor of te_rt_abi.def (its words numbered by te_rt_abi::<name>),
+/// built for one call: the words known when compiling (the magic, enums,
+/// static sizes, quantizers; 0 for a null pointer) form one constant array,
+/// made once per function and value; every other word is inserted into it
+/// (`llvm.insertvalue`), and the array is stored to the function's slot for
+/// descriptors of its size, whose address is the call's operand.
+class Descriptor {
+public:
+  template <typename Words> static Descriptor of() {
+    return Descriptor(Words::kWords, Words::kMagic);
+  }
+
+  void set(int64_t word, int64_t value) { words[word] = value; }
+  /// An i64 or a pointer (its address) known at run time.
+  void set(int64_t word, Value value) { runTime.push_back({word, value}); }
+  /// An i64 size, known when compiling or not.
+  void set(int64_t word, OpFoldResult size) {
+    if (std::optional<int64_t> c = getConstantIntValue(size))
+      words[word] = *c;
+    else
+      set(word, cast<Value>(size));
+  }
+  /// A value that may be absent (a null pointer, 0).
+  void setIfPresent(int64_t word, Value value) {
+    if (value)
+      set(word, value);
+  }
+  void setQuantizer(int64_t word, QuantizerAttrInterface q) {
+    llvm::copy(encodeQuantizerFields(q.getFormatConfig()),
+               words.begin() + word);
+  }
+  /// A quantized operand's buffers (TE_RT_ABI_MAX_BUFFERS words, the
+  /// pattern checked the count).
+  void setBuffers(int64_t word, ArrayRef<Value> pointers) {
+    for (auto [i, p] : llvm::enumerate(pointers))
+      set(word + static_cast<int64_t>(i), p);
+  }
+
+  /// The descriptor's address in `at`'s function.
+  Value build(RuntimeCalls &rt, OpBuilder &b, Operation *at) const {
+    Location loc = at->getLoc();
+    Value array = rt.wordsConstant(b, at, words);
+    for (auto [word, value] : runTime) {
+      Value v = isa<LLVM::LLVMPointerType>(value.getType())
+                    ? rt.address(b, value)
+                    : value;
+      array = LLVM::InsertValueOp::create(b, loc, array, v, word);
+    }
+    Value slot = rt.descriptorSlot(b, at, words.size());
+    LLVM::StoreOp::create(b, loc, array, slot, /*alignment=*/8);
+    return slot;
+  }
+
+private:
+  Descriptor(int64_t numWords, int64_t magic) : words(numWords, 0) {
+    words[0] = magic;
+  }
+
+  SmallVector<int64_t> words;
+  SmallVector<std::pair<int64_t, Value>> runTime;
+};
+
 /// The operands of one runtime call, built before the op `op` it replaces:
 /// buffers as pointers (a memref the runtime cannot take as one pointer is
 /// copied to a contiguous buffer, and back after the call when the call
@@ -407,8 +469,15 @@ public:
   CallOperands(RuntimeCalls &rt, OpBuilder &b, Operation *op)
       : rt(rt), b(b), op(op), loc(op->getLoc()) {}
 
+  OpBuilder &builder() { return b; }
   Value i64(int64_t v) { return rt.i64(b, op, v); }
   Value i32(int64_t v) { return rt.i32(b, op, v); }
+  Value cString(StringRef text) { return rt.cString(b, op, text); }
+  Value quantizerDescriptor(QuantizerAttrInterface q) {
+    return rt.quantizerDescriptor(b, op, q);
+  }
+  /// Descriptor `d` as the next operand.
+  void append(const Descriptor &d) { args.push_back(d.build(rt, b, op)); }
 
   /// A pointer to `memref`'s elements in row-major order; `converted` is
   /// its value in the conversion (the pointer, or the memref where the
@@ -510,68 +579,6 @@ private:
   Operation *op;
   Location loc;
   SmallVector<std::pair<Value, Value>> after;
-};
-
-/// A descriptor of te_rt_abi.def (its words numbered by te_rt_abi::<name>),
-/// built for one call: the words known when compiling (the magic, enums,
-/// static sizes, quantizers; 0 for a null pointer) form one constant array,
-/// made once per function and value; every other word is inserted into it
-/// (`llvm.insertvalue`), and the array is stored to the function's slot for
-/// descriptors of its size, whose address is the call's operand.
-class Descriptor {
-public:
-  template <typename Words> static Descriptor of() {
-    return Descriptor(Words::kWords, Words::kMagic);
-  }
-
-  void set(int64_t word, int64_t value) { words[word] = value; }
-  /// An i64 or a pointer (its address) known at run time.
-  void set(int64_t word, Value value) { runTime.push_back({word, value}); }
-  /// An i64 size, known when compiling or not.
-  void set(int64_t word, OpFoldResult size) {
-    if (std::optional<int64_t> c = getConstantIntValue(size))
-      words[word] = *c;
-    else
-      set(word, cast<Value>(size));
-  }
-  /// A value that may be absent (a null pointer, 0).
-  void setIfPresent(int64_t word, Value value) {
-    if (value)
-      set(word, value);
-  }
-  void setQuantizer(int64_t word, QuantizerAttrInterface q) {
-    llvm::copy(encodeQuantizerFields(q.getFormatConfig()),
-               words.begin() + word);
-  }
-  /// A quantized operand's buffers (TE_RT_ABI_MAX_BUFFERS words, the
-  /// pattern checked the count).
-  void setBuffers(int64_t word, ArrayRef<Value> pointers) {
-    for (auto [i, p] : llvm::enumerate(pointers))
-      set(word + static_cast<int64_t>(i), p);
-  }
-
-  /// The descriptor's address in `at`'s function.
-  Value build(RuntimeCalls &rt, OpBuilder &b, Operation *at) const {
-    Location loc = at->getLoc();
-    Value array = rt.wordsConstant(b, at, words);
-    for (auto [word, value] : runTime) {
-      Value v = isa<LLVM::LLVMPointerType>(value.getType())
-                    ? rt.address(b, value)
-                    : value;
-      array = LLVM::InsertValueOp::create(b, loc, array, v, word);
-    }
-    Value slot = rt.descriptorSlot(b, at, words.size());
-    LLVM::StoreOp::create(b, loc, array, slot, /*alignment=*/8);
-    return slot;
-  }
-
-private:
-  Descriptor(int64_t numWords, int64_t magic) : words(numWords, 0) {
-    words[0] = magic;
-  }
-
-  SmallVector<int64_t> words;
-  SmallVector<std::pair<int64_t, Value>> runTime;
 };
 
 //===----------------------------------------------------------------------===//
@@ -688,13 +695,50 @@ bool isDelayed(QuantizerAttrInterface q) {
   return q.getFormatConfig().recipe == ::te::format::Recipe::Delayed;
 }
 
-/// The base of the te op patterns: what every one checks before it builds
-/// anything (a pattern that fails leaves the op, and the target then
-/// reports it).
+/// `outs` of a te op and their values in the conversion, the amax buffer
+/// that a delayed quantizer writes last taken apart.
+struct Outputs {
+  Outputs(QuantizerAttrInterface q, ValueRange outs, ValueRange outsConverted)
+      : buffers(outs), converted(outsConverted) {
+    if (q && isDelayed(q) && !buffers.empty()) {
+      amax = buffers.back();
+      amaxConverted = converted.back();
+      buffers = buffers.drop_back();
+      converted = converted.drop_back();
+    }
+  }
+  ValueRange buffers, converted;
+  Value amax, amaxConverted;
+};
+
+/// The base of the te op patterns. `check` states what the op needs before
+/// anything is built (a pattern that fails leaves the op, and the target
+/// then reports it); `lower` fills the call's operands and names its entry
+/// point.
 template <typename OpTy> struct TEOpLowering : OpConversionPattern<OpTy> {
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
   TEOpLowering(const TypeConverter &converter, MLIRContext *ctx,
                RuntimeCalls &rt)
       : OpConversionPattern<OpTy>(converter, ctx), rt(rt) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    if (failed(checkLowerable(op)) || failed(check(op)))
+      return failure();
+    CallOperands c(rt, rewriter, op);
+    FailureOr<StringRef> entryPoint = lower(op, adaptor, c);
+    if (failed(entryPoint))
+      return failure();
+    c.call(*entryPoint);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  virtual LogicalResult check(OpTy) const { return success(); }
+  virtual FailureOr<StringRef> lower(OpTy op, OpAdaptor adaptor,
+                                     CallOperands &c) const = 0;
 
   /// The op is on memrefs and in a function.
   static LogicalResult checkLowerable(Operation *op) {
@@ -723,28 +767,21 @@ template <typename OpTy> struct TEOpLowering : OpConversionPattern<OpTy> {
 struct QuantizeLowering : TEOpLowering<QuantizeBuffersOp> {
   using TEOpLowering::TEOpLowering;
 
-  LogicalResult
-  matchAndRewrite(QuantizeBuffersOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult check(QuantizeBuffersOp op) const override {
     auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
-    ValueRange outs = op.getOuts(), outPtrs = adaptor.getOuts();
-    Value amax, amaxPtr;
-    if (isDelayed(q) && !outs.empty()) {
-      amax = outs.back();
-      amaxPtr = outPtrs.back();
-      outs = outs.drop_back();
-      outPtrs = outPtrs.drop_back();
-    }
-    if (failed(checkLowerable(op)) || failed(checkBufferCount(op, outs)))
-      return failure();
-    if (isDelayed(q) && !amax)
+    Outputs outs(q, op.getOuts(), op.getOuts());
+    if (isDelayed(q) && !outs.amax)
       return op.emitOpError("delayed scaling needs the amax output");
-    FailureOr<int64_t> xDtype = dtypeCode(op, op.getInput());
-    if (failed(xDtype))
+    if (failed(checkBufferCount(op, outs.buffers)))
       return failure();
+    return dtypeCode(op, op.getInput());
+  }
 
+  FailureOr<StringRef> lower(QuantizeBuffersOp op, OpAdaptor adaptor,
+                             CallOperands &c) const override {
     using W = te_rt_abi::quantize;
-    CallOperands c(rt, rewriter, op);
+    auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
+    Outputs outs(q, op.getOuts(), adaptor.getOuts());
     auto [rows, cols] = c.flatten(op.getInput());
     Descriptor d = Descriptor::of<W>();
     d.set(W::target, targetCode(op));
@@ -752,44 +789,41 @@ struct QuantizeLowering : TEOpLowering<QuantizeBuffersOp> {
     d.set(W::usage, static_cast<int64_t>(toFormat(op.getUsage())));
     d.set(W::rows, rows);
     d.set(W::cols, cols);
-    d.set(W::x_dtype, *xDtype);
+    d.set(W::x_dtype, *dtypeCode(op, op.getInput()));
     d.set(W::x, c.pointer(op.getInput(), adaptor.getInput(), true, false));
-    d.setBuffers(W::bufs, c.pointers(outs, outPtrs, false, true));
+    d.setBuffers(W::bufs,
+                 c.pointers(outs.buffers, outs.converted, false, true));
     if (op.getScale())
       d.set(W::scale,
             c.pointer(op.getScale(), adaptor.getScale(), true, false));
-    if (amax)
-      d.set(W::amax, c.pointer(amax, amaxPtr, false, true));
+    if (outs.amax)
+      d.set(W::amax, c.pointer(outs.amax, outs.amaxConverted, false, true));
     d.setIfPresent(W::seed, adaptor.getSeed());
     d.setIfPresent(W::offset, adaptor.getOffset());
     std::optional<StringRef> group = op.getGroup();
     if (group)
-      c.args.push_back(rt.cString(rewriter, op, *group));
-    c.args.push_back(d.build(rt, rewriter, op));
-    c.call(group ? "te_rt_mlir_quantize_group" : "te_rt_mlir_quantize");
-    rewriter.eraseOp(op);
-    return success();
+      c.args.push_back(c.cString(*group));
+    c.append(d);
+    return StringRef(group ? "te_rt_mlir_quantize_group"
+                           : "te_rt_mlir_quantize");
   }
 };
 
 struct DequantizeLowering : TEOpLowering<DequantizeBuffersOp> {
   using TEOpLowering::TEOpLowering;
 
-  LogicalResult
-  matchAndRewrite(DequantizeBuffersOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkLowerable(op)) ||
-        failed(checkBufferCount(op, op.getInputs())))
+  LogicalResult check(DequantizeBuffersOp op) const override {
+    if (failed(checkBufferCount(op, op.getInputs())))
       return failure();
     if (op.getOuts().size() != 1)
       return op.emitOpError("expects one output");
-    Value out = op.getOuts()[0];
-    FailureOr<int64_t> outDtype = dtypeCode(op, out);
-    if (failed(outDtype))
-      return failure();
+    return dtypeCode(op, op.getOuts()[0]);
+  }
 
+  FailureOr<StringRef> lower(DequantizeBuffersOp op, OpAdaptor adaptor,
+                             CallOperands &c) const override {
     using W = te_rt_abi::dequantize;
-    CallOperands c(rt, rewriter, op);
+    Value out = op.getOuts()[0];
     auto [rows, cols] = c.flatten(out);
     Descriptor d = Descriptor::of<W>();
     d.set(W::target, targetCode(op));
@@ -800,70 +834,55 @@ struct DequantizeLowering : TEOpLowering<DequantizeBuffersOp> {
     d.set(W::cols, cols);
     d.setBuffers(W::bufs,
                  c.pointers(op.getInputs(), adaptor.getInputs(), true, false));
-    d.set(W::out_dtype, *outDtype);
+    d.set(W::out_dtype, *dtypeCode(op, out));
     d.set(W::out, c.pointer(out, adaptor.getOuts()[0], false, true));
-    c.args.push_back(d.build(rt, rewriter, op));
-    c.call("te_rt_mlir_dequantize");
-    rewriter.eraseOp(op);
-    return success();
+    c.append(d);
+    return StringRef("te_rt_mlir_dequantize");
   }
 };
 
 struct GemmLowering : TEOpLowering<GemmBuffersOp> {
   using TEOpLowering::TEOpLowering;
 
-  LogicalResult
-  matchAndRewrite(GemmBuffersOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkLowerable(op)))
-      return failure();
-    auto aq = cast<QuantizerAttrInterface>(op.getAQuantizer());
-    auto bq = cast<QuantizerAttrInterface>(op.getBQuantizer());
-    auto outQ = op.getOutQuantizer()
-                    ? cast<QuantizerAttrInterface>(*op.getOutQuantizer())
-                    : QuantizerAttrInterface();
-    ValueRange outs = op.getOuts(), outPtrs = adaptor.getOuts();
-    Value d, dPtr, outAmax, outAmaxPtr;
-    if (!outQ) {
-      if (outs.size() != 1)
-        return op.emitOpError("expects one output without an output quantizer");
-      d = outs[0];
-      dPtr = outPtrs[0];
-    } else if (isDelayed(outQ)) {
-      if (outs.empty())
-        return op.emitOpError("delayed output quantizer needs the amax output");
-      outAmax = outs.back();
-      outAmaxPtr = outPtrs.back();
-      outs = outs.drop_back();
-      outPtrs = outPtrs.drop_back();
-    }
+  static QuantizerAttrInterface outQuantizer(GemmBuffersOp op) {
+    return op.getOutQuantizer()
+               ? cast<QuantizerAttrInterface>(*op.getOutQuantizer())
+               : QuantizerAttrInterface();
+  }
+
+  LogicalResult check(GemmBuffersOp op) const override {
+    QuantizerAttrInterface outQ = outQuantizer(op);
+    Outputs outs(outQ, op.getOuts(), op.getOuts());
+    if (!outQ && outs.buffers.size() != 1)
+      return op.emitOpError("expects one output without an output quantizer");
+    if (outQ && isDelayed(outQ) && !outs.amax)
+      return op.emitOpError("delayed output quantizer needs the amax output");
     if (failed(checkBufferCount(op, op.getA())) ||
         failed(checkBufferCount(op, op.getB())) ||
-        failed(checkBufferCount(op, outQ ? outs : ValueRange())))
+        failed(checkBufferCount(op, outs.buffers)))
       return failure();
     if (op.getAShape().empty() || op.getBShape().empty())
       return op.emitOpError("needs operands of rank >= 1");
-    // D's and the bias's dtypes (f32 where absent).
-    FailureOr<int64_t> dDtype =
-        d ? dtypeCode(op, d) : FailureOr<int64_t>(TE_RT_F32);
-    FailureOr<int64_t> biasDtype = op.getBias() ? dtypeCode(op, op.getBias())
-                                                : FailureOr<int64_t>(TE_RT_F32);
-    if (failed(dDtype) || failed(biasDtype))
+    if (!outQ && failed(dtypeCode(op, outs.buffers[0])))
       return failure();
+    return success(!op.getBias() || succeeded(dtypeCode(op, op.getBias())));
+  }
 
-    CallOperands c(rt, rewriter, op);
+  FailureOr<StringRef> lower(GemmBuffersOp op, OpAdaptor adaptor,
+                             CallOperands &c) const override {
+    using W = te_rt_abi::gemm;
+    OpBuilder &b = c.builder();
     OpFoldResult aRows, aCols, bRows, bCols;
-    if (failed(flat2D(rewriter, op, aq, op.getAUsage(), op.getAShape(),
-                      op.getA(), aRows, aCols)) ||
-        failed(flat2D(rewriter, op, bq, op.getBUsage(), op.getBShape(),
-                      op.getB(), bRows, bCols)))
+    auto aq = cast<QuantizerAttrInterface>(op.getAQuantizer());
+    auto bq = cast<QuantizerAttrInterface>(op.getBQuantizer());
+    if (failed(flat2D(b, op, aq, op.getAUsage(), op.getAShape(), op.getA(),
+                      aRows, aCols)) ||
+        failed(flat2D(b, op, bq, op.getBUsage(), op.getBShape(), op.getB(),
+                      bRows, bCols)))
       return failure();
     // The runtime's enums have Format's values (runtime/lib/Api.cpp).
     ::te::format::GemmLayout layout = toFormat(op.getLayout());
     ::te::format::GemmAxes axes = ::te::format::gemmAxes(layout);
-    OpFoldResult n = axes.aN == 0 ? aRows : aCols;
-    OpFoldResult m = axes.bM == 0 ? bRows : bCols;
-    using W = te_rt_abi::gemm;
     Descriptor g = Descriptor::of<W>();
     g.set(W::target, targetCode(op));
     g.set(W::layout, static_cast<int64_t>(layout));
@@ -877,30 +896,37 @@ struct GemmLowering : TEOpLowering<GemmBuffersOp> {
     g.set(W::b_rows, bRows);
     g.set(W::b_cols, bCols);
     g.setBuffers(W::b_bufs, c.pointers(op.getB(), adaptor.getB(), true, false));
-    g.set(W::d_dtype, *dDtype);
-    g.set(W::d_rows, m);
-    g.set(W::d_cols, n);
-    if (d)
-      g.set(W::d, c.pointer(d, dPtr, op.getAccumulate(), true));
-    g.set(W::bias_dtype, *biasDtype);
-    if (op.getBias())
-      g.set(W::bias, c.pointer(op.getBias(), adaptor.getBias(), true, false));
+    g.set(W::d_rows, axes.bM == 0 ? bRows : bCols);
+    g.set(W::d_cols, axes.aN == 0 ? aRows : aCols);
+    // D and the bias: f32 where absent.
+    g.set(W::d_dtype, static_cast<int64_t>(TE_RT_F32));
+    g.set(W::bias_dtype, static_cast<int64_t>(TE_RT_F32));
+    QuantizerAttrInterface outQ = outQuantizer(op);
+    Outputs outs(outQ, op.getOuts(), adaptor.getOuts());
+    if (!outQ) {
+      Value d = outs.buffers[0];
+      g.set(W::d_dtype, *dtypeCode(op, d));
+      g.set(W::d, c.pointer(d, outs.converted[0], op.getAccumulate(), true));
+    }
+    if (Value bias = op.getBias()) {
+      g.set(W::bias_dtype, *dtypeCode(op, bias));
+      g.set(W::bias, c.pointer(bias, adaptor.getBias(), true, false));
+    }
     g.set(W::accumulate, op.getAccumulate() ? 1 : 0);
     g.set(W::use_split_accumulator, op.getUseSplitAccumulator() ? 1 : 0);
     if (outQ) {
       g.set(W::out_quantized, 1);
       g.setQuantizer(W::out_quantizer, outQ);
-      g.setBuffers(W::out_bufs, c.pointers(outs, outPtrs, false, true));
+      g.setBuffers(W::out_bufs,
+                   c.pointers(outs.buffers, outs.converted, false, true));
     }
     if (op.getOutScale())
       g.set(W::out_scale,
             c.pointer(op.getOutScale(), adaptor.getOutScale(), true, false));
-    if (outAmax)
-      g.set(W::out_amax, c.pointer(outAmax, outAmaxPtr, false, true));
-    c.args.push_back(g.build(rt, rewriter, op));
-    c.call("te_rt_mlir_gemm");
-    rewriter.eraseOp(op);
-    return success();
+    if (outs.amax)
+      g.set(W::out_amax, c.pointer(outs.amax, outs.amaxConverted, false, true));
+    c.append(g);
+    return StringRef("te_rt_mlir_gemm");
   }
 
   /// An operand's logical [rows, cols] as i64: static sizes from its shape,
@@ -938,22 +964,17 @@ struct GemmLowering : TEOpLowering<GemmBuffersOp> {
 struct AmaxLowering : TEOpLowering<AmaxBuffersOp> {
   using TEOpLowering::TEOpLowering;
 
-  LogicalResult
-  matchAndRewrite(AmaxBuffersOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkLowerable(op)))
-      return failure();
-    FailureOr<int64_t> xDtype = dtypeCode(op, op.getInput());
-    if (failed(xDtype))
-      return failure();
-    CallOperands c(rt, rewriter, op);
+  LogicalResult check(AmaxBuffersOp op) const override {
+    return dtypeCode(op, op.getInput());
+  }
+
+  FailureOr<StringRef> lower(AmaxBuffersOp op, OpAdaptor adaptor,
+                             CallOperands &c) const override {
     c.args.append(
-        {c.i32(*xDtype), c.numElements(op.getInput()),
+        {c.i32(*dtypeCode(op, op.getInput())), c.numElements(op.getInput()),
          c.pointer(op.getInput(), adaptor.getInput(), true, false),
          c.pointer(op.getOuts()[0], adaptor.getOuts()[0], false, true)});
-    c.call("te_rt_mlir_amax");
-    rewriter.eraseOp(op);
-    return success();
+    return StringRef("te_rt_mlir_amax");
   }
 };
 
@@ -962,24 +983,18 @@ struct AmaxLowering : TEOpLowering<AmaxBuffersOp> {
 struct UpdateScaleLowering : TEOpLowering<UpdateScaleBuffersOp> {
   using TEOpLowering::TEOpLowering;
 
-  LogicalResult
-  matchAndRewrite(UpdateScaleBuffersOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkLowerable(op)))
-      return failure();
-    CallOperands c(rt, rewriter, op);
+  FailureOr<StringRef> lower(UpdateScaleBuffersOp op, OpAdaptor adaptor,
+                             CallOperands &c) const override {
     Value history = op.getOuts()[0], scale = op.getOuts()[1];
     c.copyIfDistinct(op.getHistory(), history);
     c.copyIfDistinct(op.getScale(), scale);
-    auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
-    c.args.append({rt.quantizerDescriptor(rewriter, op, q),
-                   c.pointer(op.getAmax(), adaptor.getAmax(), true, false),
-                   c.pointer(history, adaptor.getOuts()[0], true, true),
-                   c.numElements(history),
-                   c.pointer(scale, adaptor.getOuts()[1], true, true)});
-    c.call("te_rt_mlir_update_scale");
-    rewriter.eraseOp(op);
-    return success();
+    c.args.append(
+        {c.quantizerDescriptor(cast<QuantizerAttrInterface>(op.getQuantizer())),
+         c.pointer(op.getAmax(), adaptor.getAmax(), true, false),
+         c.pointer(history, adaptor.getOuts()[0], true, true),
+         c.numElements(history),
+         c.pointer(scale, adaptor.getOuts()[1], true, true)});
+    return StringRef("te_rt_mlir_update_scale");
   }
 };
 
@@ -987,20 +1002,14 @@ struct UpdateScaleLowering : TEOpLowering<UpdateScaleBuffersOp> {
 struct AllReduceMaxLowering : TEOpLowering<AllReduceMaxBuffersOp> {
   using TEOpLowering::TEOpLowering;
 
-  LogicalResult
-  matchAndRewrite(AllReduceMaxBuffersOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkLowerable(op)))
-      return failure();
-    CallOperands c(rt, rewriter, op);
+  FailureOr<StringRef> lower(AllReduceMaxBuffersOp op, OpAdaptor adaptor,
+                             CallOperands &c) const override {
     Value out = op.getOuts()[0];
     c.copyIfDistinct(op.getInput(), out);
-    c.args.append({rt.cString(rewriter, op, op.getGroup()),
+    c.args.append({c.cString(op.getGroup()),
                    c.pointer(out, adaptor.getOuts()[0], true, true),
                    c.numElements(out)});
-    c.call("te_rt_mlir_allreduce_max");
-    rewriter.eraseOp(op);
-    return success();
+    return StringRef("te_rt_mlir_allreduce_max");
   }
 };
 

@@ -13,6 +13,8 @@
 #include "te_rt_abi.h"
 #include "te_rt_comm.h"
 
+#include "../Support/QuantizeDescriptor.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -171,26 +173,14 @@ TEST(CommEntryPoint, ThreeRanksReduceByName) {
   te_rt_comm_cpu_group_destroy(group);
 }
 
-/// te_rt_mlir_quantize's descriptor as compiled code passes it
-/// (te_rt_abi.h): #te.current<f8E4M3FN>, rowwise, x [rows, cols] f32 into
-/// data and scale_inv.
+/// te_rt_mlir_quantize's descriptor for #te.current<f8E4M3FN>, rowwise.
 std::vector<int64_t> currentE4M3Descriptor(int64_t rows, int64_t cols, float *x,
                                            uint8_t *data, float *scaleInv) {
-  te_rt_abi::quantize::Fields f{};
-  te_rt_quantizer_init_default(&f.quantizer);
-  f.quantizer.recipe = TE_RT_RECIPE_CURRENT;
-  f.quantizer.dtype = TE_RT_E4M3;
-  f.target = TE_RT_SM90;
-  f.usage = TE_RT_ROWWISE;
-  f.rows = rows;
-  f.cols = cols;
-  f.x_dtype = TE_RT_F32;
-  f.x = x;
-  f.bufs[0] = data;
-  f.bufs[1] = scaleInv;
-  std::vector<int64_t> d(te_rt_abi::quantize::kWords);
-  te_rt_abi::encode(f, d.data());
-  return d;
+  te_rt_quantizer q;
+  te_rt_quantizer_init_default(&q);
+  q.recipe = TE_RT_RECIPE_CURRENT;
+  q.dtype = TE_RT_E4M3;
+  return te::test::rowwiseQuantizeDescriptor(q, rows, cols, x, data, scaleInv);
 }
 
 TEST(CommEntryPoint, QuantizeGroupReducesTheAmax) {

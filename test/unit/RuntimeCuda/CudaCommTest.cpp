@@ -33,6 +33,8 @@
 
 #include "te/Format/Codecs.h"
 
+#include "../Support/QuantizeDescriptor.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -522,27 +524,6 @@ TEST_F(CudaNccl, NeedsACudaContext) {
   EXPECT_EQ(r.error, "an NCCL communicator needs a cuda context");
 }
 
-/// te_rt_mlir_quantize's descriptor as compiled code passes it
-/// (te_rt_abi.h): quantizer `q`, rowwise, x [rows, cols] f32 into data and
-/// scale_inv.
-std::vector<int64_t> descriptor(const te_rt_quantizer &q, int64_t rows,
-                                int64_t cols, float *x, void *data,
-                                float *scaleInv) {
-  te_rt_abi::quantize::Fields f{};
-  f.quantizer = q;
-  f.target = TE_RT_SM90;
-  f.usage = TE_RT_ROWWISE;
-  f.rows = rows;
-  f.cols = cols;
-  f.x_dtype = TE_RT_F32;
-  f.x = x;
-  f.bufs[0] = data;
-  f.bufs[1] = scaleInv;
-  std::vector<int64_t> d(te_rt_abi::quantize::kWords);
-  te_rt_abi::encode(f, d.data());
-  return d;
-}
-
 TEST_F(CudaNccl, CompiledCodeFindsTheGroup) {
   Context gpu(TE_RT_BACKEND_CUDA);
   // Code compiled for target=cpu passes host buffers: host-memory mode.
@@ -563,13 +544,13 @@ TEST_F(CudaNccl, CompiledCodeFindsTheGroup) {
   std::vector<float> x = in.values;
   std::vector<uint8_t> dg(32 * 64), dl(32 * 64);
   float sg = 0.0f, sl = 0.0f;
-  std::vector<int64_t> withGroup =
-      descriptor(currentQuantizer(), 32, 64, x.data(), dg.data(), &sg);
+  std::vector<int64_t> withGroup = te::test::rowwiseQuantizeDescriptor(
+      currentQuantizer(), 32, 64, x.data(), dg.data(), &sg);
   te_rt_mlir_quantize_group(const_cast<char *>("tp"), withGroup.data());
   EXPECT_EQ(te_rt_current_status(), TE_RT_OK)
       << static_cast<const char *>(te_rt_current_error());
-  std::vector<int64_t> local =
-      descriptor(currentQuantizer(), 32, 64, x.data(), dl.data(), &sl);
+  std::vector<int64_t> local = te::test::rowwiseQuantizeDescriptor(
+      currentQuantizer(), 32, 64, x.data(), dl.data(), &sl);
   te_rt_mlir_quantize(local.data());
   EXPECT_EQ(te_rt_current_status(), TE_RT_OK)
       << static_cast<const char *>(te_rt_current_error());
