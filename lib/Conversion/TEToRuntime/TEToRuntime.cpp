@@ -29,9 +29,9 @@
 //     TypeConverter that maps a memref the runtime takes as one pointer
 //     (identity layout; on device memory also row-major contiguous at an
 //     offset) to `!llvm.ptr`, the type of the table's `ptr` operands. Types
-//     change here: a memref.alloc that only the runtime sees (the
-//     RuntimeOnlyBuffers analysis: a static shape, every use an operand of
-//     such a call or its dealloc) is replaced by a plain pointer
+//     change here: a memref.alloc that only the runtime sees
+//     (isRuntimeOnlyBuffer: a static shape, every use an operand of such a
+//     call or its dealloc) is replaced by a plain pointer
 //     (aligned_alloc, or te_rt_mlir_alloc on device memory) and its deallocs
 //     by free, so that no memref descriptor is built for it; a te pattern
 //     receives that pointer, or the one the type converter materializes once
@@ -53,7 +53,9 @@
 // Dialect conversion rather than the greedy driver: each op is rewritten
 // once (there is no fixed point to reach), the type converter carries the
 // pointer of an allocation to its uses, and the target makes an op left
-// unlowered an error instead of IR that fails later.
+// unlowered an error instead of IR that fails later. Each conversion is
+// given only the ops its target makes illegal (convert()), so that the
+// driver does not visit the rest of a large module.
 //
 // What it emits is meant to stay small (docs/performance.md "Compile time"):
 // constants, descriptors' constant words and slots, and globals' addresses
@@ -592,24 +594,19 @@ bool passesOnlyPointers(Operation *op) {
              AmaxBuffersOp>(op);
 }
 
-/// The memref.allocs of functions that only the runtime sees: a static
-/// shape, identity layout, whole-byte elements, and every use an operand of
-/// a te op that passes only pointers or a memref.dealloc.
-llvm::DenseSet<Operation *> findRuntimeOnlyBuffers(ModuleOp module) {
-  llvm::DenseSet<Operation *> found;
-  module.walk([&](memref::AllocOp alloc) {
-    MemRefType type = alloc.getType();
-    if (!alloc->getParentOfType<FunctionOpInterface>() ||
-        !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        type.getMemorySpace() || !type.getElementType().isIntOrFloat() ||
-        type.getElementTypeBitWidth() % 8 != 0)
-      return;
-    if (llvm::all_of(alloc->getUsers(), [](Operation *user) {
-          return isa<memref::DeallocOp>(user) || passesOnlyPointers(user);
-        }))
-      found.insert(alloc);
+/// Whether `alloc` is a buffer only the runtime sees: in a function, a
+/// static shape, identity layout, whole-byte elements, and every use an
+/// operand of a te op that passes only pointers or a memref.dealloc.
+bool isRuntimeOnlyBuffer(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (!alloc->getParentOfType<FunctionOpInterface>() ||
+      !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      type.getMemorySpace() || !type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8 != 0)
+    return false;
+  return llvm::all_of(alloc->getUsers(), [](Operation *user) {
+    return isa<memref::DeallocOp>(user) || passesOnlyPointers(user);
   });
-  return found;
 }
 
 /// A buffer only the runtime sees: a plain pointer. On host memory
@@ -1013,47 +1010,64 @@ struct AllReduceMaxLowering : TEOpLowering<AllReduceMaxBuffersOp> {
   }
 };
 
+/// Applies `patterns` to `ops` (the ops `needsRewrite` holds for, in the
+/// module's order), which the target makes illegal: the driver visits
+/// those ops only, not every op of the module.
+LogicalResult convert(ModuleOp module, ConversionTarget &target,
+                      RewritePatternSet &&patterns,
+                      function_ref<bool(Operation *)> needsRewrite) {
+  SmallVector<Operation *> ops;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (needsRewrite(op))
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return success();
+  target.markUnknownOpDynamicallyLegal(
+      [=](Operation *op) { return !needsRewrite(op); });
+  ConversionConfig config;
+  config.foldingMode = DialectConversionFoldingMode::Never;
+  return applyPartialConversion(ops, target, std::move(patterns), config);
+}
+
 /// Conversion 1: the te ops and the buffers only the runtime sees.
 LogicalResult lowerTEOps(ModuleOp module, RuntimeCalls &rt,
                          unsigned &numRuntimeOnlyBuffers) {
   MLIRContext *ctx = module.getContext();
   bool refused = false;
+  llvm::DenseSet<Operation *> runtimeOnly;
   module.walk([&](Operation *op) {
     if (isa<AmaxOp, UpdateScaleOp, AllReduceMaxOp>(op)) {
       op->emitOpError("has no runtime lowering on tensors: run "
                       "te-expand-qtensors and one-shot bufferization first");
       refused = true;
+    } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      if (isRuntimeOnlyBuffer(alloc))
+        runtimeOnly.insert(alloc);
     }
   });
   if (refused)
     return failure();
-
-  llvm::DenseSet<Operation *> runtimeOnly = findRuntimeOnlyBuffers(module);
   if (!runtimeOnly.empty() && !rt.onDeviceMemory() &&
       !rt.declareHostAllocation())
     runtimeOnly.clear();
   numRuntimeOnlyBuffers = runtimeOnly.size();
 
+  auto needsLowering = [&](Operation *op) {
+    if (op->hasTrait<OpTrait::te::BufferLevelOp>())
+      return true;
+    if (auto d = dyn_cast<memref::DeallocOp>(op))
+      op = d.getMemref().getDefiningOp();
+    return op && runtimeOnly.contains(op);
+  };
   RuntimeTypeConverter converter(ctx, rt.onDeviceMemory());
   ConversionTarget target(*ctx);
-  target.markUnknownOpDynamicallyLegal([](Operation *op) {
-    return !op->hasTrait<OpTrait::te::BufferLevelOp>();
-  });
-  target.addDynamicallyLegalOp<memref::AllocOp>(
-      [&](memref::AllocOp a) { return !runtimeOnly.contains(a); });
-  target.addDynamicallyLegalOp<memref::DeallocOp>([&](memref::DeallocOp d) {
-    Operation *def = d.getMemref().getDefiningOp();
-    return !def || !runtimeOnly.contains(def);
-  });
   RewritePatternSet patterns(ctx);
   patterns.add<QuantizeLowering, DequantizeLowering, GemmLowering, AmaxLowering,
                UpdateScaleLowering, AllReduceMaxLowering,
                RuntimeOnlyAllocLowering, RuntimeOnlyDeallocLowering>(converter,
                                                                      ctx, rt);
-  ConversionConfig config;
-  config.foldingMode = DialectConversionFoldingMode::Never;
-  if (failed(
-          applyPartialConversion(module, target, std::move(patterns), config)))
+  if (failed(convert(module, target, std::move(patterns), needsLowering)))
     return failure();
   rt.foldAddresses();
   return success();
@@ -1100,14 +1114,12 @@ bool isStridedCopy(memref::CopyOp c) {
 LogicalResult lowerStridedCopies(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   ConversionTarget target(*ctx);
-  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-  target.addDynamicallyLegalOp<memref::CopyOp>(
-      [](memref::CopyOp c) { return !isStridedCopy(c); });
   RewritePatternSet patterns(ctx);
   patterns.add<StridedCopyLowering>(ctx);
-  ConversionConfig config;
-  config.foldingMode = DialectConversionFoldingMode::Never;
-  return applyPartialConversion(module, target, std::move(patterns), config);
+  return convert(module, target, std::move(patterns), [](Operation *op) {
+    auto c = dyn_cast<memref::CopyOp>(op);
+    return c && isStridedCopy(c);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -1184,8 +1196,25 @@ public:
     Operation *def = castSource(m).getDefiningOp();
     return def && (isa<memref::AllocaOp>(def) || stackBuffers.contains(def));
   }
-  bool isStackBuffer(Operation *alloc) const {
-    return stackBuffers.contains(alloc);
+  /// Whether a pattern below rewrites `op`: a buffer that becomes a stack
+  /// slot and its deallocs, a host load or store of device memory, a host
+  /// copy, a read of a program constant.
+  bool needsRewrite(Operation *op) const {
+    if (isa<memref::AllocOp>(op))
+      return stackBuffers.contains(op);
+    if (auto d = dyn_cast<memref::DeallocOp>(op)) {
+      Operation *def = castSource(d.getMemref()).getDefiningOp();
+      return def && stackBuffers.contains(def);
+    }
+    if (auto l = dyn_cast<memref::LoadOp>(op))
+      return isRouted(l) && !isHostMemory(l.getMemRef());
+    if (auto st = dyn_cast<memref::StoreOp>(op))
+      return isRouted(st) && !isHostMemory(st.getMemRef());
+    if (isa<memref::CopyOp>(op))
+      return isRouted(op);
+    if (auto g = dyn_cast<memref::GetGlobalOp>(op))
+      return needsUpload(g);
+    return false;
   }
   /// Whether a memref.get_global reads a program constant that must be
   /// uploaded (not one of this pass's globals, nor an upload's source).
@@ -1436,31 +1465,13 @@ LogicalResult lowerHostAccesses(ModuleOp module, RuntimeCalls &rt) {
     return failure();
   MLIRContext *ctx = module.getContext();
   ConversionTarget target(*ctx);
-  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-  target.addDynamicallyLegalOp<memref::AllocOp>(
-      [&](memref::AllocOp a) { return !plan.isStackBuffer(a); });
-  target.addDynamicallyLegalOp<memref::DeallocOp>([&](memref::DeallocOp d) {
-    Operation *def = castSource(d.getMemref()).getDefiningOp();
-    return !def || !plan.isStackBuffer(def);
-  });
-  target.addDynamicallyLegalOp<memref::LoadOp>([&](memref::LoadOp l) {
-    return !plan.isRouted(l) || plan.isHostMemory(l.getMemRef());
-  });
-  target.addDynamicallyLegalOp<memref::StoreOp>([&](memref::StoreOp s) {
-    return !plan.isRouted(s) || plan.isHostMemory(s.getMemRef());
-  });
-  target.addDynamicallyLegalOp<memref::CopyOp>(
-      [&](memref::CopyOp c) { return !plan.isRouted(c); });
-  target.addDynamicallyLegalOp<memref::GetGlobalOp>(
-      [&](memref::GetGlobalOp g) { return !plan.needsUpload(g); });
   RewritePatternSet patterns(ctx);
   patterns
       .add<StackBufferLowering, StackBufferDeallocLowering, HostCopyLowering,
            HostLoadLowering, HostStoreLowering, ConstantUploadLowering>(ctx, rt,
                                                                         plan);
-  ConversionConfig config;
-  config.foldingMode = DialectConversionFoldingMode::Never;
-  return applyPartialConversion(module, target, std::move(patterns), config);
+  return convert(module, target, std::move(patterns),
+                 [&](Operation *op) { return plan.needsRewrite(op); });
 }
 
 //===----------------------------------------------------------------------===//
