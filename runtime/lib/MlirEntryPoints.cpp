@@ -8,10 +8,11 @@
 // Defines the functions of runtime/include/te_rt_abi.def on top of the public
 // C ABI (te_rt.h): the per-thread current context, the sticky status, the
 // context memory of compiled code (te_rt_mlir_alloc / free / copy / read /
-// write), the decoding of quantizer descriptors and of flattened operands,
-// and, in host-memory mode on the cuda backend
-// (te_rt_context_set_host_memory), the staging of host buffers to device
-// memory and back around each call.
+// write), the decoding of the descriptors compiled code passes (te_rt_abi.h's
+// encoding of te_rt_abi.def's field lists, checked here against a struct of
+// the fields) and of flattened operands, and, in host-memory mode on the cuda
+// backend (te_rt_context_set_host_memory), the staging of host buffers to
+// device memory and back around each call.
 //
 //===----------------------------------------------------------------------===//
 
