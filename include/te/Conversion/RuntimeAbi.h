@@ -33,6 +33,9 @@ func::FuncOp declareRuntimeEntryPoint(OpBuilder &b, ModuleOp module,
 /// applied; no indices: the first element) as an `!llvm.ptr`.
 Value runtimeElementPointer(OpBuilder &b, Location loc, Value memref,
                             ValueRange indices = {});
+/// The same address as an i64 (a word of a descriptor).
+Value runtimeElementAddress(OpBuilder &b, Location loc, Value memref,
+                            ValueRange indices = {});
 
 /// Bytes of one element of `type` in memory (index: 64 bits; i1: a byte).
 int64_t runtimeElementBytes(MemRefType type);

@@ -95,6 +95,13 @@ int64_t mlir::te::runtimeElementBytes(MemRefType type) {
 
 Value mlir::te::runtimeElementPointer(OpBuilder &b, Location loc, Value memref,
                                       ValueRange indices) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+      runtimeElementAddress(b, loc, memref, indices));
+}
+
+Value mlir::te::runtimeElementAddress(OpBuilder &b, Location loc, Value memref,
+                                      ValueRange indices) {
   auto type = cast<MemRefType>(memref.getType());
   int64_t bytes = runtimeElementBytes(type);
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
@@ -107,7 +114,5 @@ Value mlir::te::runtimeElementPointer(OpBuilder &b, Location loc, Value memref,
       b, loc, base,
       arith::MulIOp::create(b, loc, linear,
                             arith::ConstantIndexOp::create(b, loc, bytes)));
-  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), addr);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), addr);
 }

@@ -124,15 +124,13 @@ encodeQuantizerFields(const ::te::format::QuantizerConfig &c) {
 }
 
 //===----------------------------------------------------------------------===//
-// Pointers and the type converter
+// Addresses and the type converter
 //===----------------------------------------------------------------------===//
 
-/// The aligned pointer of an identity-layout memref as `!llvm.ptr`.
-Value alignedPointer(OpBuilder &b, Location loc, Value memref) {
+/// The aligned pointer of an identity-layout memref as an i64 address.
+Value alignedAddress(OpBuilder &b, Location loc, Value memref) {
   Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), idx);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), idx);
 }
 
 /// Whether the runtime takes the elements of a memref of `type` as one
@@ -143,28 +141,29 @@ bool passedAsPointer(MemRefType type, bool deviceMemory) {
          (deviceMemory && isRowMajorContiguous(type));
 }
 
-/// A memref the runtime takes as one pointer is `!llvm.ptr` (its aligned
-/// pointer, or its first element's address at an offset); any other type
-/// is itself.
+/// A memref the runtime takes as one pointer is its address, an i64 (its
+/// aligned pointer, or its first element's address at an offset): a word of
+/// a descriptor as it is, a `ptr` operand through `llvm.inttoptr`. Any
+/// other type is itself.
 class RuntimeTypeConverter : public TypeConverter {
 public:
   RuntimeTypeConverter(MLIRContext *ctx, bool deviceMemory) {
     addConversion([](Type t) { return t; });
     addConversion([ctx, deviceMemory](MemRefType t) -> Type {
       if (passedAsPointer(t, deviceMemory))
-        return LLVM::LLVMPointerType::get(ctx);
+        return IntegerType::get(ctx, 64);
       return t;
     });
-    addTargetMaterialization([](OpBuilder &b, LLVM::LLVMPointerType,
-                                ValueRange inputs, Location loc) -> Value {
+    addTargetMaterialization([](OpBuilder &b, IntegerType, ValueRange inputs,
+                                Location loc) -> Value {
       if (inputs.size() != 1)
         return {};
       auto type = dyn_cast<MemRefType>(inputs[0].getType());
       if (!type)
         return {};
       if (type.getLayout().isIdentity())
-        return alignedPointer(b, loc, inputs[0]);
-      return runtimeElementPointer(b, loc, inputs[0]);
+        return alignedAddress(b, loc, inputs[0]);
+      return runtimeElementAddress(b, loc, inputs[0]);
     });
   }
 };
@@ -276,32 +275,18 @@ public:
     return slot;
   }
 
-  /// The address of pointer `p` as i64, once, after its definition.
-  Value address(OpBuilder &b, Value p) {
-    Value &a = addresses[p];
-    if (!a) {
+  /// The pointer at `address` (an i64): the pointer it was taken of, or
+  /// `llvm.inttoptr` once, after its definition.
+  Value pointer(OpBuilder &b, Value address) {
+    if (auto taken = address.getDefiningOp<LLVM::PtrToIntOp>())
+      return taken.getArg();
+    Value &p = pointers[address];
+    if (!p) {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointAfterValue(p);
-      a = LLVM::PtrToIntOp::create(b, p.getLoc(), b.getI64Type(), p);
+      b.setInsertionPointAfterValue(address);
+      p = LLVM::IntToPtrOp::create(b, address.getLoc(), ptrType, address);
     }
-    return a;
-  }
-
-  /// After the conversion: an address taken of a pointer made from an
-  /// integer (a memref's aligned pointer) is that integer.
-  void foldAddresses() {
-    for (auto &[p, a] : addresses) {
-      auto cast = a.getDefiningOp<LLVM::PtrToIntOp>();
-      auto fromInt = cast ? cast.getArg().getDefiningOp<LLVM::IntToPtrOp>()
-                          : LLVM::IntToPtrOp();
-      if (!fromInt || fromInt.getArg().getType() != cast.getType())
-        continue;
-      cast.replaceAllUsesWith(fromInt.getArg());
-      cast.erase();
-      if (fromInt->use_empty())
-        fromInt.erase();
-    }
-    addresses.clear();
+    return p;
   }
 
   /// Whether `global` is one of the constant globals made here.
@@ -367,7 +352,7 @@ private:
       Location loc = at->getLoc();
       Value m =
           memref::GetGlobalOp::create(b, loc, g.getType(), g.getSymName());
-      p = alignedPointer(b, loc, m);
+      p = LLVM::IntToPtrOp::create(b, loc, ptrType, alignedAddress(b, loc, m));
     }
     return p;
   }
@@ -382,7 +367,7 @@ private:
   llvm::DenseMap<std::pair<Block *, Operation *>, Value> globalAddresses;
   llvm::DenseMap<std::pair<Block *, Attribute>, Value> wordConstants;
   llvm::DenseMap<std::pair<Block *, int64_t>, Value> slots;
-  llvm::DenseMap<Value, Value> addresses;
+  llvm::DenseMap<Value, Value> pointers;
   llvm::StringMap<unsigned> callCounts;
   LLVM::LLVMFuncOp alignedAllocFn, freeFn;
 };
@@ -413,7 +398,7 @@ public:
   }
 
   void set(int64_t word, int64_t value) { words[word] = value; }
-  /// An i64 or a pointer (its address) known at run time.
+  /// An i64 (a size, an address) known at run time.
   void set(int64_t word, Value value) { runTime.push_back({word, value}); }
   /// An i64 size, known when compiling or not.
   void set(int64_t word, OpFoldResult size) {
@@ -433,21 +418,17 @@ public:
   }
   /// A quantized operand's buffers (TE_RT_ABI_MAX_BUFFERS words, the
   /// pattern checked the count).
-  void setBuffers(int64_t word, ArrayRef<Value> pointers) {
-    for (auto [i, p] : llvm::enumerate(pointers))
-      set(word + static_cast<int64_t>(i), p);
+  void setBuffers(int64_t word, ArrayRef<Value> addresses) {
+    for (auto [i, a] : llvm::enumerate(addresses))
+      set(word + static_cast<int64_t>(i), a);
   }
 
   /// The descriptor's address in `at`'s function.
   Value build(RuntimeCalls &rt, OpBuilder &b, Operation *at) const {
     Location loc = at->getLoc();
     Value array = rt.wordsConstant(b, at, words);
-    for (auto [word, value] : runTime) {
-      Value v = isa<LLVM::LLVMPointerType>(value.getType())
-                    ? rt.address(b, value)
-                    : value;
-      array = LLVM::InsertValueOp::create(b, loc, array, v, word);
-    }
+    for (auto [word, value] : runTime)
+      array = LLVM::InsertValueOp::create(b, loc, array, value, word);
     Value slot = rt.descriptorSlot(b, at, words.size());
     LLVM::StoreOp::create(b, loc, array, slot, /*alignment=*/8);
     return slot;
@@ -481,11 +462,11 @@ public:
   /// Descriptor `d` as the next operand.
   void append(const Descriptor &d) { args.push_back(d.build(rt, b, op)); }
 
-  /// A pointer to `memref`'s elements in row-major order; `converted` is
-  /// its value in the conversion (the pointer, or the memref where the
-  /// runtime cannot take it as one).
-  Value pointer(Value memref, Value converted, bool read, bool written) {
-    if (isa<LLVM::LLVMPointerType>(converted.getType()))
+  /// The address of `memref`'s elements in row-major order; `converted` is
+  /// its value in the conversion (the address, or the memref where the
+  /// runtime cannot take it as one pointer).
+  Value address(Value memref, Value converted, bool read, bool written) {
+    if (!isa<MemRefType>(converted.getType()))
       return converted;
     auto type = cast<MemRefType>(converted.getType());
     SmallVector<Value> dyn;
@@ -497,15 +478,19 @@ public:
     if (read)
       copy(converted, tmp);
     after.push_back({tmp, written ? converted : Value()});
-    return alignedPointer(b, loc, tmp);
+    return alignedAddress(b, loc, tmp);
+  }
+  /// The same as a `ptr` operand.
+  Value pointer(Value memref, Value converted, bool read, bool written) {
+    return rt.pointer(b, address(memref, converted, read, written));
   }
 
-  /// The pointers of `memrefs` (`converted` in the conversion).
-  SmallVector<Value> pointers(ValueRange memrefs, ValueRange converted,
-                              bool read, bool written) {
+  /// The addresses of `memrefs` (`converted` in the conversion).
+  SmallVector<Value> addresses(ValueRange memrefs, ValueRange converted,
+                               bool read, bool written) {
     SmallVector<Value> out;
     for (auto [m, c] : llvm::zip_equal(memrefs, converted))
-      out.push_back(pointer(m, c, read, written));
+      out.push_back(address(m, c, read, written));
     return out;
   }
 
@@ -609,7 +594,8 @@ bool isRuntimeOnlyBuffer(memref::AllocOp alloc) {
   });
 }
 
-/// A buffer only the runtime sees: a plain pointer. On host memory
+/// A buffer only the runtime sees: a plain pointer (its address replaces
+/// the memref). On host memory
 /// aligned_alloc, whose C11 contract wants a power-of-two alignment and a
 /// size that is a multiple of it (an empty buffer still gets one block, so
 /// that the runtime never sees a null buffer); on device memory the
@@ -637,7 +623,8 @@ struct RuntimeOnlyAllocLowering : OpConversionPattern<memref::AllocOp> {
                   : LLVM::CallOp::create(rewriter, loc, rt.getAlignedAllocFn(),
                                          ValueRange{align, size})
                         .getResult();
-    rewriter.replaceOp(alloc, p);
+    rewriter.replaceOp(alloc, LLVM::PtrToIntOp::create(
+                                  rewriter, loc, rewriter.getI64Type(), p));
     return success();
   }
 
@@ -654,7 +641,7 @@ struct RuntimeOnlyDeallocLowering : OpConversionPattern<memref::DeallocOp> {
   LogicalResult
   matchAndRewrite(memref::DeallocOp dealloc, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value p = adaptor.getMemref();
+    Value p = rt.pointer(rewriter, adaptor.getMemref());
     if (rt.onDeviceMemory())
       rt.call(rewriter, dealloc.getLoc(), "te_rt_mlir_free", p);
     else
@@ -787,14 +774,14 @@ struct QuantizeLowering : TEOpLowering<QuantizeBuffersOp> {
     d.set(W::rows, rows);
     d.set(W::cols, cols);
     d.set(W::x_dtype, *dtypeCode(op, op.getInput()));
-    d.set(W::x, c.pointer(op.getInput(), adaptor.getInput(), true, false));
+    d.set(W::x, c.address(op.getInput(), adaptor.getInput(), true, false));
     d.setBuffers(W::bufs,
-                 c.pointers(outs.buffers, outs.converted, false, true));
+                 c.addresses(outs.buffers, outs.converted, false, true));
     if (op.getScale())
       d.set(W::scale,
-            c.pointer(op.getScale(), adaptor.getScale(), true, false));
+            c.address(op.getScale(), adaptor.getScale(), true, false));
     if (outs.amax)
-      d.set(W::amax, c.pointer(outs.amax, outs.amaxConverted, false, true));
+      d.set(W::amax, c.address(outs.amax, outs.amaxConverted, false, true));
     d.setIfPresent(W::seed, adaptor.getSeed());
     d.setIfPresent(W::offset, adaptor.getOffset());
     std::optional<StringRef> group = op.getGroup();
@@ -830,9 +817,9 @@ struct DequantizeLowering : TEOpLowering<DequantizeBuffersOp> {
     d.set(W::rows, rows);
     d.set(W::cols, cols);
     d.setBuffers(W::bufs,
-                 c.pointers(op.getInputs(), adaptor.getInputs(), true, false));
+                 c.addresses(op.getInputs(), adaptor.getInputs(), true, false));
     d.set(W::out_dtype, *dtypeCode(op, out));
-    d.set(W::out, c.pointer(out, adaptor.getOuts()[0], false, true));
+    d.set(W::out, c.address(out, adaptor.getOuts()[0], false, true));
     c.append(d);
     return StringRef("te_rt_mlir_dequantize");
   }
@@ -887,12 +874,14 @@ struct GemmLowering : TEOpLowering<GemmBuffersOp> {
     g.set(W::a_usage, static_cast<int64_t>(toFormat(op.getAUsage())));
     g.set(W::a_rows, aRows);
     g.set(W::a_cols, aCols);
-    g.setBuffers(W::a_bufs, c.pointers(op.getA(), adaptor.getA(), true, false));
+    g.setBuffers(W::a_bufs,
+                 c.addresses(op.getA(), adaptor.getA(), true, false));
     g.setQuantizer(W::b_quantizer, bq);
     g.set(W::b_usage, static_cast<int64_t>(toFormat(op.getBUsage())));
     g.set(W::b_rows, bRows);
     g.set(W::b_cols, bCols);
-    g.setBuffers(W::b_bufs, c.pointers(op.getB(), adaptor.getB(), true, false));
+    g.setBuffers(W::b_bufs,
+                 c.addresses(op.getB(), adaptor.getB(), true, false));
     g.set(W::d_rows, axes.bM == 0 ? bRows : bCols);
     g.set(W::d_cols, axes.aN == 0 ? aRows : aCols);
     // D and the bias: f32 where absent.
@@ -903,11 +892,11 @@ struct GemmLowering : TEOpLowering<GemmBuffersOp> {
     if (!outQ) {
       Value d = outs.buffers[0];
       g.set(W::d_dtype, *dtypeCode(op, d));
-      g.set(W::d, c.pointer(d, outs.converted[0], op.getAccumulate(), true));
+      g.set(W::d, c.address(d, outs.converted[0], op.getAccumulate(), true));
     }
     if (Value bias = op.getBias()) {
       g.set(W::bias_dtype, *dtypeCode(op, bias));
-      g.set(W::bias, c.pointer(bias, adaptor.getBias(), true, false));
+      g.set(W::bias, c.address(bias, adaptor.getBias(), true, false));
     }
     g.set(W::accumulate, op.getAccumulate() ? 1 : 0);
     g.set(W::use_split_accumulator, op.getUseSplitAccumulator() ? 1 : 0);
@@ -915,13 +904,13 @@ struct GemmLowering : TEOpLowering<GemmBuffersOp> {
       g.set(W::out_quantized, 1);
       g.setQuantizer(W::out_quantizer, outQ);
       g.setBuffers(W::out_bufs,
-                   c.pointers(outs.buffers, outs.converted, false, true));
+                   c.addresses(outs.buffers, outs.converted, false, true));
     }
     if (op.getOutScale())
       g.set(W::out_scale,
-            c.pointer(op.getOutScale(), adaptor.getOutScale(), true, false));
+            c.address(op.getOutScale(), adaptor.getOutScale(), true, false));
     if (outs.amax)
-      g.set(W::out_amax, c.pointer(outs.amax, outs.amaxConverted, false, true));
+      g.set(W::out_amax, c.address(outs.amax, outs.amaxConverted, false, true));
     c.append(g);
     return StringRef("te_rt_mlir_gemm");
   }
@@ -1069,7 +1058,6 @@ LogicalResult lowerTEOps(ModuleOp module, RuntimeCalls &rt,
                                                                      ctx, rt);
   if (failed(convert(module, target, std::move(patterns), needsLowering)))
     return failure();
-  rt.foldAddresses();
   return success();
 }
 
