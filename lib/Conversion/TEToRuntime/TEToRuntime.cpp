@@ -28,14 +28,15 @@
 //  1. The te ops. One OpConversionPattern per buffer-level op, under a
 //     TypeConverter that maps a memref the runtime takes as one pointer
 //     (identity layout; on device memory also row-major contiguous at an
-//     offset) to `!llvm.ptr`, the type of the table's `ptr` operands. Types
-//     change here: a memref.alloc that only the runtime sees
-//     (isRuntimeOnlyBuffer: a static shape, every use an operand of such a
-//     call or its dealloc) is replaced by a plain pointer
-//     (aligned_alloc, or te_rt_mlir_alloc on device memory) and its deallocs
-//     by free, so that no memref descriptor is built for it; a te pattern
-//     receives that pointer, or the one the type converter materializes once
-//     per memref, after its definition. A memref of another layout keeps its
+//     offset) to its address, an i64: a descriptor's word as it is, a `ptr`
+//     operand of the table through `llvm.inttoptr`. Types change here: a
+//     memref.alloc that only the runtime sees (isRuntimeOnlyBuffer: a static
+//     shape, every use an operand of such a call or its dealloc) is replaced
+//     by the address of a plain pointer (aligned_alloc, or te_rt_mlir_alloc
+//     on device memory) and its deallocs by free, so that no memref
+//     descriptor is built for it; a te pattern receives that address, or the
+//     one the type converter materializes once per memref, after its
+//     definition. A memref of another layout keeps its
 //     type and is copied to a contiguous buffer around the call. The
 //     ConversionTarget makes every buffer-level op illegal: one that no
 //     pattern lowers (still on tensors, a dtype the runtime has no code for)
