@@ -280,6 +280,23 @@ static int64_t scaleStride(const QTensor &q, const char *name) {
   return i >= 0 ? q.layout[i].shape[1] : 0;
 }
 
+/// True if the fused NVFP4 kernel (FastNVFP4.cu) quantizes x into q: plain
+/// 1D NVFP4 (RHT and stochastic rounding included), or 16x16 (2D) tiles of a
+/// bf16 x without stochastic rounding and without an RHT columnwise copy
+/// (TE's weight quantizer), on nvfp4FastPath's shapes. Everything else takes
+/// the general kernels.
+static bool nvfp4Fused(const Tensor &x, const QTensor &q) {
+  const QuantizerConfig &c = q.config;
+  if (c.rowScaled || c.use4over6)
+    return false;
+  if (c.nvfp4_2D && (x.dtype != DType::BF16 || c.stochasticRounding ||
+                     (c.rht && q.indexOf("_columnwise_data") >= 0)))
+    return false;
+  return cuda::nvfp4FastPath(x.data, x.dtype, q.m, q.k,
+                             q.buffer("_rowwise_data"),
+                             q.buffer("_columnwise_data"));
+}
+
 te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
                                    const QuantizeOptions &o) {
   auto stream = static_cast<cudaStream_t>(o.stream);
@@ -304,10 +321,8 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
     fast = cuda::mxfp8FastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
                                q.buffer("_columnwise_data"));
     break;
-  case Recipe::NVFP4: // the fused kernel's conditions (quantizeNVFP4)
-    fast = !c.rowScaled && !c.nvfp4_2D && !c.use4over6 &&
-           cuda::nvfp4FastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
-                               q.buffer("_columnwise_data"));
+  case Recipe::NVFP4:
+    fast = nvfp4Fused(x, q);
     break;
   default:
     break;
@@ -460,12 +475,10 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
   auto *ra = bufferAs<float>(q, "_amax_rowwise");
   auto *ca = bufferAs<float>(q, "_amax_columnwise");
 
-  // Fused path (FastNVFP4.cu): 1D, tensor amax, tiling shapes. Pass 1 is the
-  // amax (with the RHT: amax and post-RHT amax in one read), pass 2 reads x
-  // once and writes both representations.
-  if (!c.rowScaled && !c.nvfp4_2D && !c.use4over6 &&
-      cuda::nvfp4FastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
-                          q.buffer("_columnwise_data"))) {
+  // Fused path (FastNVFP4.cu, nvfp4Fused): tensor amax, tiling shapes. Pass
+  // 1 is the amax (with the RHT: amax and post-RHT amax in one read), pass 2
+  // reads x once and writes both representations.
+  if (nvfp4Fused(x, q)) {
     DeviceTemp amaxes(stream); // [amax, amax of the columnwise copy]
     TE_CUDA_CHECK(amaxes.allocate(2 * sizeof(float)), "cudaMallocAsync");
     float *amax = amaxes.as<float>();
@@ -497,6 +510,7 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
     a.colData = bufferAs<uint8_t>(q, "_columnwise_data");
     a.colScale = bufferAs<uint8_t>(q, "_columnwise_scale_inv");
     a.colScaleStride = a.colScale ? scaleStride(q, "_columnwise_scale_inv") : 0;
+    a.twoD = c.nvfp4_2D;
     a.rht = c.rht;
     a.signMask = c.rhtSignMask;
     a.stochasticRounding = c.stochasticRounding;

@@ -59,6 +59,14 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kTM = kNVFP4TileM, kTK = kNVFP4TileK;
+/// Resident blocks per SM the RHT kernels (nvfp4Fused16Kernel<RHT>,
+/// nvfp4AmaxRHTKernel) are compiled for: their registers limit them to 2
+/// blocks (25% occupancy) otherwise. A build setting, for measuring; see
+/// docs/perf/cuda-notebook.md.
+#ifndef TE_RT_NVFP4_RHT_MIN_BLOCKS
+#define TE_RT_NVFP4_RHT_MIN_BLOCKS 1
+#endif
+constexpr int kRHTMinBlocks = TE_RT_NVFP4_RHT_MIN_BLOCKS;
 constexpr int kG = kNVFP4BlockSize; // 16
 
 template <InKind T> using Storage = typename InTraits<T>::Storage;
@@ -367,14 +375,20 @@ __device__ __forceinline__ int swz(int r) {
 /// 16 j + 15, j = lane % 4, of the columns 2 p, 2 p + 1, p = 8 warp + lane / 4
 /// (8-byte stores; the 4 lanes of a column write its 32 bytes). RHT and SR
 /// are template arguments, so that the plain kernel holds no registers for
-/// them.
-template <InKind T, bool RHT, bool SR>
-__global__ void __launch_bounds__(kThreads)
+/// them. TWO_D (16x16 tiles, Format's quantizeNVFP4Tile without 4over6):
+/// every group takes the amax of its 16x16 tile, computed once per tile from
+/// the shared tile (8 threads per tile, 2 rows each); the codes are then the
+/// 1D kernel's with that amax, rowwise and columnwise alike.
+template <InKind T, bool RHT, bool SR, bool TWO_D = false>
+__global__ void __launch_bounds__(kThreads, RHT ? kRHTMinBlocks : 1)
     nvfp4Fused16Kernel(const FastNVFP4Args a) {
   static_assert(T != InKind::F32, "16-bit inputs");
+  static_assert(!TWO_D || (!RHT && !SR), "2D tiles: plain rounding, no RHT");
   constexpr int kChunks = kTK / 8; // 16-byte chunks per tile row
   __shared__ __align__(16) uint4 tile[kTM * kChunks];
   __shared__ float factors[2][kFactorCodes]; // rowwise, columnwise
+  // TWO_D: the amax of 16x16 tile (i, j) of the 64x128 block.
+  __shared__ float tileAmax[TWO_D ? kTM / kG : 1][TWO_D ? kTK / kG : 1];
 
   const int64_t M = a.M, K = a.K;
   const int64_t tilesK = K / kTK;
@@ -412,6 +426,33 @@ __global__ void __launch_bounds__(kThreads)
         nvfp4ElementFactor(static_cast<uint8_t>(t - 128), sDecCol);
   __syncthreads();
 
+  if constexpr (TWO_D) {
+    static_assert(kThreads == 8 * (kTM / kG) * (kTK / kG), "8 threads a tile");
+    // Thread t: rows 2 (t % 8), +1 of tile t / 8 (its two 16-byte chunks
+    // per row); the 8 threads of a tile are adjacent lanes.
+    const int ti = t >> 3, part = t & 7;
+    const int tr = ti / (kTK / kG), tc = ti % (kTK / kG);
+    uint32_t w[16];
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const int r = kG * tr + 2 * part + h;
+        const uint4 u = tile[r * kChunks + ((2 * tc + k) ^ swz(r))];
+        w[8 * h + 4 * k] = u.x;
+        w[8 * h + 4 * k + 1] = u.y;
+        w[8 * h + 4 * k + 2] = u.z;
+        w[8 * h + 4 * k + 3] = u.w;
+      }
+    float m = wordsAmax<T>(w, 16);
+#pragma unroll
+    for (int o = 1; o < 8; o *= 2)
+      m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+    if (part == 0)
+      tileAmax[tr][tc] = m;
+    __syncthreads();
+  }
+
   if (a.rowData) {
     const int r = t >> 2, g = t & 3;
     // Lanes with g >= 2 read their two groups in the other order (chunks
@@ -430,10 +471,18 @@ __global__ void __launch_bounds__(kThreads)
     // Group A (w[0..7]) is group 2 g + (flip ? 1 : 0) of the tile row.
     const int64_t kA = k0 + 32 * g + (flip ? kG : 0),
                   kB = k0 + 32 * g + (flip ? 0 : kG);
+    float amaxA, amaxB;
+    if constexpr (TWO_D) {
+      amaxA = tileAmax[r / kG][2 * g + (flip ? 1 : 0)];
+      amaxB = tileAmax[r / kG][2 * g + (flip ? 0 : 1)];
+    } else {
+      amaxA = wordsAmax<T>(w, 8);
+      amaxB = wordsAmax<T>(w + 8, 8);
+    }
     const uint32_t codes =
-        encodeFP8x4(nvfp4BlockScaleValue(wordsAmax<T>(w, 8), sEncRow),
-                    nvfp4BlockScaleValue(wordsAmax<T>(w + 8, 8), sEncRow), 0.0f,
-                    0.0f, /*e5m2=*/false);
+        encodeFP8x4(nvfp4BlockScaleValue(amaxA, sEncRow),
+                    nvfp4BlockScaleValue(amaxB, sEncRow), 0.0f, 0.0f,
+                    /*e5m2=*/false);
     const uint32_t cA = codes & 0xFFu, cB = (codes >> 8) & 0xFFu;
     const uint2 qA =
         encodeWords<T, SR>(w, elementFactor(factors[0], cA, sDecRow), a.seed,
@@ -475,6 +524,9 @@ __global__ void __launch_bounds__(kThreads)
       rht16(v[1], a.signMask, sigBits<T>());
       amax[0] = groupAmax(v[0]);
       amax[1] = groupAmax(v[1]);
+    } else if constexpr (TWO_D) {
+      // Columns 2 p, 2 p + 1 lie in tile column 2 p / 16.
+      amax[0] = amax[1] = tileAmax[j][p >> 3];
     } else {
       float m0v = 0.0f, m1v = 0.0f;
 #pragma unroll
@@ -530,7 +582,7 @@ __global__ void __launch_bounds__(kThreads)
 /// grid-stride loop, warp shuffles and one atomicMax per warp and value
 /// (non-negative floats order as their bits).
 template <InKind T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kRHTMinBlocks)
     nvfp4AmaxRHTKernel(const Storage<T> *x, int64_t M, int64_t K,
                        uint32_t signMask, float *amax) {
   using S = Storage<T>;
@@ -593,6 +645,14 @@ cudaError_t launchFused(const FastNVFP4Args &a, cudaStream_t stream) {
   if (tiles > INT32_MAX)
     return cudaErrorInvalidConfiguration;
   const unsigned grid = static_cast<unsigned>(tiles);
+  if (a.twoD) { // bf16, no RHT, no SR (nvfp4Fused in CudaBackend.cpp)
+    if constexpr (T == InKind::BF16) {
+      nvfp4Fused16Kernel<T, false, false, true>
+          <<<grid, kThreads, 0, stream>>>(a);
+      return cudaGetLastError();
+    }
+    return cudaErrorInvalidValue;
+  }
   if constexpr (T == InKind::BF16) {
     static const bool old = std::getenv("TE_RT_CUDA_NVFP4_ROUND2") != nullptr;
     if (!old) {

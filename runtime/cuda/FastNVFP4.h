@@ -38,8 +38,9 @@ constexpr int kNVFP4TileK = 128;
 
 /// True if the fused kernels handle x [M, K] of type `t` (F32/BF16/F16,
 /// 16-byte aligned, M % 64 == 0, K % 128 == 0, data buffers 16-byte aligned
-/// or null) -- for plain 1D NVFP4 (no 2D tiles, no row-scaled amax, no
-/// 4over6). TE_RT_CUDA_NO_FAST_KERNELS in the environment turns it off.
+/// or null) -- for NVFP4 without a row-scaled amax or 4over6 (the backend
+/// adds the conditions of 2D tiles, FastNVFP4Args::twoD).
+/// TE_RT_CUDA_NO_FAST_KERNELS in the environment turns it off.
 bool nvfp4FastPath(const void *x, format::DType t, int64_t M, int64_t K,
                    const void *rowData, const void *colData);
 
@@ -48,7 +49,9 @@ bool nvfp4FastPath(const void *x, format::DType t, int64_t M, int64_t K,
 /// [K, M/2] with `colScale` from *amaxCol (the post-RHT amax with `rht`).
 /// Either representation may be null. Stochastic rounding draws
 /// philoxRandomByte(seed, rowOffset / colOffset, element index in the
-/// representation), as the cpu backend.
+/// representation), as the cpu backend. `twoD`: 16x16 tiles (every group of
+/// a tile takes the tile amax's scale, Format's quantizeNVFP4Tile without
+/// 4over6); bf16 x only, without RHT and stochastic rounding.
 struct FastNVFP4Args {
   format::DType inType = format::DType::BF16;
   const void *x = nullptr;
@@ -58,6 +61,7 @@ struct FastNVFP4Args {
   int64_t rowScaleStride = 0;
   uint8_t *colData = nullptr, *colScale = nullptr;
   int64_t colScaleStride = 0;
+  bool twoD = false;
   bool rht = false;
   uint32_t signMask = 0;
   bool stochasticRounding = false;
