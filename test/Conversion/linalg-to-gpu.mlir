@@ -128,7 +128,9 @@ func.func @loss(%y: memref<128x256xbf16>, %l: memref<f32>) {
 
 // A column reduction (a bias gradient): one thread per 8 adjacent outputs
 // (16-byte loads, a vector accumulator), each output summed in row order,
-// no block reduction.
+// no block reduction. The combine kernel: 8 threads per output (32 outputs
+// per block of 256), each folding every 8th chunk, the 8 results folded in
+// order through workgroup memory into the output.
 // CHECK-LABEL: func.func @dbias
 // CHECK: gpu.launch {{.*}} function(@dbias_reduce_columns_L{{[0-9]+}}_kernel)
 // CHECK-NOT: gpu.all_reduce
@@ -136,9 +138,14 @@ func.func @loss(%y: memref<128x256xbf16>, %l: memref<f32>) {
 // CHECK-COUNT-4: vector.load %{{.*}} : memref<2048x4096xbf16>, vector<8xbf16>
 // CHECK: arith.addf %{{.*}} : vector<8xf32>
 // CHECK: vector.store %{{.*}} : memref<{{[0-9]+}}xf32>, vector<8xf32>
-// CHECK: gpu.launch {{.*}} function(@dbias_reduce_combine_L{{[0-9]+}}_kernel)
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c128, {{.*}} threads({{.*}}) in (%{{.*}} = %c256, {{.*}} function(@dbias_reduce_combine_L{{[0-9]+}}_kernel) workgroup(%[[SLOTS:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
 // CHECK-NOT: gpu.all_reduce
+// CHECK: scf.for %{{.*}} step %c32
 // CHECK-COUNT-4: memref.load %{{.*}} : memref<{{[0-9]+}}xf32>
+// CHECK: memref.store %{{.*}}, %[[SLOTS]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.load %{{.*}} : memref<4096xf32>
+// CHECK-COUNT-8: memref.load %[[SLOTS]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 func.func @dbias(%g: memref<2048x4096xbf16>, %db: memref<4096xf32>) {

@@ -90,6 +90,10 @@ constexpr int64_t kTargetBlocks = 1056;
 /// Steps of a reduction's loop per iteration: their loads in flight
 /// together.
 constexpr int64_t kUnroll = 4;
+/// Threads per output in the combine kernel of a column reduction: each
+/// folds every kCombineSlices-th chunk of its output, so that the chunks'
+/// loads are spread over kCombineSlices times more threads.
+constexpr int64_t kCombineSlices = 8;
 
 Value cidx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -904,8 +908,10 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
   // Kernel 2: out[p] = combine(out[p], the chunks of p). Inner-reduced (few
   // outputs, many chunks: a loss has one output and ~1000 chunks): one block
   // per output, its threads stride the chunks and combine with
-  // gpu.all_reduce; otherwise one thread per output walks its chunks in
-  // order.
+  // gpu.all_reduce; otherwise kCombineSlices threads per output, slice k
+  // folding chunks k, k + kCombineSlices, ... in order, and the slices'
+  // results folded in slice order into out[p] (a fixed order: the same bits
+  // on every run).
   {
     Value out = op.getDpsInits()[0];
     AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
@@ -938,26 +944,63 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
           wb, loc, applyCombiner(wb, loc, combine, accPos, initial, total), out,
           at);
     } else {
-      Value gx = ceilDiv(hb, loc, pTotal, block);
-      auto launch =
-          gpu::LaunchOp::create(hb, loc, gx, one, one, block, one, one);
+      const int64_t perBlock = kBlockSize / kCombineSlices;
+      Value vPerBlock = cidx(hb, loc, perBlock);
+      Value gx = ceilDiv(hb, loc, pTotal, vPerBlock);
+      auto shared =
+          MemRefType::get({kBlockSize}, accType, MemRefLayoutAttrInterface(),
+                          gpu::AddressSpaceAttr::get(
+                              b.getContext(), gpu::AddressSpace::Workgroup));
+      auto launch = gpu::LaunchOp::create(
+          hb, loc, gx, one, one, block, one, one,
+          /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+          /*asyncDependencies=*/ValueRange{}, TypeRange{shared});
       namer.name(launch, "reduce_combine", op);
       OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
       auto term = gpu::TerminatorOp::create(kb, loc);
       kb.setInsertionPoint(term);
+      Value slots = launch.getWorkgroupAttributions()[0];
+      Value tx = launch.getThreadIds().x;
+      Value q = arith::RemUIOp::create(kb, loc, tx, vPerBlock);
+      Value slice = arith::DivUIOp::create(kb, loc, tx, vPerBlock);
       Value p = arith::AddIOp::create(
           kb, loc,
-          arith::MulIOp::create(kb, loc, launch.getBlockIds().x, block),
-          launch.getThreadIds().x);
+          arith::MulIOp::create(kb, loc, launch.getBlockIds().x, vPerBlock), q);
       Value inRange =
           arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, p, pTotal);
-      auto g = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
-      OpBuilder gb = g.getThenBodyBuilder();
+      // Slice `slice` of output p: every kCombineSlices-th chunk, in order.
+      auto g = scf::IfOp::create(kb, loc, TypeRange{accType}, inRange,
+                                 /*withElseRegion=*/true);
+      {
+        OpBuilder gb = g.getThenBodyBuilder();
+        Value init = arith::ConstantOp::create(gb, loc, combiner.identity);
+        scf::YieldOp::create(gb, loc,
+                             unrolledFold(gb, loc, slice, chunks,
+                                          cidx(gb, loc, kCombineSlices), init,
+                                          fold(p)));
+        OpBuilder eb = g.getElseBodyBuilder();
+        Value none = arith::ConstantOp::create(eb, loc, combiner.identity);
+        scf::YieldOp::create(eb, loc, none);
+      }
+      memref::StoreOp::create(kb, loc, g.getResult(0), slots, tx);
+      gpu::BarrierOp::create(kb, loc);
+      Value first = arith::AndIOp::create(
+          kb, loc, inRange,
+          arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq, slice,
+                                zero));
+      auto w = scf::IfOp::create(kb, loc, first, /*withElse=*/false);
+      OpBuilder wb = w.getThenBodyBuilder();
       SmallVector<Value> at =
-          applyMap(gb, loc, outMap, loopIndices(gb, p, zero));
-      Value initial = memref::LoadOp::create(gb, loc, out, at);
-      Value total = unrolledFold(gb, loc, zero, chunks, one, initial, fold(p));
-      memref::StoreOp::create(gb, loc, total, out, at);
+          applyMap(wb, loc, outMap, loopIndices(wb, p, zero));
+      Value total = memref::LoadOp::create(wb, loc, out, at);
+      for (int64_t k = 0; k < kCombineSlices; ++k) {
+        Value slot =
+            arith::AddIOp::create(wb, loc, q, cidx(wb, loc, k * perBlock));
+        total = applyCombiner(
+            wb, loc, combine, accPos, total,
+            memref::LoadOp::create(wb, loc, slots, slot).getResult());
+      }
+      memref::StoreOp::create(wb, loc, total, out, at);
     }
   }
   memref::DeallocOp::create(b, loc, partial);
