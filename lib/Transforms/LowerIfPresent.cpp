@@ -23,6 +23,7 @@
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -109,11 +110,16 @@ private:
 /// The stages, in order, each with the ops that make it run (Passes.td's
 /// table).
 TELowerIfPresentPass::TELowerIfPresentPass() {
+  auto addStage = [&](std::function<bool(Operation *)> present,
+                      function_ref<void(OpPassManager &)> build) {
+    OpPassManager nested(ModuleOp::getOperationName());
+    build(nested);
+    stages.push_back({std::move(present), std::move(nested)});
+  };
   auto addIfPresent = [&](std::function<bool(Operation *)> present,
                           std::unique_ptr<Pass> pass) {
-    OpPassManager nested(ModuleOp::getOperationName());
-    nested.addPass(std::move(pass));
-    stages.push_back({std::move(present), std::move(nested)});
+    addStage(std::move(present),
+             [&](OpPassManager &pm) { pm.addPass(std::move(pass)); });
   };
   // bufferization.clone (a returned buffer the deallocation pipeline keeps
   // alive, e.g. a constant) -> memref.alloc + memref.copy.
@@ -132,17 +138,29 @@ TELowerIfPresentPass::TELowerIfPresentPass() {
       memref::createExpandStridedMetadataPass());
   addIfPresent(opOfDialect("affine"), createLowerAffinePass());
   // arith-expand rewrites float conversions, ceil/floor divisions and
-  // min/max; integer arithmetic and casts need nothing.
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  expand.includeF8E8M0 = true;
-  addIfPresent(
+  // min/max; integer arithmetic and casts need nothing. Host code gets bf16
+  // conversions as integer arithmetic; kernels keep them for the hardware
+  // (sm_90's cvt.rn.bf16x2.f32 rounds as the expansion does, one instruction
+  // per two elements instead of six per element; only a NaN's payload
+  // differs).
+  arith::ArithExpandOpsPassOptions hostExpand;
+  hostExpand.includeBf16 = true;
+  hostExpand.includeF8E8M0 = true;
+  arith::ArithExpandOpsPassOptions kernelExpand;
+  kernelExpand.includeBf16 = false;
+  kernelExpand.includeF8E8M0 = true;
+  addStage(
       opOfDialect("arith",
                   {"arith.constant", "arith.index_cast", "arith.index_castui",
                    "arith.addi", "arith.subi", "arith.muli", "arith.cmpi",
                    "arith.select", "arith.andi", "arith.ori", "arith.xori",
                    "arith.extui", "arith.extsi", "arith.trunci"}),
-      arith::createArithExpandOpsPass(expand));
+      [&](OpPassManager &pm) {
+        pm.addNestedPass<func::FuncOp>(
+            arith::createArithExpandOpsPass(hostExpand));
+        pm.nest("gpu.module")
+            .addPass(arith::createArithExpandOpsPass(kernelExpand));
+      });
   addIfPresent(opOfDialect("scf"), createSCFToControlFlowPass());
 }
 

@@ -1,10 +1,15 @@
 // The elementwise kernels te-linalg-to-gpu emits make 16-byte global
-// accesses in the PTX (no CUDA toolkit needed for gpu-format=isa).
+// accesses in the PTX (no CUDA toolkit needed for gpu-format=isa), and round
+// f32 to bf16 with the hardware's cvt (two elements per instruction), not
+// with arith-expand's integer arithmetic (te-lower-if-present keeps that for
+// host code).
 //
 // RUN: te-opt %s --te-pipeline="target=sm_90 gpu-format=isa" | FileCheck %s
 //
 // CHECK: gpu.binary @axpy_elementwise_L{{[0-9]+}}_kernel
 // CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: cvt.rn.bf16x2.f32
+// CHECK-NOT: 32767
 // CHECK-SAME: st.global.v4.b32
 
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -59,8 +59,11 @@
 //
 // The lowering stages before convert-to-llvm run only when the module has
 // ops they lower (te-pipeline's LowerIfPresent, one walk): the te program
-// has none left, its fp32 twin has linalg, scf and float arith.
+// has none left, its fp32 twin has linalg, scf and float arith (arith-expand
+// on host functions with bf16 conversions, on kernels without).
 // REFERENCE: ConvertLinalgToLoopsPass
+// REFERENCE-NEXT: Pipeline Collection : ['func.func', 'gpu.module']
+// REFERENCE-NEXT: 'func.func' Pipeline
 // REFERENCE-NEXT: ArithExpandOpsPass
 // REFERENCE-NEXT: SCFToControlFlowPass
 // REFERENCE-NEXT: ConvertTEToRuntime

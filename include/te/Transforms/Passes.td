@@ -142,7 +142,7 @@ def TELowerIfPresent : Pass<"te-lower-if-present", "::mlir::ModuleOp"> {
     | `convert-linalg-to-loops` | a `linalg` op |
     | `expand-strided-metadata` | a `memref` op other than `alloc`, `alloca`, `dealloc`, `global`, `get_global`, `extract_aligned_pointer_as_index`, `load`, `store`, `copy`, `dim` (views, reshapes, casts) |
     | `lower-affine` | an `affine` op |
-    | `arith-expand{include-bf16=true include-f8e8m0=true}` | an `arith` op other than `constant`, `index_cast`, `index_castui`, `addi`, `subi`, `muli`, `cmpi`, `select`, `andi`, `ori`, `xori`, `extui`, `extsi`, `trunci` |
+    | `func.func(arith-expand{include-bf16=true include-f8e8m0=true})`, `gpu.module(arith-expand{include-f8e8m0=true})` (kernels keep bf16 conversions for the hardware's `cvt`) | an `arith` op other than `constant`, `index_cast`, `index_castui`, `addi`, `subi`, `muli`, `cmpi`, `select`, `andi`, `ori`, `xori`, `extui`, `extsi`, `trunci` |
     | `convert-scf-to-cf` | an `scf` op |
 
     One walk finds the first stage to run (it stops at the first op of that
