@@ -29,8 +29,6 @@
 // every code store covers whole 32-byte sectors (4 lanes per row / column),
 // the plain E2M1 cast 8 elements at a time (encodeE2M1x8), and RHT / SR as
 // template arguments (48 registers for the plain kernel instead of 119).
-// TE_RT_CUDA_NVFP4_ROUND2=1 selects nvfp4FusedKernel for bf16 too (the
-// padded-tile kernel, kept as a timing baseline).
 // The global amaxes come from a first pass (the amax fast path, or
 // nvfp4AmaxRHTKernel with the RHT). Every value is computed by Format's
 // functions or provably equal to them (encodeE2M1Fast,
@@ -654,19 +652,16 @@ cudaError_t launchFused(const FastNVFP4Args &a, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   }
   if constexpr (T == InKind::BF16) {
-    static const bool old = std::getenv("TE_RT_CUDA_NVFP4_ROUND2") != nullptr;
-    if (!old) {
-      const bool rht = a.rht && a.colData;
-      if (rht && a.stochasticRounding)
-        nvfp4Fused16Kernel<T, true, true><<<grid, kThreads, 0, stream>>>(a);
-      else if (rht)
-        nvfp4Fused16Kernel<T, true, false><<<grid, kThreads, 0, stream>>>(a);
-      else if (a.stochasticRounding)
-        nvfp4Fused16Kernel<T, false, true><<<grid, kThreads, 0, stream>>>(a);
-      else
-        nvfp4Fused16Kernel<T, false, false><<<grid, kThreads, 0, stream>>>(a);
-      return cudaGetLastError();
-    }
+    const bool rht = a.rht && a.colData;
+    if (rht && a.stochasticRounding)
+      nvfp4Fused16Kernel<T, true, true><<<grid, kThreads, 0, stream>>>(a);
+    else if (rht)
+      nvfp4Fused16Kernel<T, true, false><<<grid, kThreads, 0, stream>>>(a);
+    else if (a.stochasticRounding)
+      nvfp4Fused16Kernel<T, false, true><<<grid, kThreads, 0, stream>>>(a);
+    else
+      nvfp4Fused16Kernel<T, false, false><<<grid, kThreads, 0, stream>>>(a);
+    return cudaGetLastError();
   }
   nvfp4FusedKernel<T><<<grid, kThreads, 0, stream>>>(a);
   return cudaGetLastError();

@@ -24,16 +24,16 @@
 //     Transposed codes: 8x8 byte transposes in registers (__byte_perm),
 //     staged in a swizzled 16 KB shared tile, stored as 16-byte chunks (8
 //     lanes = one 128-byte row of the transpose). Tiles are walked in groups
-//     of 16 tile rows. The next tiles come through a TilePipe: cp.async into
-//     2 shared-memory stages of 32 KB (one tile in flight while one is
-//     processed; bf16/f16), or the next tile's sub-tile prefetched into
-//     registers (f32, TE_RT_CUDA_TILE_PIPE=regs). Float8Block 1x128: a row's
+//     of 16 tile rows (kTileGroup). The next tiles come through a TilePipe:
+//     cp.async into 2 shared-memory stages of 32 KB (one tile in flight
+//     while one is processed; bf16/f16), or the next tile's sub-tile
+//     prefetched into registers (f32). Float8Block 1x128: a row's
 //     amax is reduce-scattered over its 16 lanes (each lane ends with one of
 //     the 8 rows), its scale computed there once and broadcast
 //     (reduceScatter8). MXFP8 (1x32 + 32x1, bf16/f16): 1x32 blocks are 4
 //     neighbouring lanes, 32x1 blocks 2 warps (column maxima exchanged in
 //     shared memory, 4 column codes per thread of 128).
-//   mxfp8TileKernel (f32, 32x32 blocks, TE_RT_CUDA_MXFP8_TILE=warp): warp
+//   mxfp8TileKernel (f32, and 32x32 blocks for every input type): warp
 //     tiles of 32 rows x 64 columns; lane = 8 * rowGroup + colChunk; a 1x32
 //     block is 4 neighbouring lanes, a 32x1 block the 4 lanes of one
 //     colChunk (the columnwise copy is not transposed). Each of the 4 lanes
@@ -42,9 +42,6 @@
 //   currentFusedKernel: current scaling in one cooperative launch: amax
 //     pass, grid barrier, perTensorTileKernel's walk backwards.
 //   amaxFastKernel: 16-byte loads, 4 in flight per thread.
-// The first bandwidth kernels (perTensorFastKernel, mxfp8FastKernel,
-// blockFastKernel: warp tiles, transposed codes stored as 8-byte columns)
-// are kept behind TE_RT_CUDA_FAST_KERNELS=v1 for comparison.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,7 +56,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <string>
 
 using namespace te::format;
 namespace cg = cooperative_groups;
@@ -140,61 +136,8 @@ unsigned tileGrid(Kernel kernel, int *perSM, int64_t tasks, size_t smem) {
   return blockGrid(kernel, perSM, tasks, smem);
 }
 
-/// TE_RT_CUDA_FAST_KERNELS=v1 selects the first bandwidth kernels (warp
-/// tiles, kept for comparison); TE_RT_CUDA_TILE_GROUP the tile-row group of
-/// the tile kernels' walk (default 16).
-bool firstKernels() {
-  static const bool v1 = [] {
-    const char *e = std::getenv("TE_RT_CUDA_FAST_KERNELS");
-    return e && std::string(e) == "v1";
-  }();
-  return v1;
-}
-
-/// TE_RT_CUDA_TILE_MINBLOCKS=3: the per-tensor tile kernel is compiled for 3
-/// resident blocks per multiprocessor (at most 85 registers) instead of 2.
-int tileMinBlocks() {
-  static const int n = [] {
-    const char *e = std::getenv("TE_RT_CUDA_TILE_MINBLOCKS");
-    return e && std::string(e) == "3" ? 3 : 2;
-  }();
-  return n;
-}
-
-/// TE_RT_CUDA_TILE_PIPE: how the tile kernels (bf16/f16 input) bring the
-/// next tiles in: "regs" (the next tile's sub-tile prefetched into
-/// registers), "async2" / "async3" (cp.async into 2 / 3 shared-memory
-/// stages, 1 / 2 tiles in flight while one is processed). Default async2 (as
-/// fast as async3 or faster on the H200, docs/perf/cuda-notebook.md, entry
-/// "2026-12-02, commits e900b29/6bdf374"; 3 blocks per SM and an L2
-/// evict-first policy on the loads were slower and are not kept).
-/// TE_RT_CUDA_MXFP8_TILE=warp: MXFP8 on 32x64 warp tiles instead of the
-/// 128x128 tiles.
-int tileStages() {
-  static const int n = [] {
-    const char *e = std::getenv("TE_RT_CUDA_TILE_PIPE");
-    std::string v = e ? e : "";
-    return v == "regs" ? 0 : v == "async3" ? 3 : 2;
-  }();
-  return n;
-}
-
-bool mxfp8WarpTiles() {
-  static const bool w = [] {
-    const char *e = std::getenv("TE_RT_CUDA_MXFP8_TILE");
-    return e && std::string(e) == "warp";
-  }();
-  return w;
-}
-
-int tileGroup() {
-  static const int g = [] {
-    const char *e = std::getenv("TE_RT_CUDA_TILE_GROUP");
-    int v = e ? std::atoi(e) : 16;
-    return v > 0 ? v : 16;
-  }();
-  return g;
-}
+/// Tile rows per group in the tile kernels' walk (tileCoords32).
+constexpr int kTileGroup = 16;
 
 template <InKind T> using Storage = typename InTraits<T>::Storage;
 
@@ -226,33 +169,8 @@ __device__ __forceinline__ void atomicMaxNonNegativeF(float *addr, float v) {
   atomicMax(reinterpret_cast<unsigned int *>(addr), __float_as_uint(v));
 }
 
-/// Loads the 8x8 sub-tile at (m, k) of the row-major [*, K] x.
-template <InKind T>
-__device__ __forceinline__ void loadSubTile(const Storage<T> *x, int64_t m,
-                                            int64_t k, int64_t K,
-                                            float v[8][8]) {
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-    load8<T>(x + (m + i) * K + k, v[i]);
-}
-
 __device__ __forceinline__ void store8(uint8_t *p, uint2 v) {
   *reinterpret_cast<uint2 *>(p) = v;
-}
-
-/// Stores the 8 columns of the 8x8 code block `codes` (rows) into the
-/// transposed matrix: column j goes to tr[(k + j) * ld + m].
-__device__ __forceinline__ void storeTransposed(uint8_t *tr, int64_t k,
-                                                int64_t m, int64_t ld,
-                                                const uint2 codes[8]) {
-  store8(tr + (k + 0) * ld + m, column8<0>(codes));
-  store8(tr + (k + 1) * ld + m, column8<1>(codes));
-  store8(tr + (k + 2) * ld + m, column8<2>(codes));
-  store8(tr + (k + 3) * ld + m, column8<3>(codes));
-  store8(tr + (k + 4) * ld + m, column8<4>(codes));
-  store8(tr + (k + 5) * ld + m, column8<5>(codes));
-  store8(tr + (k + 6) * ld + m, column8<6>(codes));
-  store8(tr + (k + 7) * ld + m, column8<7>(codes));
 }
 
 //===----------------------------------------------------------------------===//
@@ -321,52 +239,6 @@ __global__ void __launch_bounds__(kFastThreads)
 }
 
 //===----------------------------------------------------------------------===//
-// Per-tensor FP8: cast (+ transpose) with one scale
-//===----------------------------------------------------------------------===//
-
-template <InKind T>
-__global__ void __launch_bounds__(kFastThreads)
-    perTensorFastKernel(const Storage<T> *x, int64_t M, int64_t K,
-                        const float *scalePtr, bool e5m2, uint8_t *data,
-                        uint8_t *tr, float *scaleInv, float *amaxOut) {
-  const int lane = threadIdx.x & 31;
-  const int cc = lane & 7, rg = lane >> 3;
-  const int64_t tilesK = K / 64, tiles = (M / 32) * tilesK;
-  const float scale = *scalePtr;
-  float amax = 0.0f;
-  const int64_t nWarps = (int64_t(gridDim.x) * blockDim.x) >> 5;
-  for (int64_t w = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) >> 5;
-       w < tiles; w += nWarps) {
-    const int64_t m = (w / tilesK) * 32 + rg * 8;
-    const int64_t k = (w % tilesK) * 64 + cc * 8;
-    float v[8][8];
-    loadSubTile<T>(x, m, k, K, v);
-    uint2 codes[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      if (amaxOut)
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-          amax = maxNum(amax, absBits(v[i][j]));
-      codes[i] = encodeScaled8(v[i], scale, e5m2);
-      if (data)
-        store8(data + (m + i) * K + k, codes[i]);
-    }
-    if (tr)
-      storeTransposed(tr, k, m, M, codes);
-  }
-  if (amaxOut) {
-#pragma unroll
-    for (int off = 16; off > 0; off /= 2)
-      amax = shflMax(amax, off);
-    if (lane == 0)
-      atomicMaxNonNegativeF(amaxOut, amax);
-  }
-  if (scaleInv && blockIdx.x == 0 && threadIdx.x == 0)
-    *scaleInv = reciprocalRN(scale);
-}
-
-//===----------------------------------------------------------------------===//
 // Tile kernels: 128x128 tiles per 256-thread block, persistent grid
 //===----------------------------------------------------------------------===//
 //
@@ -376,10 +248,10 @@ __global__ void __launch_bounds__(kFastThreads)
 // codes). The transposed copy goes through a 16 KB shared-memory tile of codes
 // (in-register 8x8 byte transposes, 8-byte writes, swizzled) read back as
 // 16-byte chunks: each transposed row of the tile is one 128-byte store of 8
-// lanes. The next tile's x is loaded into registers before the current one is
-// processed. Tiles at the right/bottom edge are partial: row groups and column
-// chunks outside [M, K] are skipped (M % 32 == 0, K % 64 == 0 keep groups of 8
-// rows/columns and 16-row transposed chunks whole).
+// lanes. The next tile's x comes through a TilePipe (below) while the current
+// one is processed. Tiles at the right/bottom edge are partial: row groups and
+// column chunks outside [M, K] are skipped (M % 32 == 0, K % 64 == 0 keep
+// groups of 8 rows/columns and 16-row transposed chunks whole).
 
 constexpr int kTile = 128;
 
@@ -469,12 +341,12 @@ __device__ __forceinline__ void subTileMaxima(const RawRows<T> &r, float rm[8],
 //===----------------------------------------------------------------------===//
 //
 // TilePipe<T, 0>: the next tile's sub-tile is prefetched into registers
-// (RawRows next), one tile in flight. TilePipe<T, S> (S = 2, 3; 2-byte
-// inputs): cp.async (16 bytes, L1 bypassed) into S shared-memory slots of
-// 32 KB, S - 1 tiles in flight. Slot layout: uint4 (i * 256 + tid) holds row
-// i of thread tid's sub-tile, so that every thread reads back only what it
-// copied itself (cp.async.wait_group, no barrier) and a warp's accesses are
-// consecutive 16-byte words (no bank conflicts). Use:
+// (RawRows next), one tile in flight. TilePipe<T, 2> (2-byte inputs):
+// cp.async (16 bytes, L1 bypassed) into 2 shared-memory slots of 32 KB, one
+// tile in flight while the other is processed. Slot layout: uint4 (i * 256 +
+// tid) holds row i of thread tid's sub-tile, so that every thread reads back
+// only what it copied itself (cp.async.wait_group, no barrier) and a warp's
+// accesses are consecutive 16-byte words (no bank conflicts). Use:
 //   pipe.start(where, first, step, tiles);     // tiles first + s step, s <
 //   kDepth loop over t: pipe.take(cur);               // tile t's sub-tile
 //                [a barrier if the slot just freed was shared]
@@ -494,7 +366,7 @@ __device__ __forceinline__ void cpAsync16(void *smem, const void *gmem,
 }
 
 template <InKind T, int Stages> struct TilePipe {
-  static_assert(Stages == 2 || Stages == 3, "2 or 3 shared-memory stages");
+  static_assert(Stages == 2, "2 shared-memory stages");
   static_assert(T != InKind::F32, "32 KB slots hold 2-byte inputs");
   static constexpr int kDepth = Stages - 1;
   static constexpr size_t kSmemBytes = size_t(Stages) * kSlotWords * 16;
@@ -579,6 +451,13 @@ template <InKind T> struct TilePipe<T, 0> {
   __device__ __forceinline__ uint8_t *current() const { return nullptr; }
 };
 
+/// The tile kernels' pipe for input type T: cp.async into 2 shared-memory
+/// stages for bf16/f16 (the fastest or level of the pipes measured on the
+/// H200, docs/perf/cuda-notebook.md, entry "2026-12-02, commits
+/// e900b29/6bdf374", and 32 registers fewer than the register prefetch), the
+/// register prefetch for f32 (whose sub-tiles do not fit the 32 KB slots).
+template <InKind T> constexpr int kTileStages = T == InKind::F32 ? 0 : 2;
+
 /// Byte offset in the transposed code tile of the 8 bytes of transposed row
 /// `k` (0..127) holding tile rows 8u..8u+7 (u = 0..15). 8-byte units are
 /// XOR-swizzled by an even number so that 16-byte pairs stay adjacent.
@@ -659,7 +538,7 @@ __device__ __forceinline__ float perTensorScale(const PerTensorScale &s) {
 template <InKind T, int Stages>
 __device__ __forceinline__ float
 perTensorTiles(const Storage<T> *x, int64_t M, int64_t K, float scale,
-               bool e5m2, uint8_t *data, uint8_t *tr, bool wantAmax, int group,
+               bool e5m2, uint8_t *data, uint8_t *tr, bool wantAmax,
                bool reverse, uint8_t (*staged)[kTile * kTile], uint4 *slots) {
   const int lane = threadIdx.x & 31;
   const int c = lane & 15, g = ((threadIdx.x >> 5) << 1) | (lane >> 4);
@@ -668,7 +547,8 @@ perTensorTiles(const Storage<T> *x, int64_t M, int64_t K, float scale,
             tiles = tilesM * tilesK;
   auto where = [&](int t, int64_t &row, int64_t &col) {
     int mb = 0, kb = 0;
-    tileCoords32(reverse ? tiles - 1 - t : t, tilesM, tilesK, group, mb, kb);
+    tileCoords32(reverse ? tiles - 1 - t : t, tilesM, tilesK, kTileGroup, mb,
+                 kb);
     row = int64_t(mb) * kTile + 8 * g;
     col = int64_t(kb) * kTile + 8 * c;
     return row < M && col < K;
@@ -720,17 +600,17 @@ template <InKind T, int Stages> constexpr size_t pipeSmem(size_t regsBytes) {
     return TilePipe<T, Stages>::kSmemBytes;
 }
 
-template <InKind T, int MinBlocks, int Stages>
-__global__ void __launch_bounds__(kFastThreads, MinBlocks)
+template <InKind T>
+__global__ void __launch_bounds__(kFastThreads, 2)
     perTensorTileKernel(const Storage<T> *x, int64_t M, int64_t K,
                         PerTensorScale sc, bool e5m2, uint8_t *data,
-                        uint8_t *tr, float *scaleInv, float *amaxOut, int group,
+                        uint8_t *tr, float *scaleInv, float *amaxOut,
                         bool reverse) {
   extern __shared__ uint4 tileSmem[];
   __shared__ float red[8];
   const float scale = perTensorScale(sc);
-  const float amax = perTensorTiles<T, Stages>(
-      x, M, K, scale, e5m2, data, tr, amaxOut != nullptr, group, reverse,
+  const float amax = perTensorTiles<T, kTileStages<T>>(
+      x, M, K, scale, e5m2, data, tr, amaxOut != nullptr, reverse,
       reinterpret_cast<uint8_t(*)[kTile * kTile]>(tileSmem), tileSmem);
   if (amaxOut) {
     const float r = blockMax256(amax, red);
@@ -752,8 +632,7 @@ template <InKind T>
 __global__ void __launch_bounds__(kFastThreads, 2)
     currentFusedKernel(const Storage<T> *x, int64_t M, int64_t K,
                        float fp8MaxValue, bool pow2, float eps, bool e5m2,
-                       uint8_t *data, uint8_t *tr, float *acc, float *amaxOut,
-                       int group) {
+                       uint8_t *data, uint8_t *tr, float *acc, float *amaxOut) {
   __shared__ __align__(16) uint8_t staged[2][kTile * kTile];
   __shared__ float red[8];
   cg::grid_group grid = cg::this_grid();
@@ -770,7 +649,7 @@ __global__ void __launch_bounds__(kFastThreads, 2)
     if (amaxOut)
       *amaxOut = amax;
   }
-  perTensorTiles<T, 0>(x, M, K, scale, e5m2, data, tr, false, group,
+  perTensorTiles<T, 0>(x, M, K, scale, e5m2, data, tr, false,
                        /*reverse=*/true, staged, nullptr);
 }
 
@@ -797,10 +676,10 @@ __global__ void currentScaleInvKernel(const float *amax, float fp8MaxValue,
 // block reduction. Scale buffers are written as 128 consecutive floats per
 // tile (staged in shared memory). Per tile: 3 barriers (1x128), 3 (128x128).
 
-template <InKind T, bool E5M2, int Stages>
+template <InKind T, bool E5M2>
 __global__ void __launch_bounds__(kFastThreads, 2)
-    blockTileKernel(const Storage<T> *x, int64_t M, int64_t K, BlockArgs a,
-                    int group) {
+    blockTileKernel(const Storage<T> *x, int64_t M, int64_t K, BlockArgs a) {
+  constexpr int Stages = kTileStages<T>;
   extern __shared__ uint4 tileSmem[];
   __shared__ float part[8][kTile];
   __shared__ float colS[kTile];
@@ -814,7 +693,7 @@ __global__ void __launch_bounds__(kFastThreads, 2)
   const float vInf = valueForInfBlock(a.inType);
   auto where = [&](int t, int64_t &row, int64_t &col) {
     int mb = 0, kb = 0;
-    tileCoords32(t, tilesM, tilesK, group, mb, kb);
+    tileCoords32(t, tilesM, tilesK, kTileGroup, mb, kb);
     row = int64_t(mb) * kTile + 8 * g;
     col = int64_t(kb) * kTile + 8 * c;
     return true;
@@ -937,93 +816,6 @@ __global__ void __launch_bounds__(kFastThreads, 2)
 // MXFP8: 1x32 + 32x1 (or 32x32) blocks, compact scales
 //===----------------------------------------------------------------------===//
 
-template <InKind T>
-__global__ void __launch_bounds__(kFastThreads, 2)
-    mxfp8FastKernel(const Storage<T> *x, int64_t M, int64_t K, MXFP8Args a) {
-  const int lane = threadIdx.x & 31;
-  const int cc = lane & 7, rg = lane >> 3;
-  const int64_t tilesK = K / 64, tiles = (M / 32) * tilesK;
-  const bool e5m2 = a.fp8 == DType::E5M2;
-  const int64_t nWarps = (int64_t(gridDim.x) * blockDim.x) >> 5;
-  for (int64_t w = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) >> 5;
-       w < tiles; w += nWarps) {
-    const int64_t mBlock = (w / tilesK) * 32;
-    const int64_t m = mBlock + rg * 8;
-    const int64_t k = (w % tilesK) * 64 + cc * 8;
-    float v[8][8];
-    loadSubTile<T>(x, m, k, K, v);
-    // Column maxima over the 32 rows of the block (4 lanes of one colChunk).
-    float colMax[8];
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      float c = 0.0f;
-#pragma unroll
-      for (int i = 0; i < 8; ++i)
-        c = maxNum(c, absBits(v[i][j]));
-      c = shflMax(c, 8);
-      colMax[j] = shflMax(c, 16);
-    }
-    if (a.twoD) {
-      float b = 0.0f;
-#pragma unroll
-      for (int j = 0; j < 8; ++j)
-        b = maxNum(b, colMax[j]);
-      b = shflMax(shflMax(b, 1), 2);
-      const uint8_t e = mxfp8ScaleFromAmax(b, a.fp8, a.rounding);
-      const float f = e8m0Reciprocal(e);
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        uint2 c = encodeScaled8(v[i], f, e5m2);
-        if (a.rowData)
-          store8(a.rowData + (m + i) * K + k, c);
-        if (a.colData)
-          store8(a.colData + (m + i) * K + k, c);
-        if (a.rowScale && (cc & 3) == 0)
-          a.rowScale[(m + i) * a.rowScaleStride + k / 32] = e;
-      }
-      if (a.colScale && rg == 0)
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-          a.colScale[(mBlock / 32) * a.colScaleStride + k + j] = e;
-      continue;
-    }
-    if (a.rowData) {
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        float r = 0.0f;
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-          r = maxNum(r, absBits(v[i][j]));
-        r = shflMax(shflMax(r, 1), 2);
-        const uint8_t e = mxfp8ScaleFromAmax(r, a.fp8, a.rounding);
-        store8(a.rowData + (m + i) * K + k,
-               encodeScaled8(v[i], e8m0Reciprocal(e), e5m2));
-        if ((cc & 3) == 0)
-          a.rowScale[(m + i) * a.rowScaleStride + k / 32] = e;
-      }
-    }
-    if (a.colData) {
-      float f[8];
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const uint8_t e = mxfp8ScaleFromAmax(colMax[j], a.fp8, a.rounding);
-        f[j] = e8m0Reciprocal(e);
-        if (rg == 0)
-          a.colScale[(mBlock / 32) * a.colScaleStride + k + j] = e;
-      }
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        uint2 c;
-        c.x = encodeFP8x4(v[i][0] * f[0], v[i][1] * f[1], v[i][2] * f[2],
-                          v[i][3] * f[3], e5m2);
-        c.y = encodeFP8x4(v[i][4] * f[4], v[i][5] * f[5], v[i][6] * f[6],
-                          v[i][7] * f[7], e5m2);
-        store8(a.colData + (m + i) * K + k, c);
-      }
-    }
-  }
-}
-
 /// The E8M0 codes of 2 of the 8 blocks whose per-lane maxima are r[0..7],
 /// blocks spread over the 4 lanes that differ in lane bits `hi`, `lo`
 /// (masks): reduce-scatter (xor hi: 4 shuffles, xor lo: 2), after which the
@@ -1060,8 +852,8 @@ gatherCodes8(const uint8_t e[2], int lane, int hi, int lo, uint32_t codes[2]) {
 }
 
 /// MXFP8 on warp tiles of 32 rows x 64 columns (lane = 8 * rowGroup +
-/// colChunk, as mxfp8FastKernel), grid-stride over warp tiles with the next
-/// tile's x prefetched into registers. x is kept packed (bf16/f16: 32
+/// colChunk), grid-stride over warp tiles with the next tile's x prefetched
+/// into registers: f32 inputs and 32x32 blocks. x is kept packed (bf16/f16: 32
 /// registers per tile) and unpacked once per pass; the fp8 type is a template
 /// parameter so that the scale math's constants fold. Column scales are
 /// stored as 8 bytes per lane when `packColScales`.
@@ -1200,11 +992,12 @@ __global__ void __launch_bounds__(kFastThreads, 2)
 /// keep 32-row and 32-column blocks whole; row groups and column chunks
 /// outside [M, K] are loaded as zeros and not stored. No 32x32 mode
 /// (mxfp8TileKernel does it).
-template <InKind T, bool E5M2, int Stages>
+template <InKind T, bool E5M2>
 __global__ void __launch_bounds__(kFastThreads, 2)
     mxfp8BlockTileKernel(const Storage<T> *x, int64_t M, int64_t K, MXFP8Args a,
-                         bool packColScales, int group) {
+                         bool packColScales) {
   constexpr DType fp8 = E5M2 ? DType::E5M2 : DType::E4M3;
+  constexpr int Stages = kTileStages<T>;
   extern __shared__ uint4 tileSmem[];
   __shared__ __align__(16) float part[8][kTile];
   __shared__ __align__(16) uint32_t colCode[4][kTile / 4];
@@ -1215,7 +1008,7 @@ __global__ void __launch_bounds__(kFastThreads, 2)
             tiles = tilesM * tilesK;
   auto where = [&](int t, int64_t &row, int64_t &col) {
     int mb = 0, kb = 0;
-    tileCoords32(t, tilesM, tilesK, group, mb, kb);
+    tileCoords32(t, tilesM, tilesK, kTileGroup, mb, kb);
     row = int64_t(mb) * kTile + 8 * g;
     col = int64_t(kb) * kTile + 8 * c;
     return row < M && col < K;
@@ -1319,115 +1112,6 @@ __global__ void __launch_bounds__(kFastThreads, 2)
   }
 }
 
-//===----------------------------------------------------------------------===//
-// Float8Block: 1x128 + 128x1 (or 128x128) blocks, one 128x128 tile per block
-//===----------------------------------------------------------------------===//
-
-template <InKind T>
-__global__ void __launch_bounds__(kFastThreads)
-    blockFastKernel(const Storage<T> *x, int64_t M, int64_t K, int64_t tilesK,
-                    BlockArgs a) {
-  __shared__ float part[8][128];
-  __shared__ float colMaxS[128];
-  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  const int cc = lane & 15, rg = lane >> 4;
-  const int64_t mb = blockIdx.x / tilesK, kb = blockIdx.x % tilesK;
-  const int64_t m0 = mb * 128, k0 = kb * 128;
-  const int64_t m = m0 + warp * 16 + rg * 8, k = k0 + cc * 8;
-  const bool e5m2 = a.fp8 == DType::E5M2;
-  const float fmax = fp8Max(a.fp8), vInf = valueForInfBlock(a.inType);
-  float v[8][8];
-  loadSubTile<T>(x, m, k, K, v);
-  if (a.blockDim == 1) {
-    if (a.rowData) {
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        float r = 0.0f;
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-          r = maxNum(r, absBits(v[i][j]));
-        r = shflMax(shflMax(shflMax(shflMax(r, 1), 2), 4), 8);
-        const float s = computeScaleFromAmax(r, fmax, a.pow2, a.eps, vInf);
-        store8(a.rowData + (m + i) * K + k, encodeScaled8(v[i], s, e5m2));
-        if (cc == 0)
-          a.rowScale[kb * a.rowScaleStride + m + i] = reciprocalRN(s);
-      }
-    }
-    if (a.colData) {
-#pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        float c = 0.0f;
-#pragma unroll
-        for (int i = 0; i < 8; ++i)
-          c = maxNum(c, absBits(v[i][j]));
-        c = shflMax(c, 16);
-        if (rg == 0)
-          part[warp][cc * 8 + j] = c;
-      }
-      __syncthreads();
-      if (t < 128) {
-        float c = 0.0f;
-#pragma unroll
-        for (int w = 0; w < 8; ++w)
-          c = maxNum(c, part[w][t]);
-        colMaxS[t] = c;
-        a.colScale[mb * a.colScaleStride + k0 + t] =
-            reciprocalRN(computeScaleFromAmax(c, fmax, a.pow2, a.eps, vInf));
-      }
-      __syncthreads();
-      float s[8];
-#pragma unroll
-      for (int j = 0; j < 8; ++j)
-        s[j] = computeScaleFromAmax(colMaxS[cc * 8 + j], fmax, a.pow2, a.eps,
-                                    vInf);
-      uint2 codes[8];
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        codes[i].x = encodeFP8x4(v[i][0] * s[0], v[i][1] * s[1], v[i][2] * s[2],
-                                 v[i][3] * s[3], e5m2);
-        codes[i].y = encodeFP8x4(v[i][4] * s[4], v[i][5] * s[5], v[i][6] * s[6],
-                                 v[i][7] * s[7], e5m2);
-      }
-      storeTransposed(a.colData, k, m, M, codes);
-    }
-    return;
-  }
-  // 128x128: one scale for the tile.
-  float r = 0.0f;
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-#pragma unroll
-    for (int j = 0; j < 8; ++j)
-      r = maxNum(r, absBits(v[i][j]));
-#pragma unroll
-  for (int off = 16; off > 0; off /= 2)
-    r = shflMax(r, off);
-  if (lane == 0)
-    part[0][warp] = r;
-  __syncthreads();
-  float amax = 0.0f;
-#pragma unroll
-  for (int w = 0; w < 8; ++w)
-    amax = maxNum(amax, part[0][w]);
-  const float s = computeScaleFromAmax(amax, fmax, a.pow2, a.eps, vInf);
-  uint2 codes[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    codes[i] = encodeScaled8(v[i], s, e5m2);
-    if (a.rowData)
-      store8(a.rowData + (m + i) * K + k, codes[i]);
-  }
-  if (a.colData)
-    storeTransposed(a.colData, k, m, M, codes);
-  if (t == 0) {
-    const float sInv = reciprocalRN(s);
-    if (a.rowScale)
-      a.rowScale[mb * a.rowScaleStride + kb] = sInv;
-    if (a.colScale)
-      a.colScale[kb * a.colScaleStride + mb] = sInv;
-  }
-}
-
 template <template <InKind> class F, typename... Args>
 cudaError_t dispatchIn(DType t, Args &&...args) {
   switch (t) {
@@ -1456,51 +1140,19 @@ template <InKind T> struct PerTensorLaunch {
                          const PerTensorScale &sc, DType fp8, uint8_t *data,
                          uint8_t *tr, float *scaleInv, float *amaxOut,
                          cudaStream_t stream) {
-    const float *scale = sc.scalePtr;
-    if (!firstKernels() || sc.amaxPtr) {
-      const int64_t tiles =
-          ((M + kTile - 1) / kTile) * ((K + kTile - 1) / kTile);
-      if (tiles > INT32_MAX)
-        return cudaErrorInvalidConfiguration;
-      auto launch = [&](auto kernel, int *perSM, size_t smem) {
-        unsigned grid = tileGrid(kernel, perSM, tiles, smem);
-        kernel<<<grid, kFastThreads, smem, stream>>>(
-            static_cast<const Storage<T> *>(x), M, K, sc, fp8 == DType::E5M2,
-            data, tr, scaleInv, amaxOut, tileGroup(),
-            /*reverse=*/sc.amaxPtr != nullptr);
-        return cudaGetLastError();
-      };
-      if constexpr (T != InKind::F32) {
-        static int perSMa2 = 0, perSMa3 = 0;
-        if (tileStages() == 3)
-          return launch(perTensorTileKernel<T, 2, 3>, &perSMa3,
-                        pipeSmem<T, 3>(0));
-        if (tileStages() == 2)
-          return launch(perTensorTileKernel<T, 2, 2>, &perSMa2,
-                        pipeSmem<T, 2>(0));
-      }
-      constexpr size_t kStaged = 2 * kTile * kTile;
-      static int perSM2 = 0, perSM3 = 0;
-      if (tileMinBlocks() == 3)
-        return launch(perTensorTileKernel<T, 3, 0>, &perSM3, kStaged);
-      return launch(perTensorTileKernel<T, 2, 0>, &perSM2, kStaged);
-    }
+    const int64_t tiles = ((M + kTile - 1) / kTile) * ((K + kTile - 1) / kTile);
+    if (tiles > INT32_MAX)
+      return cudaErrorInvalidConfiguration;
     static int perSM = 0;
-    int64_t tiles = (M / 32) * (K / 64);
-    unsigned grid = warpGrid(perTensorFastKernel<T>, &perSM, tiles);
-    perTensorFastKernel<T><<<grid, kFastThreads, 0, stream>>>(
-        static_cast<const Storage<T> *>(x), M, K, scale, fp8 == DType::E5M2,
-        data, tr, scaleInv, amaxOut);
+    // The register pipe stages the transposed codes in 2 tiles of its own.
+    const size_t smem = pipeSmem<T, kTileStages<T>>(2 * kTile * kTile);
+    unsigned grid = tileGrid(perTensorTileKernel<T>, &perSM, tiles, smem);
+    perTensorTileKernel<T><<<grid, kFastThreads, smem, stream>>>(
+        static_cast<const Storage<T> *>(x), M, K, sc, fp8 == DType::E5M2, data,
+        tr, scaleInv, amaxOut, /*reverse=*/sc.amaxPtr != nullptr);
     return cudaGetLastError();
   }
 };
-
-/// TE_RT_CUDA_CURRENT_UNFUSED=1: current scaling as amax kernel + cast
-/// kernel + scale_inv kernel (for timings) instead of the fused kernel.
-bool currentUnfused() {
-  static const bool off = std::getenv("TE_RT_CUDA_CURRENT_UNFUSED") != nullptr;
-  return off;
-}
 
 bool cooperativeLaunch() {
   static const bool ok = [] {
@@ -1519,7 +1171,7 @@ template <InKind T> struct CurrentFusedLaunch {
   static cudaError_t run(const void *x, int64_t M, int64_t K, DType fp8,
                          bool pow2, float eps, uint8_t *data, uint8_t *tr,
                          float *acc, float *amaxOut, cudaStream_t stream) {
-    if (currentUnfused() || !cooperativeLaunch())
+    if (!cooperativeLaunch())
       return cudaErrorNotSupported;
     static int perSM = 0;
     const int64_t tiles = ((M + kTile - 1) / kTile) * ((K + kTile - 1) / kTile);
@@ -1530,9 +1182,8 @@ template <InKind T> struct CurrentFusedLaunch {
     const Storage<T> *xs = static_cast<const Storage<T> *>(x);
     float fmax = fp8Max(fp8);
     bool e5m2 = fp8 == DType::E5M2;
-    int group = tileGroup();
-    void *args[] = {&xs,   &M,    &K,  &fmax, &pow2,    &eps,
-                    &e5m2, &data, &tr, &acc,  &amaxOut, &group};
+    void *args[] = {&xs,   &M,    &K,  &fmax, &pow2,   &eps,
+                    &e5m2, &data, &tr, &acc,  &amaxOut};
     e = cudaLaunchCooperativeKernel(
         reinterpret_cast<const void *>(&currentFusedKernel<T>), dim3(grid),
         dim3(kFastThreads), args, 0, stream);
@@ -1547,44 +1198,23 @@ template <InKind T> struct CurrentFusedLaunch {
 template <InKind T> struct MXFP8Launch {
   static cudaError_t run(const void *x, int64_t M, int64_t K,
                          const MXFP8Args &a, cudaStream_t stream) {
-    if (firstKernels()) {
-      static int perSM = 0;
-      int64_t tiles = (M / 32) * (K / 64);
-      unsigned grid = warpGrid(mxfp8FastKernel<T>, &perSM, tiles);
-      mxfp8FastKernel<T><<<grid, kFastThreads, 0, stream>>>(
-          static_cast<const Storage<T> *>(x), M, K, a);
-      return cudaGetLastError();
-    }
     const int64_t tiles128 =
         ((M + kTile - 1) / kTile) * ((K + kTile - 1) / kTile);
     if constexpr (T != InKind::F32) {
-      if (!a.twoD && !mxfp8WarpTiles() && tiles128 <= INT32_MAX) {
+      if (!a.twoD && tiles128 <= INT32_MAX) {
         const bool pack =
             a.colScale && aligned(a.colScale, 4) && a.colScaleStride % 4 == 0;
-        auto launch = [&](auto kernel, int *perSM, size_t smem) {
+        auto launch = [&](auto kernel, int *perSM) {
+          constexpr size_t smem = pipeSmem<T, kTileStages<T>>(0);
           unsigned grid = tileGrid(kernel, perSM, tiles128, smem);
           kernel<<<grid, kFastThreads, smem, stream>>>(
-              static_cast<const Storage<T> *>(x), M, K, a, pack, tileGroup());
+              static_cast<const Storage<T> *>(x), M, K, a, pack);
           return cudaGetLastError();
         };
-        const bool e5 = a.fp8 == DType::E5M2;
-        static int perSM[2][3] = {};
-        switch (tileStages()) {
-        case 3:
-          return e5 ? launch(mxfp8BlockTileKernel<T, true, 3>, &perSM[1][2],
-                             pipeSmem<T, 3>(0))
-                    : launch(mxfp8BlockTileKernel<T, false, 3>, &perSM[0][2],
-                             pipeSmem<T, 3>(0));
-        case 2:
-          return e5 ? launch(mxfp8BlockTileKernel<T, true, 2>, &perSM[1][1],
-                             pipeSmem<T, 2>(0))
-                    : launch(mxfp8BlockTileKernel<T, false, 2>, &perSM[0][1],
-                             pipeSmem<T, 2>(0));
-        default:
-          return e5 ? launch(mxfp8BlockTileKernel<T, true, 0>, &perSM[1][0], 0)
-                    : launch(mxfp8BlockTileKernel<T, false, 0>, &perSM[0][0],
-                             0);
-        }
+        static int perSMBlock[2] = {};
+        if (a.fp8 == DType::E5M2)
+          return launch(mxfp8BlockTileKernel<T, true>, &perSMBlock[1]);
+        return launch(mxfp8BlockTileKernel<T, false>, &perSMBlock[0]);
       }
     }
     const int64_t tiles = (M / 32) * (K / 64);
@@ -1606,43 +1236,21 @@ template <InKind T> struct MXFP8Launch {
 template <InKind T> struct BlockLaunch {
   static cudaError_t run(const void *x, int64_t M, int64_t K,
                          const BlockArgs &a, cudaStream_t stream) {
-    if (!firstKernels()) {
-      const int64_t tiles = (M / kTile) * (K / kTile);
-      if (tiles > INT32_MAX)
-        return cudaErrorInvalidConfiguration;
-      auto launch = [&](auto kernel, int *perSM, size_t smem) {
-        unsigned grid = tileGrid(kernel, perSM, tiles, smem);
-        kernel<<<grid, kFastThreads, smem, stream>>>(
-            static_cast<const Storage<T> *>(x), M, K, a, tileGroup());
-        return cudaGetLastError();
-      };
-      const bool e5 = a.fp8 == DType::E5M2;
-      if constexpr (T != InKind::F32) {
-        static int perSM[2][2] = {};
-        if (tileStages() == 3)
-          return e5 ? launch(blockTileKernel<T, true, 3>, &perSM[1][1],
-                             pipeSmem<T, 3>(0))
-                    : launch(blockTileKernel<T, false, 3>, &perSM[0][1],
-                             pipeSmem<T, 3>(0));
-        if (tileStages() == 2)
-          return e5 ? launch(blockTileKernel<T, true, 2>, &perSM[1][0],
-                             pipeSmem<T, 2>(0))
-                    : launch(blockTileKernel<T, false, 2>, &perSM[0][0],
-                             pipeSmem<T, 2>(0));
-      }
-      constexpr size_t kStaged = kTile * kTile;
-      static int perSM4 = 0, perSM5 = 0;
-      if (e5)
-        return launch(blockTileKernel<T, true, 0>, &perSM5, kStaged);
-      return launch(blockTileKernel<T, false, 0>, &perSM4, kStaged);
-    }
-    int64_t tilesK = K / 128, tiles = (M / 128) * tilesK;
+    const int64_t tiles = (M / kTile) * (K / kTile);
     if (tiles > INT32_MAX)
       return cudaErrorInvalidConfiguration;
-    blockFastKernel<T>
-        <<<static_cast<unsigned>(tiles), kFastThreads, 0, stream>>>(
-            static_cast<const Storage<T> *>(x), M, K, tilesK, a);
-    return cudaGetLastError();
+    // The register pipe stages the transposed codes in one tile of its own.
+    constexpr size_t smem = pipeSmem<T, kTileStages<T>>(kTile * kTile);
+    auto launch = [&](auto kernel, int *perSM) {
+      unsigned grid = tileGrid(kernel, perSM, tiles, smem);
+      kernel<<<grid, kFastThreads, smem, stream>>>(
+          static_cast<const Storage<T> *>(x), M, K, a);
+      return cudaGetLastError();
+    };
+    static int perSM4 = 0, perSM5 = 0;
+    if (a.fp8 == DType::E5M2)
+      return launch(blockTileKernel<T, true>, &perSM5);
+    return launch(blockTileKernel<T, false>, &perSM4);
   }
 };
 

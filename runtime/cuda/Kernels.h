@@ -204,8 +204,8 @@ cudaError_t launchCurrentCastFast(const void *x, DType inType, int64_t M,
 /// with scale = computeScaleFromAmax(amax), *scaleInv = 1 / scale,
 /// *amaxOut = amax (if set). One cooperative launch (amax pass, grid
 /// barrier, cast pass walking backwards; scaleInv is zeroed first and used as
-/// the accumulator); where a cooperative launch is not possible, or with
-/// TE_RT_CUDA_CURRENT_UNFUSED set, the amax kernel + launchCurrentCastFast.
+/// the accumulator); where a cooperative launch is not possible, the amax
+/// kernel + launchCurrentCastFast.
 /// Same conditions as launchCurrentCastFast (perTensorFastPath).
 cudaError_t launchCurrentQuantizeFast(const void *x, DType inType, int64_t M,
                                       int64_t K, DType fp8, bool pow2,

@@ -55,16 +55,10 @@ if [ -n "${TE_NVFP4_QUICK:-}" ]; then
   echo "NVFP4 tests: rc=$? in $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|PASSED) +\]|te-rt-cuda\]|Failure|differ" \
     "$OUT/tests.log" | head -40
-  # round3: the default kernels; round2: TE_RT_CUDA_NVFP4_ROUND2=1 (the
-  # padded-tile kernel for bf16 too), in the same run (the variant names are
-  # the labels of the README's tables).
-  for v in round3 round2 round3-again; do
-    env $([ $v = round2 ] && echo TE_RT_CUDA_NVFP4_ROUND2=1) \
-      "$T" --gtest_also_run_disabled_tests \
-      --gtest_filter='CudaNVFP4Perf.DISABLED_Bandwidth16k' 2>&1 |
-      grep -E "te-rt-cuda\]|FAILED|Failure" | sed "s/^/$v: /" |
-      tee -a "$OUT/perf.log"
-  done
+  "$T" --gtest_also_run_disabled_tests \
+    --gtest_filter='CudaNVFP4Perf.DISABLED_Bandwidth16k' 2>&1 |
+    grep -E "te-rt-cuda\]|FAILED|Failure" | sed "s/^/fused: /" |
+    tee -a "$OUT/perf.log"
   if [ -n "${TE_NVFP4_NCU:-}" ]; then
     NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
     timeout 120 "$NCU" --clock-control none -k regex:nvfp4Fused -c 1 \

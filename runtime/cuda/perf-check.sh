@@ -3,23 +3,15 @@
 # standalone runtime, `ctest -L gpu` (bit-exactness against the cpu backend and
 # the 2^32 hardware-encoder sweep), then the 16384x16384 bf16 bandwidth run
 # (CudaPerf.DISABLED_Bandwidth16k) for each kernel variant named in
-# TE_PERF_VARIANTS (default "tile v1": the 128x128 tile kernels and the first,
-# warp-tile bandwidth kernels, TE_RT_CUDA_FAST_KERNELS=v1; "group1": the tile
-# kernels walking tiles row by row; "minblocks3": the per-tensor tile kernel
-# for 3 blocks per SM; "general": TE_RT_CUDA_NO_FAST_KERNELS=1).
+# TE_PERF_VARIANTS (default "tile": the bandwidth kernels; "general":
+# TE_RT_CUDA_NO_FAST_KERNELS=1, the general kernels; "quick"
+# (TE_PERF_QUICK=1): FP8 recipes, both directions only). Variants combine
+# with commas ("general,quick").
 # TE_PERF_VARIANT_TESTS="variant ..." also runs the quantize tests
 # (CudaQuantize.*) under each of those variants.
 # TE_PERF_NCU=1 adds an Nsight Compute summary (--clock-control none) of every
 # bandwidth kernel, one quantize per FP8 recipe (CudaPerf.DISABLED_ProfileOnce),
-# for the variants in TE_PERF_NCU_VARIANTS (default "tile v1").
-# "unfused": current scaling as amax + cast + scale_inv kernels instead of the
-# one cooperative kernel (TE_RT_CUDA_CURRENT_UNFUSED=1); "tile" = the
-# default (cp.async into 2 shared-memory stages, MXFP8 on 128x128 tiles);
-# "async3": 3 stages; "regs": register prefetch of the next tile (MXFP8 on
-# 128x128 tiles); "base": register prefetch, MXFP8 on 32x64 warp tiles;
-# "mxwarp": MXFP8 on warp tiles; "g<N>": tile-row groups of N. Variants
-# combine with commas ("async3,g4"); "quick" (TE_PERF_QUICK=1): FP8 recipes,
-# both directions only.
+# for the variants in TE_PERF_NCU_VARIANTS (default "tile").
 # TE_PERF_SKIP_CTEST=1 skips the ctest. If the hardware encoders disagree with
 # Format, everything is rebuilt with -DTE_CUDA_SOFT_ENCODE=ON and repeated.
 # TE_GPU_PREBUILT=<dir>: use <dir>/te-rt-cuda-tests and <dir>/libte_rt.so.<N> (its SONAME)
@@ -36,24 +28,14 @@ export PATH=/usr/local/cuda/bin:$PATH
 B=${TE_GPU_BUILD_DIR:-/tmp/b}
 GT=()
 [ -d .gtest ] && GT=(-DTE_GTEST_SOURCE_DIR="$PWD/.gtest")
-VARIANTS=${TE_PERF_VARIANTS:-tile v1}
+VARIANTS=${TE_PERF_VARIANTS:-tile}
 nvidia-smi -L
 
 variantEnv() { # $1: variant, or variants joined by commas -> assignments
   local v
   for v in ${1//,/ }; do
     case $v in
-    v1) echo TE_RT_CUDA_FAST_KERNELS=v1 ;;
-    group1) echo TE_RT_CUDA_TILE_GROUP=1 ;;
-    g[0-9]*) echo TE_RT_CUDA_TILE_GROUP=${v#g} ;;
-    minblocks3) echo TE_RT_CUDA_TILE_MINBLOCKS=3 ;;
     general) echo TE_RT_CUDA_NO_FAST_KERNELS=1 ;;
-    unfused) echo TE_RT_CUDA_CURRENT_UNFUSED=1 ;;
-    base) echo TE_RT_CUDA_TILE_PIPE=regs TE_RT_CUDA_MXFP8_TILE=warp ;;
-    regs) echo TE_RT_CUDA_TILE_PIPE=regs ;;
-    async2) echo TE_RT_CUDA_TILE_PIPE=async2 ;;
-    async3) echo TE_RT_CUDA_TILE_PIPE=async3 ;;
-    mxwarp) echo TE_RT_CUDA_MXFP8_TILE=warp ;;
     quick) echo TE_PERF_QUICK=1 ;;
     *) echo TE_PERF_VARIANT=tile ;;
     esac
@@ -131,7 +113,7 @@ for v in $VARIANTS; do
   bandwidth "$v"
 done
 if [ -n "${TE_PERF_NCU:-}" ]; then
-  for v in ${TE_PERF_NCU_VARIANTS:-tile v1}; do
+  for v in ${TE_PERF_NCU_VARIANTS:-tile}; do
     profile "$v"
   done
 fi
