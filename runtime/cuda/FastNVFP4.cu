@@ -57,14 +57,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kTM = kNVFP4TileM, kTK = kNVFP4TileK;
-/// Resident blocks per SM the RHT kernels (nvfp4Fused16Kernel<RHT>,
-/// nvfp4AmaxRHTKernel) are compiled for: their registers limit them to 2
-/// blocks (25% occupancy) otherwise. A build setting, for measuring; see
-/// docs/perf/cuda-notebook.md.
-#ifndef TE_RT_NVFP4_RHT_MIN_BLOCKS
-#define TE_RT_NVFP4_RHT_MIN_BLOCKS 1
-#endif
-constexpr int kRHTMinBlocks = TE_RT_NVFP4_RHT_MIN_BLOCKS;
 constexpr int kG = kNVFP4BlockSize; // 16
 
 template <InKind T> using Storage = typename InTraits<T>::Storage;
@@ -378,7 +370,7 @@ __device__ __forceinline__ int swz(int r) {
 /// the shared tile (8 threads per tile, 2 rows each); the codes are then the
 /// 1D kernel's with that amax, rowwise and columnwise alike.
 template <InKind T, bool RHT, bool SR, bool TWO_D = false>
-__global__ void __launch_bounds__(kThreads, RHT ? kRHTMinBlocks : 1)
+__global__ void __launch_bounds__(kThreads)
     nvfp4Fused16Kernel(const FastNVFP4Args a) {
   static_assert(T != InKind::F32, "16-bit inputs");
   static_assert(!TWO_D || (!RHT && !SR), "2D tiles: plain rounding, no RHT");
@@ -580,7 +572,7 @@ __global__ void __launch_bounds__(kThreads, RHT ? kRHTMinBlocks : 1)
 /// grid-stride loop, warp shuffles and one atomicMax per warp and value
 /// (non-negative floats order as their bits).
 template <InKind T>
-__global__ void __launch_bounds__(kThreads, kRHTMinBlocks)
+__global__ void __launch_bounds__(kThreads)
     nvfp4AmaxRHTKernel(const Storage<T> *x, int64_t M, int64_t K,
                        uint32_t signMask, float *amax) {
   using S = Storage<T>;
