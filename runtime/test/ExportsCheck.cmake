@@ -1,4 +1,4 @@
-# The dynamic symbols libte_rt defines are its C ABI alone (lib/te_rt.map):
+# The dynamic symbols libte_rt defines are its C ABI alone (lib/te_rt.exports):
 # te_rt_*, the GPU dialect's host ABI (mgpu*) and the memref allocation hooks
 # (_mlir_memref_to_llvm_*). Any other exported definition -- a C++ internal,
 # a symbol of a statically linked C++ runtime -- can interpose or be
