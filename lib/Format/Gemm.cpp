@@ -46,6 +46,11 @@ GemmUsages gemmOperandUsages(GemmLayout layout) {
           gemmTransB(layout) ? Columnwise : Rowwise};
 }
 
+LinearSavedUsages linearSavedUsages() {
+  return {gemmOperandUsages(kLinearWgradLayout).a,
+          gemmOperandUsages(kLinearDgradLayout).a};
+}
+
 std::string verifyGemmUsages(GemmLayout layout, Usage a, Usage b) {
   const GemmUsages need = gemmOperandUsages(layout);
   auto check = [&](const char *operand, Usage needed,

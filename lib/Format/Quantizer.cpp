@@ -255,4 +255,13 @@ std::string verifyConfig(const QuantizerConfig &c) {
   return "";
 }
 
+bool quantizerAcceptsInput(const QuantizerConfig &config, Usage usage,
+                           DType input) {
+  if (input != DType::F32 && input != DType::F16 && input != DType::BF16)
+    return false;
+  if (config.recipe == Recipe::NVFP4 && config.rht && (usage & Columnwise))
+    return input == DType::BF16;
+  return true;
+}
+
 } // namespace te::format

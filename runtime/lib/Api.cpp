@@ -452,8 +452,7 @@ te_rt_status checkQuantizeInput(const Tensor &x, const QTensor &q) {
                 "input shape " + shapeString(x.shape) +
                     " differs from the quantized tensor's shape " +
                     shapeString(q.shape));
-  if (q.config.recipe == Recipe::NVFP4 && q.config.rht && q.hasColumnwise() &&
-      x.dtype != DType::BF16)
+  if (!quantizerAcceptsInput(q.config, q.usage, x.dtype))
     return fail(TE_RT_UNSUPPORTED,
                 std::string("NVFP4 RHT needs a bf16 input, got ") +
                     dtypeName(x.dtype));
@@ -1029,8 +1028,7 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
         return fail(TE_RT_INVALID_ARGUMENT,
                     "args->output has shape " + shapeString(outQ.shape) +
                         ", gemm produces [" + str(M) + ", " + str(N) + "]");
-      if (outQ.config.recipe == Recipe::NVFP4 && outQ.config.rht &&
-          outQ.hasColumnwise())
+      if (!quantizerAcceptsInput(outQ.config, outQ.usage, DType::F32))
         return fail(TE_RT_UNSUPPORTED,
                     "an NVFP4 RHT output quantizer needs a bf16 input; the "
                     "gemm result is f32");

@@ -50,6 +50,23 @@ struct GemmUsages {
 };
 GemmUsages gemmOperandUsages(GemmLayout layout);
 
+/// The layouts of Linear's three GEMMs (docs/formats.md §5, TE's
+/// module/linear.py): fprop general_gemm(W, X, TN), Y = X · Wᵀ; dgrad
+/// general_gemm(W, dY, NN), dX = dY · W; wgrad general_gemm(X, dY, NT),
+/// dW = dYᵀ · X.
+inline constexpr GemmLayout kLinearFpropLayout = GemmLayout::TN;
+inline constexpr GemmLayout kLinearDgradLayout = GemmLayout::NN;
+inline constexpr GemmLayout kLinearWgradLayout = GemmLayout::NT;
+
+/// The representations Linear's backward reads of the quantized tensors its
+/// forward saves: the input as operand A of wgrad, the weight as operand A
+/// of dgrad (gemmOperandUsages of kLinearWgradLayout and kLinearDgradLayout;
+/// columnwise both).
+struct LinearSavedUsages {
+  Usage input, weight;
+};
+LinearSavedUsages linearSavedUsages();
+
 /// Checks that operands holding `a` and `b` have the representations
 /// `layout` reads. Returns "" or e.g. "layout TN reads operand A rowwise,
 /// but it holds only columnwise".

@@ -81,6 +81,14 @@ struct QuantizerConfig {
 /// quantizers or unexposed fields and are not checked here.)
 std::string verifyConfig(const QuantizerConfig &config);
 
+/// Whether a high-precision tensor of element type `input` can be quantized
+/// with `config` into a tensor holding `usage`. Every recipe takes f32, f16
+/// and bf16, except that NVFP4 with RHT takes bf16 only when `usage` includes
+/// the columnwise copy: TE quantizes that copy through a bf16 Hadamard
+/// transform (docs/formats.md §3.5). Other element types are not inputs.
+bool quantizerAcceptsInput(const QuantizerConfig &config, Usage usage,
+                           DType input);
+
 const char *recipeName(Recipe r); ///< "delayed", "current", "block", ...
 const char *dtypeName(DType t);   ///< "f32", "bf16", "f8E4M3FN", ...
 const char *targetName(Target t); ///< "sm_90", "sm_100"

@@ -249,4 +249,42 @@ TEST(Config, EqualityAndNames) {
   EXPECT_STREQ(usageName(UsageNone), "none");
 }
 
+TEST(Config, QuantizerAcceptsInput) {
+  // docs/formats.md §3.5: NVFP4 with RHT needs a bf16 input, for the
+  // columnwise copy (TE's Hadamard transform runs in bf16); every recipe
+  // quantizes f32, f16 and bf16 otherwise.
+  const DType highPrecision[] = {DType::F32, DType::F16, DType::BF16};
+  const Usage usages[] = {Rowwise, Columnwise, RowwiseAndColumnwise};
+  for (Recipe r : {Recipe::Delayed, Recipe::Current, Recipe::Block,
+                   Recipe::MXFP8, Recipe::NVFP4})
+    for (Usage u : usages)
+      for (DType t : highPrecision)
+        EXPECT_TRUE(quantizerAcceptsInput(defaultConfig(r), u, t))
+            << recipeName(r) << " " << usageName(u) << " " << dtypeName(t);
+
+  QuantizerConfig rht = make(Recipe::NVFP4, [](QuantizerConfig &c) {
+    c.rht = true;
+    c.rhtSignMask = kDefaultRHTSignMask;
+  });
+  ASSERT_EQ(verifyConfig(rht), "");
+  for (DType t : highPrecision) {
+    EXPECT_TRUE(quantizerAcceptsInput(rht, Rowwise, t)) << dtypeName(t);
+    EXPECT_EQ(quantizerAcceptsInput(rht, Columnwise, t), t == DType::BF16)
+        << dtypeName(t);
+    EXPECT_EQ(quantizerAcceptsInput(rht, RowwiseAndColumnwise, t),
+              t == DType::BF16)
+        << dtypeName(t);
+  }
+  QuantizerConfig rht2D = rht;
+  rht2D.nvfp4_2D = true;
+  EXPECT_FALSE(quantizerAcceptsInput(rht2D, RowwiseAndColumnwise, DType::F32));
+
+  // Quantized and raw element types are not inputs.
+  for (DType t :
+       {DType::U8, DType::E4M3, DType::E5M2, DType::E8M0, DType::E2M1x2})
+    EXPECT_FALSE(
+        quantizerAcceptsInput(defaultConfig(Recipe::Current), Rowwise, t))
+        << dtypeName(t);
+}
+
 } // namespace

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "te/Format/Gemm.h"
+#include "te/Format/Layout.h"
 
 #include <gtest/gtest.h>
 
@@ -160,6 +161,50 @@ TEST(GemmRules, ColumnwiseHoldsRowwiseValues) {
   EXPECT_FALSE(
       columnwiseHoldsRowwiseValues(config(Recipe::MXFP8, DType::E4M3)));
   EXPECT_FALSE(columnwiseHoldsRowwiseValues(defaultConfig(Recipe::NVFP4)));
+}
+
+TEST(GemmRules, LinearLayouts) {
+  // docs/formats.md §5, Linear's three GEMMs: fprop general_gemm(W, X, "TN"),
+  // dgrad general_gemm(W, dY, "NN"), wgrad general_gemm(X, dY, "NT").
+  EXPECT_EQ(kLinearFpropLayout, GemmLayout::TN);
+  EXPECT_EQ(kLinearDgradLayout, GemmLayout::NN);
+  EXPECT_EQ(kLinearWgradLayout, GemmLayout::NT);
+}
+
+TEST(GemmRules, LinearSavedUsages) {
+  // docs/formats.md §5-6: dgrad reads W columnwise, wgrad reads X
+  // columnwise; the forward saves the input columnwise only.
+  const LinearSavedUsages saved = linearSavedUsages();
+  EXPECT_EQ(saved.input, Columnwise);
+  EXPECT_EQ(saved.weight, Columnwise);
+
+  // The saved tensors are operand A of the backward GEMMs (B is dY, both
+  // usages): what they hold is what wgrad and dgrad read, and a rowwise-only
+  // copy is not.
+  EXPECT_EQ(verifyGemmUsages(GemmLayout::NT, saved.input, RowwiseAndColumnwise),
+            "");
+  EXPECT_EQ(
+      verifyGemmUsages(GemmLayout::NN, saved.weight, RowwiseAndColumnwise), "");
+  EXPECT_NE(verifyGemmUsages(GemmLayout::NT, Rowwise, RowwiseAndColumnwise),
+            "");
+  EXPECT_NE(verifyGemmUsages(GemmLayout::NN, Rowwise, RowwiseAndColumnwise),
+            "");
+
+  // Every recipe has a layout for the saved tensors, with columnwise data,
+  // on both targets.
+  for (Recipe r : {Recipe::Delayed, Recipe::Current, Recipe::Block,
+                   Recipe::MXFP8, Recipe::NVFP4})
+    for (Target t : {Target::SM90, Target::SM100})
+      for (Usage u : {saved.input, saved.weight}) {
+        std::vector<BufferExtents> buffers;
+        std::string err;
+        ASSERT_TRUE(getBufferExtents(defaultConfig(r), 2, u, t, buffers, &err))
+            << recipeName(r) << " " << targetName(t) << ": " << err;
+        bool columnwiseData = false;
+        for (const BufferExtents &b : buffers)
+          columnwiseData |= b.role == BufferRole::Data && b.columnwise;
+        EXPECT_TRUE(columnwiseData) << recipeName(r) << " " << targetName(t);
+      }
 }
 
 } // namespace

@@ -74,6 +74,10 @@ Usage mlir::te::fromFormat(fmt::Usage usage) {
   return static_cast<Usage>(static_cast<uint32_t>(usage));
 }
 
+GemmLayout mlir::te::fromFormat(fmt::GemmLayout layout) {
+  return static_cast<GemmLayout>(layout);
+}
+
 AmaxAlgo mlir::te::fromFormat(fmt::AmaxAlgo algo) {
   return static_cast<AmaxAlgo>(algo);
 }
@@ -126,6 +130,16 @@ std::optional<fmt::DType> mlir::te::getQuantizedFormatType(Type type) {
     return fmt::DType::E5M2;
   if (isa<Float4E2M1FNType>(type))
     return fmt::DType::E2M1x2;
+  return std::nullopt;
+}
+
+std::optional<fmt::DType> mlir::te::getHighPrecisionFormatType(Type type) {
+  if (type.isF32())
+    return fmt::DType::F32;
+  if (type.isF16())
+    return fmt::DType::F16;
+  if (type.isBF16())
+    return fmt::DType::BF16;
   return std::nullopt;
 }
 

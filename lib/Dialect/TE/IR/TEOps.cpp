@@ -424,7 +424,8 @@ LinearOp::inferReturnTypes(MLIRContext *context,
                                weightQ, Usage::Rowwise | Usage::Columnwise);
   if (failed(savedInput) || failed(savedWeight))
     return failure();
-  inferredReturnTypes.push_back(savedInput->withUsage(Usage::Columnwise));
+  inferredReturnTypes.push_back(
+      savedInput->withUsage(fromFormat(fmt::linearSavedUsages().input)));
   inferredReturnTypes.push_back(*savedWeight);
   if (cacheWeight)
     inferredReturnTypes.push_back(*savedWeight);
@@ -552,13 +553,18 @@ LogicalResult LinearGradOp::verify() {
     return emitOpError() << "needs a grad_output of rank >= 2 ([..., "
                             "out_features]), got "
                          << shapeStr(gradOutput.getShape());
-  if (!savedInput.hasColumnwise())
-    return emitOpError() << "needs the saved input with columnwise usage "
-                            "(wgrad reads it transposed), got "
+  const fmt::LinearSavedUsages reads = fmt::linearSavedUsages();
+  Usage inputReads = fromFormat(reads.input);
+  Usage weightReads = fromFormat(reads.weight);
+  if (!bitEnumContainsAll(savedInput.getUsage(), inputReads))
+    return emitOpError() << "needs the saved input with "
+                         << stringifyUsage(inputReads)
+                         << " usage (wgrad reads it transposed), got "
                          << stringifyUsage(savedInput.getUsage());
-  if (!savedWeight.hasColumnwise())
-    return emitOpError() << "needs the saved weight with columnwise usage "
-                            "(dgrad reads it transposed), got "
+  if (!bitEnumContainsAll(savedWeight.getUsage(), weightReads))
+    return emitOpError() << "needs the saved weight with "
+                         << stringifyUsage(weightReads)
+                         << " usage (dgrad reads it transposed), got "
                          << stringifyUsage(savedWeight.getUsage());
 
   ArrayRef<int64_t> gs = gradOutput.getShape(), xs = savedInput.getShape(),

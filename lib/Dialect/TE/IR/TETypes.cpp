@@ -99,9 +99,10 @@ LogicalResult QTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "!te.qtensor usage must be rowwise, columnwise or "
                           "rowwise|columnwise";
   fmt::QuantizerConfig config = quantizer.getFormatConfig();
-  // TE quantizes the columnwise copy through a bf16 Hadamard transform.
-  if (config.recipe == fmt::Recipe::NVFP4 && config.rht &&
-      bitEnumContainsAll(usage, Usage::Columnwise) && !elementType.isBF16())
+  // The nominal type is f32, f16 or bf16 (checked above); whether the
+  // quantizer takes it is Format's rule (NVFP4 with RHT: bf16 only).
+  if (!fmt::quantizerAcceptsInput(config, toFormat(usage),
+                                  *getHighPrecisionFormatType(elementType)))
     return emitError() << "NVFP4 with RHT quantizes bf16 tensors only, got "
                        << elementType;
   if (failed(quantizer.verifyShape(shape, emitError)))

@@ -173,7 +173,7 @@ LogicalResult decompose(LinearOp op) {
 
   auto fprop = GemmOp::create(
       builder, loc, op.getOutput().getType(), /*amax=*/Type(), wq, xq,
-      GemmLayout::TN, op.getBias(), /*accumulate=*/Value(),
+      fromFormat(fmt::kLinearFpropLayout), op.getBias(), /*accumulate=*/Value(),
       /*outScale=*/Value(),
       useSplitAccumulator(LinearGemm::Fprop, weightQ, inputQ));
 
@@ -219,12 +219,14 @@ LogicalResult decompose(LinearGradOp op) {
 
   auto dgrad = GemmOp::create(
       builder, loc, op.getDgrad().getType(), /*amax=*/Type(), savedWeight, dyq,
-      GemmLayout::NN, /*bias=*/Value(), /*accumulate=*/Value(),
+      fromFormat(fmt::kLinearDgradLayout), /*bias=*/Value(),
+      /*accumulate=*/Value(),
       /*outScale=*/Value(),
       useSplitAccumulator(LinearGemm::Dgrad, weightQ, gradOutputQ));
   auto wgrad = GemmOp::create(
       builder, loc, op.getWgrad().getType(), /*amax=*/Type(), savedInput, dyq,
-      GemmLayout::NT, /*bias=*/Value(), /*accumulate=*/Value(),
+      fromFormat(fmt::kLinearWgradLayout), /*bias=*/Value(),
+      /*accumulate=*/Value(),
       /*outScale=*/Value(),
       useSplitAccumulator(LinearGemm::Wgrad, inputQ, gradOutputQ));
 

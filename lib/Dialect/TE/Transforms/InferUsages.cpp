@@ -239,10 +239,13 @@ struct TEInferUsagesPass
         return;
       }
       if (auto grad = dyn_cast<LinearGradOp>(op)) {
-        addNeed(grad.getSavedInput(), op, Usage::Columnwise,
-                "wgrad reads the saved input columnwise");
-        addNeed(grad.getSavedWeight(), op, Usage::Columnwise,
-                "dgrad reads the saved weight columnwise");
+        const fmt::LinearSavedUsages reads = fmt::linearSavedUsages();
+        Usage input = fromFormat(reads.input);
+        Usage weight = fromFormat(reads.weight);
+        addNeed(grad.getSavedInput(), op, input,
+                "wgrad reads the saved input " + stringifyUsage(input));
+        addNeed(grad.getSavedWeight(), op, weight,
+                "dgrad reads the saved weight " + stringifyUsage(weight));
         return;
       }
       if (auto call = dyn_cast<func::CallOp>(op)) {

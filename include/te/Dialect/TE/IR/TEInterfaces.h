@@ -47,6 +47,7 @@ struct QTensorBuffer {
 ::te::format::ErrMode toFormat(ErrMode mode);
 ::te::format::GemmLayout toFormat(GemmLayout layout);
 Usage fromFormat(::te::format::Usage usage);
+GemmLayout fromFormat(::te::format::GemmLayout layout);
 AmaxAlgo fromFormat(::te::format::AmaxAlgo algo);
 E8M0Rounding fromFormat(::te::format::E8M0Rounding rounding);
 ErrMode fromFormat(::te::format::ErrMode mode);
@@ -56,6 +57,9 @@ ErrMode fromFormat(::te::format::ErrMode mode);
 Type getQuantizedElementType(MLIRContext *ctx, ::te::format::DType dtype);
 /// The inverse of getQuantizedElementType.
 std::optional<::te::format::DType> getQuantizedFormatType(Type type);
+/// The Format type of a high-precision element type (f32 -> F32, f16 -> F16,
+/// bf16 -> BF16); nullopt for other types.
+std::optional<::te::format::DType> getHighPrecisionFormatType(Type type);
 /// The MLIR element type of a buffer (E4M3 -> f8E4M3FN, E5M2 -> f8E5M2,
 /// E8M0 -> f8E8M0FNU, F32 -> f32, packed E2M1x2 -> i8, U8 -> i8, ...).
 Type getBufferElementType(MLIRContext *ctx, ::te::format::DType dtype);
