@@ -5,11 +5,17 @@ Structs that te_rt.h initialises with an ``_init`` function carry reserved
 bytes after their last field and are always initialised through that
 function, so that a library with fields appended in a later API version
 writes their defaults into memory this package owns.
+
+Quantizer takes te_rt_quantizer's fields from _quantizer_fields.py, which
+the build generates (python/gen_abi.py) from runtime/include/te_rt_abi.def,
+the one list of the quantizer's fields, and te_rt.h, their C types.
 """
 
 import ctypes
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_float, c_int,
-                    c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_void_p)
+                    c_int32, c_int64, c_size_t, c_uint64, c_void_p)
+
+from . import _quantizer_fields
 
 MAX_RANK = 8
 MAX_BUFFERS = 8
@@ -51,26 +57,7 @@ GEMM_TN, GEMM_NN, GEMM_NT = 0, 1, 2
 
 
 class Quantizer(Structure):
-    _fields_ = [
-        ("recipe", c_int),
-        ("dtype", c_int),
-        ("pow2_scales", c_int32),
-        ("amax_epsilon", c_float),
-        ("block_dim", c_int32),
-        ("mx_2d", c_int32),
-        ("e8m0_rounding", c_int),
-        ("rht", c_int32),
-        ("rht_sign_mask", c_uint32),
-        ("nvfp4_2d", c_int32),
-        ("stochastic_rounding", c_int32),
-        ("row_scaled", c_int32),
-        ("use_4over6", c_int32),
-        ("e4m3_max", c_float),
-        ("err_mode", c_int),
-        ("margin", c_int32),
-        ("history_length", c_int32),
-        ("amax_algo", c_int),
-    ]
+    _fields_ = _quantizer_fields.FIELDS
 
 
 class Tensor(Structure):
