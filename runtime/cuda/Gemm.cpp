@@ -225,6 +225,12 @@ void CudaBackend::setGemmAutotune(int candidates) {
 // One matmul
 //===----------------------------------------------------------------------===//
 
+/// Appends each value, as a decimal integer and a comma, to `key`.
+template <typename... T>
+static void appendKey(std::string &key, const T &...values) {
+  ((key += std::to_string(static_cast<long long>(values)), key += ','), ...);
+}
+
 te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
                                     cudaStream_t stream, bool *biasApplied,
                                     te_rt_gemm_info *info) {
@@ -240,36 +246,12 @@ te_rt_status CudaBackend::runMatmul(const Matmul &mm, void *ws, size_t wsBytes,
   // algorithm (no iostreams on this per-call path).
   std::string key;
   key.reserve(128);
-  for (long long v :
-       {static_cast<long long>(mm.aType),
-        static_cast<long long>(mm.bType),
-        static_cast<long long>(mm.cType),
-        static_cast<long long>(mm.dType),
-        static_cast<long long>(mm.opA),
-        static_cast<long long>(mm.opB),
-        static_cast<long long>(mm.m),
-        static_cast<long long>(mm.n),
-        static_cast<long long>(mm.k),
-        static_cast<long long>(mm.lda),
-        static_cast<long long>(mm.ldb),
-        static_cast<long long>(mm.ldc),
-        static_cast<long long>(mm.aScaleMode),
-        static_cast<long long>(mm.bScaleMode),
-        static_cast<long long>(mm.dScale != nullptr),
-        static_cast<long long>(mm.amaxD != nullptr),
-        static_cast<long long>(mm.fastAccum),
-        static_cast<long long>(mm.bias ? static_cast<int>(mm.biasType) : -1),
-        static_cast<long long>(alignmentOf(mm.A)),
-        static_cast<long long>(alignmentOf(mm.B)),
-        static_cast<long long>(alignmentOf(mm.C)),
-        static_cast<long long>(alignmentOf(mm.D)),
-        static_cast<long long>(wsBytes),
-        static_cast<long long>(mm.hostScalars),
-        static_cast<long long>(mm.C != nullptr),
-        static_cast<long long>(tuneK)}) {
-    key += std::to_string(v);
-    key += ',';
-  }
+  appendKey(key, mm.aType, mm.bType, mm.cType, mm.dType, mm.opA, mm.opB, mm.m,
+            mm.n, mm.k, mm.lda, mm.ldb, mm.ldc, mm.aScaleMode, mm.bScaleMode,
+            mm.dScale != nullptr, mm.amaxD != nullptr, mm.fastAccum,
+            mm.bias ? static_cast<int>(mm.biasType) : -1, alignmentOf(mm.A),
+            alignmentOf(mm.B), alignmentOf(mm.C), alignmentOf(mm.D), wsBytes,
+            mm.hostScalars, mm.C != nullptr, tuneK);
 
   auto build = [&](Descs &ds, bool withBias) -> te_rt_status {
     TE_CUBLAS_CHECK(cuda::cublasLt().cublasLtMatmulDescCreate(
