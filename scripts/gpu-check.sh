@@ -4,8 +4,11 @@
 # the AOT driver, runs the cpu-target object on the cpu backend and the
 # GPU-target object on the cuda backend with the same inputs, and compares
 # every result: bit for bit where it is quantized data (1-byte elements),
-# else normwise (--max-rel-err, TE_GPU_CHECK_TOL, default 0.05). Prints one
-# line per program and a summary; exit status 1 if any program failed.
+# else normwise (--max-rel-err, TE_GPU_CHECK_TOL, default 0.05). A program
+# whose manifest line names a twin (`--twin OTHER`, gpu-programs.py: a dynamic
+# batch and its static twin, a loop and its unrolled twin) must also give
+# exactly the twin's cuda results, byte for byte. Prints one line per program
+# and a summary; exit status 1 if any program failed.
 #
 #   scripts/gpu-check.sh OBJ_DIR [OUT_DIR]
 #   TE_GPU_CHECK_SANITIZE=memcheck|racecheck  run the cuda runs under
@@ -45,7 +48,11 @@ VENDOR='nvjet|sm90_xmma|cutlass|cublas|gemm'
 printf '%-48s | %-6s | %-10s | %s\n' program status "step [ms]" detail
 while read -r name entry flags; do
   [ -z "$name" ] && continue
-  read -r -a fl <<< "$flags"
+  read -r -a all <<< "$flags"
+  fl=(); twin=""
+  for ((k = 0; k < ${#all[@]}; ++k)); do
+    if [ "${all[$k]}" = --twin ]; then twin=${all[$((k+1))]}; k=$((k+1)); else fl+=("${all[$k]}"); fi
+  done
   ref=$W/ref-$name; mkdir -p "$ref"
   if ! link "$OBJ/$name.cpu.o" "$W/$name.cpu" >> "$LOG" 2>&1 ||
      ! link "$OBJ/$name.gpu.o" "$W/$name.gpu" >> "$LOG" 2>&1; then
@@ -71,8 +78,10 @@ print(" ".join(x.strip().split("[")[0].strip("() ") for x in out))'); do
     case "$t" in f8E4M3FN|f8E5M2|f8E8M0FNU|i8|ui8|f4E2M1FN) cmp+=(--exact "$i") ;; esac
     i=$((i+1))
   done
+  mkdir -p "$W/gpu-$name"
   "${SAN[@]}" "$W/$name.gpu" --signature-file "$OBJ/$name.gpu.sig" --entry "$entry" --backend cuda \
-       "${fl[@]}" --repeat "$REPEAT" --atol 1e30 --max-rel-err "$TOL" "${cmp[@]}" > "$W/gpu.log" 2>&1
+       "${fl[@]}" --repeat "$REPEAT" --atol 1e30 --max-rel-err "$TOL" "${cmp[@]}" \
+       --output-dir "$W/gpu-$name" > "$W/gpu.log" 2>&1
   rc=$?
   cat "$W/gpu.log" >> "$LOG"
   step=$(grep -o 'step_ms=[0-9.e+-]*' "$W/gpu.log" | head -1 | cut -d= -f2)
@@ -83,6 +92,20 @@ print(" ".join(x.strip().split("[")[0].strip("() ") for x in out))'); do
      grep -q "Race reported" "$W/gpu.log" &&
      ! grep -E "Race reported between|^=+ +and " "$W/gpu.log" | grep -vqE "($VENDOR)"; then
     vendorOnly=1
+  fi
+  # The twin's cuda results, byte for byte.
+  if [ -n "$twin" ]; then
+    if [ ! -d "$W/gpu-$twin" ]; then
+      echo "FAIL: twin $twin has no cuda results (not run before $name)" >> "$W/gpu.log"
+    else
+      for ((k = 0; k < i; ++k)); do
+        if ! cmp -s "$W/gpu-$name/result$k.npy" "$W/gpu-$twin/result$k.npy"; then
+          echo "FAIL: cuda result $k differs from twin $twin's" >> "$W/gpu.log"
+        fi
+      done
+      grep -q "FAIL: cuda result" "$W/gpu.log" || detail="= twin $twin on cuda; $detail"
+    fi
+    grep "twin" "$W/gpu.log" >> "$LOG"
   fi
   if { [ $rc -eq 0 ] || [ $vendorOnly -eq 1 ]; } && ! grep -q FAIL "$W/gpu.log"; then
     pass=$((pass+1)); st=PASS

@@ -10,7 +10,10 @@ Writes, per program and entry, OUT_DIR/NAME.gpu.o, OUT_DIR/NAME.cpu.o (and
 their .sig files, scripts/te-aot.sh) and one line `NAME ENTRY FLAGS...` in
 OUT_DIR/manifest.txt: the harness flags that make the entry's inputs
 (--seed, --fill, --dynamic-dim), taken from the program's te-run RUN lines
-(examples: those of scripts/run-examples.sh). Programs that need a
+(examples: those of scripts/run-examples.sh), and `--twin OTHER` where the
+RUN line compares the program's results with another program's (a dynamic
+batch against its static twin): gpu-check.sh then also compares the two
+programs' cuda results bit for bit. Programs that need a
 communicator (--comm-group) or explicit --input values are left out.
 Needs the MLIR build (TE_BUILD_DIR) and the CUDA toolkit (the kernels'
 binary).
@@ -35,6 +38,9 @@ def integration_programs():
             continue
         path = os.path.join(folder, name)
         seen = set()
+        # --output-dir D of a RUN line -> the stem it ran as; a later RUN line
+        # that --compares all its results with D's is that program's twin.
+        producers = {}
         for line in open(path):
             m = re.search(r"RUN: te-run %s (.*)", line)
             if not m:
@@ -45,6 +51,7 @@ def integration_programs():
                    for a in args):
                 continue
             entry, flags, i = "main", [], 0
+            outdir, compared = None, set()
             while i < len(args):
                 a = args[i]
                 if a == "--entry":
@@ -55,6 +62,10 @@ def integration_programs():
                     flags += [a, args[i + 1]]
                     i += 2
                     continue
+                if a == "--output-dir":
+                    outdir = args[i + 1]
+                if a == "--compare":
+                    compared.add(os.path.dirname(args[i + 1]))
                 i += 1
             key = (entry, tuple(flags))
             if key in seen:
@@ -62,7 +73,12 @@ def integration_programs():
             seen.add(key)
             stem = name[:-5] + "." + entry + ("" if len(seen) == 1 else
                                               ".%d" % len(seen))
-            out.append((stem, path, entry, flags))
+            if outdir:
+                producers[outdir] = stem
+            twin = []
+            if len(compared) == 1 and next(iter(compared)) in producers:
+                twin = ["--twin", producers[next(iter(compared))]]
+            out.append((stem, path, entry, flags + twin))
     return out
 
 
