@@ -271,12 +271,14 @@ static bool isBlockScaledBytes(const QTensor &q) {
   return q.config.recipe == Recipe::MXFP8 || q.config.recipe == Recipe::NVFP4;
 }
 
-template <typename T> static T *bufferAs(const QTensor &q, const char *name) {
-  return static_cast<T *>(q.buffer(name));
+template <typename T>
+static T *bufferAs(const QTensor &q, BufferRole role, Usage usage) {
+  return static_cast<T *>(q.buffer(role, usage));
 }
 
-static int64_t scaleStride(const QTensor &q, const char *name) {
-  int i = q.indexOf(name);
+/// The row length of the `usage` copy's 2-D scale matrix, or 0 without one.
+static int64_t scaleStride(const QTensor &q, Usage usage) {
+  int i = q.indexOf(BufferRole::ScaleInv, usage);
   return i >= 0 ? q.layout[i].shape[1] : 0;
 }
 
@@ -290,11 +292,11 @@ static bool nvfp4Fused(const Tensor &x, const QTensor &q) {
   if (c.rowScaled || c.use4over6)
     return false;
   if (c.nvfp4_2D && (x.dtype != DType::BF16 || c.stochasticRounding ||
-                     (c.rht && q.indexOf("_columnwise_data") >= 0)))
+                     (c.rht && q.indexOf(BufferRole::Data, Columnwise) >= 0)))
     return false;
   return cuda::nvfp4FastPath(x.data, x.dtype, q.m, q.k,
-                             q.buffer("_rowwise_data"),
-                             q.buffer("_columnwise_data"));
+                             q.buffer(BufferRole::Data, Rowwise),
+                             q.buffer(BufferRole::Data, Columnwise));
 }
 
 te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
@@ -309,17 +311,19 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
   switch (c.recipe) {
   case Recipe::Delayed:
   case Recipe::Current:
-    fast = cuda::perTensorFastPath(x.data, x.dtype, M, K, q.buffer("_data"),
-                                   q.buffer("_transpose")) &&
-           q.buffer("_scale_inv");
+    fast = cuda::perTensorFastPath(x.data, x.dtype, M, K, q.perTensorData(),
+                                   q.perTensorTranspose()) &&
+           q.buffer(BufferRole::ScaleInv, Rowwise);
     break;
   case Recipe::Block:
-    fast = cuda::blockFastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
-                               q.buffer("_columnwise_data"));
+    fast = cuda::blockFastPath(x.data, x.dtype, M, K,
+                               q.buffer(BufferRole::Data, Rowwise),
+                               q.buffer(BufferRole::Data, Columnwise));
     break;
   case Recipe::MXFP8:
-    fast = cuda::mxfp8FastPath(x.data, x.dtype, M, K, q.buffer("_rowwise_data"),
-                               q.buffer("_columnwise_data"));
+    fast = cuda::mxfp8FastPath(x.data, x.dtype, M, K,
+                               q.buffer(BufferRole::Data, Rowwise),
+                               q.buffer(BufferRole::Data, Columnwise));
     break;
   case Recipe::NVFP4:
     fast = nvfp4Fused(x, q);
@@ -360,7 +364,7 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
         continue;
       }
     }
-    if (fast && d.name == "_scale_inv")
+    if (fast && q.isPerTensor() && d.role == BufferRole::ScaleInv)
       continue; // written by the per-tensor kernels
     TE_CUDA_CHECK(cudaMemsetAsync(q.buffers[i], 0,
                                   static_cast<size_t>(q.bufferBytes[i]),
@@ -374,9 +378,10 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
                     "zeroing amax");
     TE_CUDA_CHECK(cuda::launchPerTensorCast(
                       x.data, x.dtype, M, K, o.scale, c.dtype,
-                      bufferAs<uint8_t>(q, "_data"),
-                      bufferAs<uint8_t>(q, "_transpose"),
-                      bufferAs<float>(q, "_scale_inv"), o.amaxOut, stream),
+                      static_cast<uint8_t *>(q.perTensorData()),
+                      static_cast<uint8_t *>(q.perTensorTranspose()),
+                      bufferAs<float>(q, BufferRole::ScaleInv, Rowwise),
+                      o.amaxOut, stream),
                   "per-tensor FP8 cast kernel");
     break;
   }
@@ -385,22 +390,24 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
       // No scratch: the amax pass accumulates into the scale_inv buffer, the
       // cast computes the scale from it, and its last kernel overwrites it
       // with 1 / scale.
-      auto *scaleInv = bufferAs<float>(q, "_scale_inv");
+      auto *scaleInv = bufferAs<float>(q, BufferRole::ScaleInv, Rowwise);
       if (!o.amaxIn) { // amax + cast in one launch (or its fallback)
         TE_CUDA_CHECK(cuda::launchCurrentQuantizeFast(
                           x.data, x.dtype, M, K, c.dtype, c.pow2Scales,
-                          c.amaxEpsilon, bufferAs<uint8_t>(q, "_data"),
-                          bufferAs<uint8_t>(q, "_transpose"), scaleInv,
-                          o.amaxOut, stream),
+                          c.amaxEpsilon,
+                          static_cast<uint8_t *>(q.perTensorData()),
+                          static_cast<uint8_t *>(q.perTensorTranspose()),
+                          scaleInv, o.amaxOut, stream),
                       "per-tensor FP8 current-scaling kernel");
         break;
       }
-      TE_CUDA_CHECK(
-          cuda::launchCurrentCastFast(
-              x.data, x.dtype, M, K, o.amaxIn ? o.amaxIn : scaleInv, c.dtype,
-              c.pow2Scales, c.amaxEpsilon, bufferAs<uint8_t>(q, "_data"),
-              bufferAs<uint8_t>(q, "_transpose"), scaleInv, o.amaxOut, stream),
-          "per-tensor FP8 cast kernel");
+      TE_CUDA_CHECK(cuda::launchCurrentCastFast(
+                        x.data, x.dtype, M, K, o.amaxIn ? o.amaxIn : scaleInv,
+                        c.dtype, c.pow2Scales, c.amaxEpsilon,
+                        static_cast<uint8_t *>(q.perTensorData()),
+                        static_cast<uint8_t *>(q.perTensorTranspose()),
+                        scaleInv, o.amaxOut, stream),
+                    "per-tensor FP8 cast kernel");
       break;
     }
     DeviceTemp scratch(stream); // [amax, scale]
@@ -410,16 +417,16 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
       TE_CUDA_CHECK(
           cuda::launchAmax(x.data, x.dtype, x.numElements, amax, stream),
           "amax kernel");
-    TE_CUDA_CHECK(cuda::launchCurrentScale(amax, o.amaxIn, c.dtype,
-                                           c.pow2Scales, c.amaxEpsilon, scale,
-                                           bufferAs<float>(q, "_scale_inv"),
-                                           o.amaxOut, stream),
+    TE_CUDA_CHECK(cuda::launchCurrentScale(
+                      amax, o.amaxIn, c.dtype, c.pow2Scales, c.amaxEpsilon,
+                      scale, bufferAs<float>(q, BufferRole::ScaleInv, Rowwise),
+                      o.amaxOut, stream),
                   "current-scaling scale kernel");
-    TE_CUDA_CHECK(cuda::launchPerTensorCast(x.data, x.dtype, M, K, scale,
-                                            c.dtype,
-                                            bufferAs<uint8_t>(q, "_data"),
-                                            bufferAs<uint8_t>(q, "_transpose"),
-                                            nullptr, nullptr, stream),
+    TE_CUDA_CHECK(cuda::launchPerTensorCast(
+                      x.data, x.dtype, M, K, scale, c.dtype,
+                      static_cast<uint8_t *>(q.perTensorData()),
+                      static_cast<uint8_t *>(q.perTensorTranspose()), nullptr,
+                      nullptr, stream),
                   "per-tensor FP8 cast kernel");
     break;
   }
@@ -430,12 +437,12 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
     a.blockDim = c.blockDim;
     a.pow2 = c.pow2Scales;
     a.eps = c.amaxEpsilon;
-    a.rowData = bufferAs<uint8_t>(q, "_rowwise_data");
-    a.rowScale = bufferAs<float>(q, "_rowwise_scale_inv");
-    a.rowScaleStride = scaleStride(q, "_rowwise_scale_inv");
-    a.colData = bufferAs<uint8_t>(q, "_columnwise_data");
-    a.colScale = bufferAs<float>(q, "_columnwise_scale_inv");
-    a.colScaleStride = scaleStride(q, "_columnwise_scale_inv");
+    a.rowData = bufferAs<uint8_t>(q, BufferRole::Data, Rowwise);
+    a.rowScale = bufferAs<float>(q, BufferRole::ScaleInv, Rowwise);
+    a.rowScaleStride = scaleStride(q, Rowwise);
+    a.colData = bufferAs<uint8_t>(q, BufferRole::Data, Columnwise);
+    a.colScale = bufferAs<float>(q, BufferRole::ScaleInv, Columnwise);
+    a.colScaleStride = scaleStride(q, Columnwise);
     TE_CUDA_CHECK(cuda::launchBlockQuantize(x.data, M, K, a, stream),
                   "Float8Block quantize kernel");
     break;
@@ -446,12 +453,12 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
     a.inType = x.dtype;
     a.twoD = c.mx2D;
     a.rounding = c.e8m0Rounding;
-    a.rowData = bufferAs<uint8_t>(q, "_rowwise_data");
-    a.rowScale = bufferAs<uint8_t>(q, "_rowwise_scale_inv");
-    a.rowScaleStride = scaleStride(q, "_rowwise_scale_inv");
-    a.colData = bufferAs<uint8_t>(q, "_columnwise_data");
-    a.colScale = bufferAs<uint8_t>(q, "_columnwise_scale_inv");
-    a.colScaleStride = scaleStride(q, "_columnwise_scale_inv");
+    a.rowData = bufferAs<uint8_t>(q, BufferRole::Data, Rowwise);
+    a.rowScale = bufferAs<uint8_t>(q, BufferRole::ScaleInv, Rowwise);
+    a.rowScaleStride = scaleStride(q, Rowwise);
+    a.colData = bufferAs<uint8_t>(q, BufferRole::Data, Columnwise);
+    a.colScale = bufferAs<uint8_t>(q, BufferRole::ScaleInv, Columnwise);
+    a.colScaleStride = scaleStride(q, Columnwise);
     TE_CUDA_CHECK(cuda::launchMXFP8Quantize(x.data, M, K, a, stream),
                   "MXFP8 quantize kernel");
     break;
@@ -471,9 +478,10 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
                                         cudaStream_t stream) {
   const QuantizerConfig &c = q.config;
   const int64_t M = q.m, K = q.k;
-  int iRd = q.indexOf("_rowwise_data"), iCd = q.indexOf("_columnwise_data");
-  auto *ra = bufferAs<float>(q, "_amax_rowwise");
-  auto *ca = bufferAs<float>(q, "_amax_columnwise");
+  int iRd = q.indexOf(BufferRole::Data, Rowwise),
+      iCd = q.indexOf(BufferRole::Data, Columnwise);
+  auto *ra = bufferAs<float>(q, BufferRole::Amax, Rowwise);
+  auto *ca = bufferAs<float>(q, BufferRole::Amax, Columnwise);
 
   // Fused path (FastNVFP4.cu, nvfp4Fused): tensor amax, tiling shapes. Pass
   // 1 is the amax (with the RHT: amax and post-RHT amax in one read), pass 2
@@ -504,12 +512,12 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
     a.K = K;
     a.amax = amax;
     a.amaxCol = amaxCol;
-    a.rowData = bufferAs<uint8_t>(q, "_rowwise_data");
-    a.rowScale = bufferAs<uint8_t>(q, "_rowwise_scale_inv");
-    a.rowScaleStride = a.rowScale ? scaleStride(q, "_rowwise_scale_inv") : 0;
-    a.colData = bufferAs<uint8_t>(q, "_columnwise_data");
-    a.colScale = bufferAs<uint8_t>(q, "_columnwise_scale_inv");
-    a.colScaleStride = a.colScale ? scaleStride(q, "_columnwise_scale_inv") : 0;
+    a.rowData = bufferAs<uint8_t>(q, BufferRole::Data, Rowwise);
+    a.rowScale = bufferAs<uint8_t>(q, BufferRole::ScaleInv, Rowwise);
+    a.rowScaleStride = a.rowScale ? scaleStride(q, Rowwise) : 0;
+    a.colData = bufferAs<uint8_t>(q, BufferRole::Data, Columnwise);
+    a.colScale = bufferAs<uint8_t>(q, BufferRole::ScaleInv, Columnwise);
+    a.colScaleStride = a.colScale ? scaleStride(q, Columnwise) : 0;
     a.twoD = c.nvfp4_2D;
     a.rht = c.rht;
     a.signMask = c.rhtSignMask;
@@ -560,17 +568,16 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
                   "amax kernel");
   }
   auto job = [&](const float *src, int64_t R, int64_t C, const float *rowA,
-                 const float *a, const char *data, const char *scales,
-                 uint64_t offset) {
+                 const float *a, Usage copy, uint64_t offset) {
     cuda::NVFP4Args j;
     j.src = src;
     j.R = R;
     j.C = C;
     j.rowAmax = rowA;
     j.amax = a;
-    j.data = bufferAs<uint8_t>(q, data);
-    j.scales = bufferAs<uint8_t>(q, scales);
-    j.scaleStride = scaleStride(q, scales);
+    j.data = bufferAs<uint8_t>(q, BufferRole::Data, copy);
+    j.scales = bufferAs<uint8_t>(q, BufferRole::ScaleInv, copy);
+    j.scaleStride = scaleStride(q, copy);
     j.seed = o.seed;
     j.offset = offset;
     j.twoD = c.nvfp4_2D;
@@ -581,11 +588,9 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
     return j;
   };
   if (iRd >= 0) {
-    TE_CUDA_CHECK(
-        cuda::launchNVFP4Quantize(job(xf, M, K, rowAmax, amax, "_rowwise_data",
-                                      "_rowwise_scale_inv", o.offset),
-                                  stream),
-        "NVFP4 rowwise quantize kernel");
+    TE_CUDA_CHECK(cuda::launchNVFP4Quantize(
+                      job(xf, M, K, rowAmax, amax, Rowwise, o.offset), stream),
+                  "NVFP4 rowwise quantize kernel");
     if (ra)
       TE_CUDA_CHECK(cudaMemcpyAsync(ra, c.rowScaled ? rowAmax : amax,
                                     sizeof(float) * (c.rowScaled ? M : 1),
@@ -616,11 +621,10 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
     amaxCol = amaxT;
   }
   uint64_t colOffset = format::nvfp4ColumnwiseRandomOffset(o.offset, M * K);
-  TE_CUDA_CHECK(cuda::launchNVFP4Quantize(
-                    job(xt, K, M, colAmax, amaxCol, "_columnwise_data",
-                        "_columnwise_scale_inv", colOffset),
-                    stream),
-                "NVFP4 columnwise quantize kernel");
+  TE_CUDA_CHECK(
+      cuda::launchNVFP4Quantize(
+          job(xt, K, M, colAmax, amaxCol, Columnwise, colOffset), stream),
+      "NVFP4 columnwise quantize kernel");
   if (ca)
     TE_CUDA_CHECK(cudaMemcpyAsync(ca, c.rowScaled ? colAmax : amaxCol,
                                   sizeof(float) * (c.rowScaled ? K : 1),
@@ -639,15 +643,14 @@ bool makeFastDequantArgs(const QTensor &q, Usage from, void *out, DType outType,
   if (c.recipe != Recipe::MXFP8 && c.recipe != Recipe::NVFP4)
     return false;
   const bool col = from == Columnwise;
-  const char *dataName = col ? "_columnwise_data" : "_rowwise_data";
-  const char *scaleName = col ? "_columnwise_scale_inv" : "_rowwise_scale_inv";
-  int iS = q.indexOf(scaleName);
+  const Usage copy = col ? Columnwise : Rowwise;
+  int iS = q.indexOf(BufferRole::ScaleInv, copy);
   if (iS < 0 || q.layout[iS].shape.size() != 2)
     return false;
   a = cuda::FastDequantArgs();
   a.recipe = c.recipe;
   a.fp8 = c.dtype;
-  a.data = bufferAs<uint8_t>(q, dataName);
+  a.data = bufferAs<uint8_t>(q, BufferRole::Data, copy);
   a.scale = static_cast<const uint8_t *>(q.buffers[iS]);
   a.scaleRows = q.layout[iS].shape[0];
   a.scaleCols = q.layout[iS].shape[1];
@@ -662,7 +665,7 @@ bool makeFastDequantArgs(const QTensor &q, Usage from, void *out, DType outType,
     a.R = col ? q.k : q.m;
     a.C = col ? q.m : q.k;
     a.blockScaleOnly = blockScaleOnly;
-    a.amax = bufferAs<float>(q, col ? "_amax_columnwise" : "_amax_rowwise");
+    a.amax = bufferAs<float>(q, BufferRole::Amax, copy);
     a.rowScaled = c.rowScaled;
     a.e4m3Max = c.use4over6 ? c.e4m3Max : kE4M3Max;
   }
@@ -693,17 +696,18 @@ te_rt_status CudaBackend::dequantizeInto(const QTensor &q, Usage from,
   a.columnwise = col;
   a.out = out;
   a.outType = outType;
-  const char *dataName = col ? "_columnwise_data" : "_rowwise_data";
-  const char *scaleName = col ? "_columnwise_scale_inv" : "_rowwise_scale_inv";
+  const Usage copy = col ? Columnwise : Rowwise;
+  // Per-tensor FP8: one scale, marked rowwise, for both copies.
+  Usage scaleUsage = copy;
   if (c.recipe == Recipe::Delayed || c.recipe == Recipe::Current) {
-    auto *tr = bufferAs<uint8_t>(q, "_transpose");
+    auto *tr = static_cast<uint8_t *>(q.perTensorTranspose());
     a.transposedData = col && tr;
-    a.data = a.transposedData ? tr : bufferAs<uint8_t>(q, "_data");
-    scaleName = "_scale_inv";
+    a.data = a.transposedData ? tr : static_cast<uint8_t *>(q.perTensorData());
+    scaleUsage = Rowwise;
   } else {
-    a.data = bufferAs<uint8_t>(q, dataName);
+    a.data = bufferAs<uint8_t>(q, BufferRole::Data, copy);
   }
-  int iS = q.indexOf(scaleName);
+  int iS = q.indexOf(BufferRole::ScaleInv, scaleUsage);
   if (!a.data || iS < 0)
     return fail(TE_RT_INTERNAL, "dequantize: missing buffers");
   a.scale = q.buffers[iS];
@@ -714,7 +718,7 @@ te_rt_status CudaBackend::dequantizeInto(const QTensor &q, Usage from,
   a.swizzled = q.swizzledScales && isBlockScaledBytes(q);
   a.blockDim = c.blockDim;
   if (c.recipe == Recipe::NVFP4) {
-    a.amax = bufferAs<float>(q, col ? "_amax_columnwise" : "_amax_rowwise");
+    a.amax = bufferAs<float>(q, BufferRole::Amax, copy);
     a.rowScaled = c.rowScaled;
     a.e4m3Max = c.use4over6 ? c.e4m3Max : kE4M3Max;
     a.inverseRHT = inverseRHT && col && c.rht;

@@ -587,7 +587,8 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
       !rowScaled && o.output && !d && !o.bias && !o.accumulate &&
       o.output->config.recipe == Recipe::Delayed &&
       o.output->usage == Rowwise && o.outputOptions.scale &&
-      o.output->buffer("_data") && o.output->buffer("_scale_inv");
+      o.output->perTensorData() &&
+      o.output->buffer(BufferRole::ScaleInv, Rowwise);
 
   // D target: the caller's D, or an fp32 temporary when the output is also
   // quantized (the cpu backend quantizes the unrounded fp32 result) or when
@@ -637,9 +638,9 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
 
   if (isPerTensor(recipe)) {
     // TN on the physical buffers: A [N, K] and B [M, K], K-contiguous.
-    auto *aT = static_cast<const uint8_t *>(a.buffer("_transpose"));
-    auto *bT = static_cast<const uint8_t *>(b.buffer("_transpose"));
-    const void *aData = a.buffer("_data"), *bData = b.buffer("_data");
+    auto *aT = static_cast<const uint8_t *>(a.perTensorTranspose());
+    auto *bT = static_cast<const uint8_t *>(b.perTensorTranspose());
+    const void *aData = a.perTensorData(), *bData = b.perTensorData();
     mm.aType = cudaTypeOf(a.config.dtype);
     mm.bType = cudaTypeOf(b.config.dtype);
     if (fromA == Rowwise || aT) {
@@ -668,28 +669,24 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
       mm.aScaleMode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
       mm.bScaleMode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
     } else {
-      mm.aScale = a.buffer("_scale_inv");
-      mm.bScale = b.buffer("_scale_inv");
+      mm.aScale = a.buffer(BufferRole::ScaleInv, Rowwise);
+      mm.bScale = b.buffer(BufferRole::ScaleInv, Rowwise);
     }
     mm.fastAccum = !o.useSplitAccumulator;
     lastPath = CudaGemmPath::NativeFP8;
   } else if (recipe == Recipe::Block) {
-    const char *aD = fromA == Rowwise ? "_rowwise_data" : "_columnwise_data";
-    const char *aS =
-        fromA == Rowwise ? "_rowwise_scale_inv" : "_columnwise_scale_inv";
-    const char *bD = fromB == Rowwise ? "_rowwise_data" : "_columnwise_data";
-    const char *bS =
-        fromB == Rowwise ? "_rowwise_scale_inv" : "_columnwise_scale_inv";
+    const Usage aCopy = fromA == Rowwise ? Rowwise : Columnwise;
+    const Usage bCopy = fromB == Rowwise ? Rowwise : Columnwise;
     mm.aType = cudaTypeOf(a.config.dtype);
     mm.bType = cudaTypeOf(b.config.dtype);
-    mm.A = a.buffer(aD);
-    mm.B = b.buffer(bD);
+    mm.A = a.buffer(BufferRole::Data, aCopy);
+    mm.B = b.buffer(BufferRole::Data, bCopy);
     mm.opA = CUBLAS_OP_T;
     mm.opB = CUBLAS_OP_N;
     mm.lda = K;
     mm.ldb = K;
-    mm.aScale = a.buffer(aS);
-    mm.bScale = b.buffer(bS);
+    mm.aScale = a.buffer(BufferRole::ScaleInv, aCopy);
+    mm.bScale = b.buffer(BufferRole::ScaleInv, bCopy);
     mm.aScaleMode = a.config.blockDim == 1
                         ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F
                         : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
@@ -703,22 +700,22 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
     // data, GEMM-swizzled scales. Not runnable on sm_90.
     mm.aType = cudaTypeOf(a.config.dtype);
     mm.bType = cudaTypeOf(b.config.dtype);
-    mm.A = a.buffer("_rowwise_data");
-    mm.B = b.buffer("_rowwise_data");
+    mm.A = a.buffer(BufferRole::Data, Rowwise);
+    mm.B = b.buffer(BufferRole::Data, Rowwise);
     mm.opA = CUBLAS_OP_T;
     mm.opB = CUBLAS_OP_N;
     mm.lda = K;
     mm.ldb = K;
-    mm.aScale = a.buffer("_rowwise_scale_inv");
-    mm.bScale = b.buffer("_rowwise_scale_inv");
+    mm.aScale = a.buffer(BufferRole::ScaleInv, Rowwise);
+    mm.bScale = b.buffer(BufferRole::ScaleInv, Rowwise);
     int mode = recipe == Recipe::MXFP8
                    ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0
                    : CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3;
     mm.aScaleMode = mode;
     mm.bScaleMode = mode;
     if (recipe == Recipe::NVFP4) {
-      amaxA = static_cast<const float *>(a.buffer("_amax_rowwise"));
-      amaxB = static_cast<const float *>(b.buffer("_amax_rowwise"));
+      amaxA = static_cast<const float *>(a.buffer(BufferRole::Amax, Rowwise));
+      amaxB = static_cast<const float *>(b.buffer(BufferRole::Amax, Rowwise));
       e4A = a.config.use4over6 ? a.config.e4m3Max : kE4M3Max;
       e4B = b.config.use4over6 ? b.config.e4m3Max : kE4M3Max;
     }
@@ -762,10 +759,10 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
     if (te_rt_status s = deq(b, fromB, bDeq, &bTr))
       return s;
     if (blockOnly) {
-      amaxA = static_cast<const float *>(
-          a.buffer(fromA == Columnwise ? "_amax_columnwise" : "_amax_rowwise"));
-      amaxB = static_cast<const float *>(
-          b.buffer(fromB == Columnwise ? "_amax_columnwise" : "_amax_rowwise"));
+      amaxA = static_cast<const float *>(a.buffer(
+          BufferRole::Amax, fromA == Columnwise ? Columnwise : Rowwise));
+      amaxB = static_cast<const float *>(b.buffer(
+          BufferRole::Amax, fromB == Columnwise ? Columnwise : Rowwise));
       e4A = a.config.use4over6 ? a.config.e4m3Max : kE4M3Max;
       e4B = b.config.use4over6 ? b.config.e4m3Max : kE4M3Max;
     }
@@ -831,7 +828,7 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   if (fuseFP8Output) {
     Matmul f = mm;
     QTensor &out = *o.output;
-    f.D = out.buffer("_data");
+    f.D = out.perTensorData();
     f.dType = cudaTypeOf(out.config.dtype);
     f.C = nullptr; // beta = 0: C is not read; its type must be 16-bit
     f.cType = CUDA_R_16BF;
@@ -843,9 +840,10 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
     bool biasApplied = false;
     te_rt_status s = runMatmul(f, ws, wsBytes, stream, &biasApplied, info);
     if (s == TE_RT_OK) {
-      TE_CUDA_CHECK(cuda::launchReciprocal(
-                        o.outputOptions.scale,
-                        static_cast<float *>(out.buffer("_scale_inv")), stream),
+      TE_CUDA_CHECK(cuda::launchReciprocal(o.outputOptions.scale,
+                                           static_cast<float *>(out.buffer(
+                                               BufferRole::ScaleInv, Rowwise)),
+                                           stream),
                     "reciprocal kernel");
       setPath();
       if (info)

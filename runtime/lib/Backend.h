@@ -62,19 +62,58 @@ struct QTensor {
   std::vector<void *> buffers;
   std::vector<int64_t> bufferBytes; ///< layout byte size of each buffer
 
-  /// The buffer called `name` ("_rowwise_data", ...), or nullptr.
-  void *buffer(const char *name) const {
+  /// Index of the buffer of `role` that the layout assigns to the `usage`
+  /// copy (BufferDesc::columnwise: Rowwise is false, Columnwise true), or -1
+  /// if there is none or `usage` is not Rowwise or Columnwise. Block, MXFP8
+  /// and NVFP4 keep a data, a scale (and for NVFP4 an amax) buffer per copy.
+  /// Per-tensor FP8 (delayed, current scaling) keeps one scale for both
+  /// copies, marked rowwise, (ScaleInv, Rowwise); its data is found with
+  /// perTensorDataIndex and perTensorTransposeIndex.
+  int indexOf(format::BufferRole role, format::Usage usage) const {
+    if (usage != format::Rowwise && usage != format::Columnwise)
+      return -1;
+    const bool columnwise = usage == format::Columnwise;
     for (size_t i = 0; i < layout.size(); ++i)
-      if (layout[i].name == name)
-        return buffers[i];
-    return nullptr;
-  }
-  /// Index of the buffer called `name`, or -1.
-  int indexOf(const char *name) const {
-    for (size_t i = 0; i < layout.size(); ++i)
-      if (layout[i].name == name)
+      if (layout[i].role == role && layout[i].columnwise == columnwise)
         return static_cast<int>(i);
     return -1;
+  }
+  /// The buffer indexOf(role, usage) finds, or nullptr.
+  void *buffer(format::BufferRole role, format::Usage usage) const {
+    return bufferAt(indexOf(role, usage));
+  }
+  /// Delayed or current scaling: one per-tensor scale.
+  bool isPerTensor() const {
+    return config.recipe == format::Recipe::Delayed ||
+           config.recipe == format::Recipe::Current;
+  }
+  /// Per-tensor FP8: the data stored in the logical orientation, or -1 (other
+  /// recipes, or a columnwise-only tensor on sm_90). It holds the rowwise
+  /// copy; on sm_100 it also serves columnwise reads (with the mirrored
+  /// transpose flag) and is marked columnwise when the tensor holds that
+  /// copy alone.
+  int perTensorDataIndex() const {
+    if (!isPerTensor())
+      return -1;
+    int i = indexOf(format::BufferRole::Data, format::Rowwise);
+    if (i < 0 && target == format::Target::SM100)
+      i = indexOf(format::BufferRole::Data, format::Columnwise);
+    return i;
+  }
+  /// Per-tensor FP8 on sm_90 (TN-only): the columnwise copy, stored as the
+  /// physical transpose of the data; -1 on sm_100 and for other recipes.
+  int perTensorTransposeIndex() const {
+    return isPerTensor() && target == format::Target::SM90
+               ? indexOf(format::BufferRole::Data, format::Columnwise)
+               : -1;
+  }
+  void *perTensorData() const { return bufferAt(perTensorDataIndex()); }
+  void *perTensorTranspose() const {
+    return bufferAt(perTensorTransposeIndex());
+  }
+  /// buffers[index], or nullptr for index -1.
+  void *bufferAt(int index) const {
+    return index >= 0 ? buffers[static_cast<size_t>(index)] : nullptr;
   }
   bool hasRowwise() const { return usage & format::Rowwise; }
   bool hasColumnwise() const { return usage & format::Columnwise; }

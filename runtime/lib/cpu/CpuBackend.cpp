@@ -446,9 +446,10 @@ te_rt_status CpuBackend::matmul(const DenseMatmul &mm) {
 void CpuBackend::quantizePerTensor(const float *x, QTensor &q, float scale) {
   const int64_t M = q.m, K = q.k;
   const DType t = q.config.dtype;
-  auto *data = static_cast<uint8_t *>(q.buffer("_data"));
-  auto *tr = static_cast<uint8_t *>(q.buffer("_transpose"));
-  auto *scaleInv = static_cast<float *>(q.buffer("_scale_inv"));
+  auto *data = static_cast<uint8_t *>(q.perTensorData());
+  auto *tr = static_cast<uint8_t *>(q.perTensorTranspose());
+  auto *scaleInv =
+      static_cast<float *>(q.buffer(BufferRole::ScaleInv, Rowwise));
   int64_t n = M * K;
   if (data)
     parallelFor(n, threads, kGrainElements, [&](int64_t b, int64_t e) {
@@ -471,9 +472,10 @@ void CpuBackend::quantizeBlock(const float *x, QTensor &q, DType inputType) {
   const QuantizerConfig &c = q.config;
   const int64_t M = q.m, K = q.k, B = kFP8BlockSize;
   const DType t = c.dtype;
-  int iRd = q.indexOf("_rowwise_data"), iRs = q.indexOf("_rowwise_scale_inv");
-  int iCd = q.indexOf("_columnwise_data"),
-      iCs = q.indexOf("_columnwise_scale_inv");
+  int iRd = q.indexOf(BufferRole::Data, Rowwise),
+      iRs = q.indexOf(BufferRole::ScaleInv, Rowwise);
+  int iCd = q.indexOf(BufferRole::Data, Columnwise),
+      iCs = q.indexOf(BufferRole::ScaleInv, Columnwise);
   auto *rd = iRd >= 0 ? static_cast<uint8_t *>(q.buffers[iRd]) : nullptr;
   auto *rs = iRs >= 0 ? static_cast<float *>(q.buffers[iRs]) : nullptr;
   auto *cd = iCd >= 0 ? static_cast<uint8_t *>(q.buffers[iCd]) : nullptr;
@@ -543,9 +545,10 @@ void CpuBackend::quantizeMXFP8(const float *x, QTensor &q) {
   const QuantizerConfig &c = q.config;
   const int64_t M = q.m, K = q.k, B = kMXFP8BlockSize;
   const DType t = c.dtype;
-  int iRd = q.indexOf("_rowwise_data"), iRs = q.indexOf("_rowwise_scale_inv");
-  int iCd = q.indexOf("_columnwise_data"),
-      iCs = q.indexOf("_columnwise_scale_inv");
+  int iRd = q.indexOf(BufferRole::Data, Rowwise),
+      iRs = q.indexOf(BufferRole::ScaleInv, Rowwise);
+  int iCd = q.indexOf(BufferRole::Data, Columnwise),
+      iCs = q.indexOf(BufferRole::ScaleInv, Columnwise);
   auto *rd = iRd >= 0 ? static_cast<uint8_t *>(q.buffers[iRd]) : nullptr;
   auto *rs = iRs >= 0 ? static_cast<uint8_t *>(q.buffers[iRs]) : nullptr;
   auto *cd = iCd >= 0 ? static_cast<uint8_t *>(q.buffers[iCd]) : nullptr;
@@ -610,11 +613,12 @@ void CpuBackend::quantizeNVFP4(const float *x, QTensor &q,
                                const QuantizeOptions &o) {
   const QuantizerConfig &c = q.config;
   const int64_t M = q.m, K = q.k;
-  int iRd = q.indexOf("_rowwise_data"), iRs = q.indexOf("_rowwise_scale_inv");
-  int iCd = q.indexOf("_columnwise_data"),
-      iCs = q.indexOf("_columnwise_scale_inv");
-  auto *ra = static_cast<float *>(q.buffer("_amax_rowwise"));
-  auto *ca = static_cast<float *>(q.buffer("_amax_columnwise"));
+  int iRd = q.indexOf(BufferRole::Data, Rowwise),
+      iRs = q.indexOf(BufferRole::ScaleInv, Rowwise);
+  int iCd = q.indexOf(BufferRole::Data, Columnwise),
+      iCs = q.indexOf(BufferRole::ScaleInv, Columnwise);
+  auto *ra = static_cast<float *>(q.buffer(BufferRole::Amax, Rowwise));
+  auto *ca = static_cast<float *>(q.buffer(BufferRole::Amax, Columnwise));
 
   // Rowwise: plain x, pre-RHT amax.
   std::vector<float> rowAmax;
@@ -739,8 +743,8 @@ te_rt_status CpuBackend::quantize(const Tensor &x, QTensor &q,
 
 void CpuBackend::perTensorCodes(const QTensor &q, Usage from, float *out) {
   const int64_t M = q.m, K = q.k;
-  auto *tr = static_cast<const uint8_t *>(q.buffer("_transpose"));
-  auto *data = static_cast<const uint8_t *>(q.buffer("_data"));
+  auto *tr = static_cast<const uint8_t *>(q.perTensorTranspose());
+  auto *data = static_cast<const uint8_t *>(q.perTensorData());
   if (from == Columnwise && tr) {
     for (int64_t k = 0; k < K; ++k)
       for (int64_t m = 0; m < M; ++m)
@@ -758,9 +762,10 @@ void CpuBackend::dequantizeToFloat(const QTensor &q, Usage from, float *out) {
   switch (c.recipe) {
   case Recipe::Delayed:
   case Recipe::Current: {
-    float sInv = *static_cast<const float *>(q.buffer("_scale_inv"));
-    auto *tr = static_cast<const uint8_t *>(q.buffer("_transpose"));
-    auto *data = static_cast<const uint8_t *>(q.buffer("_data"));
+    float sInv =
+        *static_cast<const float *>(q.buffer(BufferRole::ScaleInv, Rowwise));
+    auto *tr = static_cast<const uint8_t *>(q.perTensorTranspose());
+    auto *data = static_cast<const uint8_t *>(q.perTensorData());
     if (col && tr) {
       for (int64_t k = 0; k < K; ++k)
         for (int64_t m = 0; m < M; ++m)
@@ -773,8 +778,8 @@ void CpuBackend::dequantizeToFloat(const QTensor &q, Usage from, float *out) {
   }
   case Recipe::Block: {
     const int64_t B = kFP8BlockSize;
-    int iD = q.indexOf(col ? "_columnwise_data" : "_rowwise_data");
-    int iS = q.indexOf(col ? "_columnwise_scale_inv" : "_rowwise_scale_inv");
+    int iD = q.indexOf(BufferRole::Data, col ? Columnwise : Rowwise);
+    int iS = q.indexOf(BufferRole::ScaleInv, col ? Columnwise : Rowwise);
     auto *d = static_cast<const uint8_t *>(q.buffers[iD]);
     auto *s = static_cast<const float *>(q.buffers[iS]);
     int64_t S = q.layout[iS].shape[1];
@@ -792,8 +797,8 @@ void CpuBackend::dequantizeToFloat(const QTensor &q, Usage from, float *out) {
   }
   case Recipe::MXFP8: {
     const int64_t B = kMXFP8BlockSize;
-    int iD = q.indexOf(col ? "_columnwise_data" : "_rowwise_data");
-    int iS = q.indexOf(col ? "_columnwise_scale_inv" : "_rowwise_scale_inv");
+    int iD = q.indexOf(BufferRole::Data, col ? Columnwise : Rowwise);
+    int iS = q.indexOf(BufferRole::ScaleInv, col ? Columnwise : Rowwise);
     auto *d = static_cast<const uint8_t *>(q.buffers[iD]);
     std::vector<uint8_t> s = compactScaleBytes(q, iS);
     int64_t S = q.layout[iS].shape[1];
@@ -807,11 +812,11 @@ void CpuBackend::dequantizeToFloat(const QTensor &q, Usage from, float *out) {
   case Recipe::NVFP4: {
     const int64_t B = kNVFP4BlockSize;
     const float e4m3Max = c.use4over6 ? c.e4m3Max : kE4M3Max;
-    int iD = q.indexOf(col ? "_columnwise_data" : "_rowwise_data");
-    int iS = q.indexOf(col ? "_columnwise_scale_inv" : "_rowwise_scale_inv");
+    int iD = q.indexOf(BufferRole::Data, col ? Columnwise : Rowwise);
+    int iS = q.indexOf(BufferRole::ScaleInv, col ? Columnwise : Rowwise);
     auto *d = static_cast<const uint8_t *>(q.buffers[iD]);
     auto *amax = static_cast<const float *>(
-        q.buffer(col ? "_amax_columnwise" : "_amax_rowwise"));
+        q.buffer(BufferRole::Amax, col ? Columnwise : Rowwise));
     std::vector<uint8_t> s = compactScaleBytes(q, iS);
     int64_t S = q.layout[iS].shape[1];
     // Rows of the stored representation: M (rowwise) or K (columnwise).
