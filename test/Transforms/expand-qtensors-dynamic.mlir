@@ -152,3 +152,25 @@ func.func @results(%x: tensor<?x256xbf16>, %w: tensor<64x256xbf16>)
   %xd = te.dequantize %xq : !te.qtensor<?x256xbf16, #te.current<f8E4M3FN>, rowwise|columnwise> -> tensor<?x256xf32>
   return %y, %yq, %xd : tensor<?x64xbf16>, !te.qtensor<?x64xbf16, #te.current<f8E4M3FN>, rowwise>, tensor<?x256xf32>
 }
+
+// -----
+
+// A wgrad (NT) of 3-D NVFP4 columnwise operands with two dynamic leading
+// dimensions: the columnwise data [K, M/2] keeps only the product of those,
+// and the result [N, K] needs none of them, so only B's last dimension (the
+// result's N) is read, from B's data.
+// CHECK-LABEL: func.func @wgrad_two_dynamic
+// CHECK-SAME: %{{.*}}: tensor<256x?xi8>, %{{.*}}: tensor<256x?xf8E4M3FN>, %{{.*}}: tensor<1xf32>, %[[BD:.*]]: tensor<?x?xi8>
+// CHECK: %[[N:.*]] = tensor.dim %[[BD]], %{{.*}} : tensor<?x?xi8>
+// CHECK: %[[D:.*]] = tensor.empty(%[[N]]) : tensor<?x256xf32>
+// CHECK: te.gemm_buffers layout NT
+// CHECK-SAME: shape [?, ?, 256]
+// CHECK-SAME: shape [?, ?, ?]
+// CHECK-SAME: outs(%[[D]] : tensor<?x256xf32>)
+func.func @wgrad_two_dynamic(%x: !te.qtensor<?x?x256xbf16, #te.nvfp4<f4E2M1FN>, columnwise>,
+                             %g: !te.qtensor<?x?x?xbf16, #te.nvfp4<f4E2M1FN>, columnwise>) -> tensor<?x256xf32> {
+  %dw = te.gemm %x, %g layout NT
+      : !te.qtensor<?x?x256xbf16, #te.nvfp4<f4E2M1FN>, columnwise>,
+        !te.qtensor<?x?x?xbf16, #te.nvfp4<f4E2M1FN>, columnwise> -> tensor<?x256xf32>
+  return %dw : tensor<?x256xf32>
+}

@@ -930,8 +930,10 @@ struct GemmLowering : TEOpLowering<GemmBuffersOp> {
       return failure();
     OpFoldResult k = b.getIndexAttr(shape.back());
     if (ShapedType::isDynamic(shape.back())) {
+      SmallVector<bool> lastOnly(shape.size(), false);
+      lastOnly.back() = true;
       FailureOr<SmallVector<OpFoldResult>> dims = emitLogicalSizes(
-          b, loc, q, usage, getTarget(op), shape, buffers, emitError);
+          b, loc, q, usage, getTarget(op), shape, buffers, emitError, lastOnly);
       if (failed(dims))
         return failure();
       k = dims->back();

@@ -137,8 +137,11 @@ mlir::te::emitRows(OpBuilder &b, Location loc, QuantizerAttrInterface quantizer,
     if (Value m = readExtent(b, loc, extents, buffers, fmt::rowsExtent(rank)))
       return OpFoldResult(m);
   // The product of the leading dimensions, each read where it is held.
+  SmallVector<bool> leading(shape.size(), true);
+  if (!leading.empty())
+    leading.back() = false;
   FailureOr<SmallVector<OpFoldResult>> dims = emitLogicalSizes(
-      b, loc, quantizer, usage, target, shape, buffers, emitError);
+      b, loc, quantizer, usage, target, shape, buffers, emitError, leading);
   if (failed(dims))
     return failure();
   fmt::Extent m = fmt::rowsExtent(rank);
@@ -148,7 +151,7 @@ mlir::te::emitRows(OpBuilder &b, Location loc, QuantizerAttrInterface quantizer,
 FailureOr<SmallVector<OpFoldResult>> mlir::te::emitLogicalSizes(
     OpBuilder &b, Location loc, QuantizerAttrInterface quantizer, Usage usage,
     Target target, ArrayRef<int64_t> shape, ValueRange buffers,
-    function_ref<InFlightDiagnostic()> emitError) {
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<bool> needed) {
   SmallVector<OpFoldResult> dims;
   for (int64_t d : shape)
     dims.push_back(b.getIndexAttr(d));
@@ -187,11 +190,25 @@ FailureOr<SmallVector<OpFoldResult>> mlir::te::emitLogicalSizes(
     if (i + 1 < rank && othersStatic && others > 0)
       m = read(fmt::rowsExtent(rank));
     if (!m) {
-      if (emitError)
-        emitError() << "cannot read dynamic dimension " << i
-                    << " of a quantized tensor of shape ["
-                    << llvm::make_range(shape.begin(), shape.end())
-                    << "] from its buffers (no buffer holds it exactly)";
+      if (!needed.empty() && !needed[i])
+        continue; // unknown, and not asked for
+      if (emitError) {
+        InFlightDiagnostic diag = emitError();
+        diag << "cannot read dynamic dimension " << i
+             << " of a quantized tensor of shape [";
+        llvm::interleave(
+            shape,
+            [&](int64_t d) {
+              if (ShapedType::isDynamic(d))
+                diag << "?";
+              else
+                diag << d;
+            },
+            [&] { diag << ", "; });
+        diag << "] from its buffers (no buffer holds it: more than one "
+                "dynamic leading dimension where the layout keeps only "
+                "their product)";
+      }
       return failure();
     }
     dims[i] = others == 1 ? m

@@ -106,13 +106,15 @@ bufferSizes(ConversionPatternRewriter &rewriter, Operation *op,
                          [&] { return op->emitOpError(); });
 }
 
-/// The logical sizes of the quantized tensor of `type` held by `buffers`.
+/// The logical sizes of the quantized tensor of `type` held by `buffers`
+/// (those marked in `needed`, where it is not empty).
 static FailureOr<SmallVector<OpFoldResult>>
 logicalSizes(ConversionPatternRewriter &rewriter, Operation *op,
-             QTensorType type, ValueRange buffers) {
-  return emitLogicalSizes(rewriter, op->getLoc(), type.getQuantizer(),
-                          type.getUsage(), getTarget(op), type.getShape(),
-                          buffers, [&] { return op->emitOpError(); });
+             QTensorType type, ValueRange buffers, ArrayRef<bool> needed = {}) {
+  return emitLogicalSizes(
+      rewriter, op->getLoc(), type.getQuantizer(), type.getUsage(),
+      getTarget(op), type.getShape(), buffers,
+      [&] { return op->emitOpError(); }, needed);
 }
 
 /// `sizes` where `shape` is dynamic, `shape` where it is static.
@@ -236,15 +238,22 @@ struct GemmLowering : public OpConversionPattern<GemmOp> {
     if (!ShapedType::isDynamicShape(resultShape))
       return sizes;
     QTensorType a = op.getA().getType(), b = op.getB().getType();
+    // Only the operand dimensions a dynamic result dimension comes from.
+    std::vector<::te::format::GemmResultDim> from =
+        ::te::format::gemmResultDims(toFormat(op.getLayout()), a.getRank(),
+                                     b.getRank());
+    SmallVector<bool> needA(a.getRank(), false), needB(b.getRank(), false);
+    for (auto [i, d] : llvm::enumerate(from))
+      if (ShapedType::isDynamic(resultShape[i]))
+        (d.operand == 0 ? needA : needB)[d.axis] = true;
     FailureOr<SmallVector<OpFoldResult>> as =
-        logicalSizes(rewriter, op, a, adaptor.getA());
+        logicalSizes(rewriter, op, a, adaptor.getA(), needA);
     FailureOr<SmallVector<OpFoldResult>> bs =
-        logicalSizes(rewriter, op, b, adaptor.getB());
+        logicalSizes(rewriter, op, b, adaptor.getB(), needB);
     if (failed(as) || failed(bs))
       return failure();
     SmallVector<OpFoldResult> dims;
-    for (::te::format::GemmResultDim d : ::te::format::gemmResultDims(
-             toFormat(op.getLayout()), as->size(), bs->size()))
+    for (::te::format::GemmResultDim d : from)
       dims.push_back(d.operand == 0 ? (*as)[d.axis] : (*bs)[d.axis]);
     dims = refine(rewriter, resultShape, dims);
     if (!quantized) {

@@ -44,12 +44,13 @@ emitBufferSizes(OpBuilder &b, Location loc, QuantizerAttrInterface quantizer,
 /// dynamic one read from the buffer axis that holds it
 /// (te::format::findExtent), or, for a leading dimension held only through
 /// the flattened M, M divided by the other (static) leading dimensions.
-/// Fails (after `emitError`) where no buffer holds a dynamic size.
-FailureOr<SmallVector<OpFoldResult>>
-emitLogicalSizes(OpBuilder &b, Location loc, QuantizerAttrInterface quantizer,
-                 Usage usage, Target target, ArrayRef<int64_t> shape,
-                 ValueRange buffers,
-                 function_ref<InFlightDiagnostic()> emitError);
+/// Fails (after `emitError`) where no buffer holds a dynamic size the caller
+/// needs: `needed[i]` says whether dimension i is (empty: all are); one not
+/// needed and not held stays unknown (the attribute ShapedType::kDynamic).
+FailureOr<SmallVector<OpFoldResult>> emitLogicalSizes(
+    OpBuilder &b, Location loc, QuantizerAttrInterface quantizer, Usage usage,
+    Target target, ArrayRef<int64_t> shape, ValueRange buffers,
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<bool> needed = {});
 
 /// The flattened leading dimension M (te::format::rowsExtent) of a quantized
 /// tensor of shape `shape` whose buffers are `buffers`: static, or read from
