@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <new>
+#include <type_traits>
 
 using namespace te::format;
 
@@ -282,6 +283,19 @@ static int64_t scaleStride(const QTensor &q, Usage usage) {
   return i >= 0 ? q.layout[i].shape[1] : 0;
 }
 
+/// A quantize kernel's buffers of both copies (BlockArgs, MXFP8Args,
+/// FastNVFP4Args: rowData, rowScale, rowScaleStride and the col* three): null
+/// and 0 for a copy q does not hold.
+template <typename Args> static void setCopies(Args &a, const QTensor &q) {
+  using Scale = std::remove_pointer_t<decltype(a.rowScale)>;
+  a.rowData = bufferAs<uint8_t>(q, BufferRole::Data, Rowwise);
+  a.rowScale = bufferAs<Scale>(q, BufferRole::ScaleInv, Rowwise);
+  a.rowScaleStride = scaleStride(q, Rowwise);
+  a.colData = bufferAs<uint8_t>(q, BufferRole::Data, Columnwise);
+  a.colScale = bufferAs<Scale>(q, BufferRole::ScaleInv, Columnwise);
+  a.colScaleStride = scaleStride(q, Columnwise);
+}
+
 /// True if the fused NVFP4 kernel (FastNVFP4.cu) quantizes x into q: plain
 /// 1D NVFP4 (RHT and stochastic rounding included), or 16x16 (2D) tiles of a
 /// bf16 x without stochastic rounding and without an RHT columnwise copy
@@ -437,12 +451,7 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
     a.blockDim = c.blockDim;
     a.pow2 = c.pow2Scales;
     a.eps = c.amaxEpsilon;
-    a.rowData = bufferAs<uint8_t>(q, BufferRole::Data, Rowwise);
-    a.rowScale = bufferAs<float>(q, BufferRole::ScaleInv, Rowwise);
-    a.rowScaleStride = scaleStride(q, Rowwise);
-    a.colData = bufferAs<uint8_t>(q, BufferRole::Data, Columnwise);
-    a.colScale = bufferAs<float>(q, BufferRole::ScaleInv, Columnwise);
-    a.colScaleStride = scaleStride(q, Columnwise);
+    setCopies(a, q);
     TE_CUDA_CHECK(cuda::launchBlockQuantize(x.data, M, K, a, stream),
                   "Float8Block quantize kernel");
     break;
@@ -453,12 +462,7 @@ te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
     a.inType = x.dtype;
     a.twoD = c.mx2D;
     a.rounding = c.e8m0Rounding;
-    a.rowData = bufferAs<uint8_t>(q, BufferRole::Data, Rowwise);
-    a.rowScale = bufferAs<uint8_t>(q, BufferRole::ScaleInv, Rowwise);
-    a.rowScaleStride = scaleStride(q, Rowwise);
-    a.colData = bufferAs<uint8_t>(q, BufferRole::Data, Columnwise);
-    a.colScale = bufferAs<uint8_t>(q, BufferRole::ScaleInv, Columnwise);
-    a.colScaleStride = scaleStride(q, Columnwise);
+    setCopies(a, q);
     TE_CUDA_CHECK(cuda::launchMXFP8Quantize(x.data, M, K, a, stream),
                   "MXFP8 quantize kernel");
     break;
@@ -512,12 +516,7 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
     a.K = K;
     a.amax = amax;
     a.amaxCol = amaxCol;
-    a.rowData = bufferAs<uint8_t>(q, BufferRole::Data, Rowwise);
-    a.rowScale = bufferAs<uint8_t>(q, BufferRole::ScaleInv, Rowwise);
-    a.rowScaleStride = a.rowScale ? scaleStride(q, Rowwise) : 0;
-    a.colData = bufferAs<uint8_t>(q, BufferRole::Data, Columnwise);
-    a.colScale = bufferAs<uint8_t>(q, BufferRole::ScaleInv, Columnwise);
-    a.colScaleStride = a.colScale ? scaleStride(q, Columnwise) : 0;
+    setCopies(a, q);
     a.twoD = c.nvfp4_2D;
     a.rht = c.rht;
     a.signMask = c.rhtSignMask;
