@@ -10,7 +10,7 @@
 // RUN: te-opt %s --te-pipeline="target=sm_100 lower-to-llvm=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOLLVM
 // RUN: te-opt %s --te-pipeline="target=cpu reference=true fuse-accumulate=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TWIN
 
-// CPU: Pass Manager with 16 passes:
+// CPU: Pass Manager with 17 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: te-set-target{remarks=true target=cpu},
 // CPU-NEXT: inline{{.*}},
@@ -22,6 +22,7 @@
 // CPU-NEXT: te-expand-qtensors,
 // CPU-NEXT: canonicalize{{.*}},
 // CPU-NEXT: te-bufferize-boundaries,
+// CPU-NEXT: te-constant-globals{alignment=64},
 // CPU-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // CPU-NEXT: te-deallocate,
 // CPU-NEXT: convert-te-to-runtime{device-memory=false},
@@ -30,7 +31,7 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 27 passes:
+// SM90: Pass Manager with 28 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
@@ -42,6 +43,7 @@
 // SM90-NEXT: te-expand-qtensors,
 // SM90-NEXT: canonicalize{{.*}},
 // SM90-NEXT: te-bufferize-boundaries,
+// SM90-NEXT: te-constant-globals{alignment=64},
 // SM90-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // SM90-NEXT: te-deallocate,
 // SM90-NEXT: convert-bufferization-to-memref,
@@ -66,7 +68,7 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 16 passes:
+// NOLLVM: Pass Manager with 17 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
@@ -78,6 +80,7 @@
 // NOLLVM-NEXT: te-expand-qtensors,
 // NOLLVM-NEXT: canonicalize{{.*}},
 // NOLLVM-NEXT: te-bufferize-boundaries,
+// NOLLVM-NEXT: te-constant-globals{alignment=64},
 // NOLLVM-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // NOLLVM-NEXT: te-deallocate,
 // NOLLVM-NEXT: convert-bufferization-to-memref,
@@ -86,7 +89,7 @@
 // NOLLVM-NEXT: te-linalg-to-gpu
 // NOLLVM-NEXT: )
 
-// TWIN: Pass Manager with 16 passes:
+// TWIN: Pass Manager with 17 passes:
 // TWIN-NEXT: builtin.module(
 // TWIN-NEXT: te-set-target{remarks=true target=cpu},
 // TWIN-NEXT: inline{{.*}},
@@ -98,6 +101,7 @@
 // TWIN-NEXT: te-expand-qtensors,
 // TWIN-NEXT: canonicalize{{.*}},
 // TWIN-NEXT: te-bufferize-boundaries,
+// TWIN-NEXT: te-constant-globals{alignment=64},
 // TWIN-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // TWIN-NEXT: te-deallocate,
 // TWIN-NEXT: convert-te-to-runtime{device-memory=false},

@@ -33,6 +33,7 @@
 // TIMING-NEXT: TEExpandQTensors
 // TIMING-NEXT: Canonicalizer
 // TIMING-NEXT: TEBufferizeBoundaries
+// TIMING-NEXT: TEConstantGlobals
 // TIMING-NEXT: OneShotBufferizePass
 //
 // Buffer deallocation: the te program is straight-line code, which

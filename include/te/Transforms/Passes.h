@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Declarations of te's passes on upstream dialects only (te-split-deallocs,
-// te-bufferize-boundaries, te-lower-if-present, te-strip-binary-properties),
-// generated from Passes.td.
+// te-bufferize-boundaries, te-constant-globals, te-lower-if-present,
+// te-strip-binary-properties), generated from Passes.td.
 //
 //===----------------------------------------------------------------------===//
 

@@ -8,7 +8,8 @@
 // on upstream dialects only (func, bufferization, memref, gpu) and would
 // serve any pipeline with the same needs. Bufferization helpers that make
 // one-shot bufferization and buffer deallocation linear in the program's
-// size, and the lowering stages' driver. Lit tests in test/Transforms/ and
+// size and bufferization's output reproducible, and the lowering stages'
+// driver. Lit tests in test/Transforms/ and
 // test/Conversion/.
 //
 //===----------------------------------------------------------------------===//
@@ -122,6 +123,67 @@ def TEBufferizeBoundaries
   ];
 }
 
+
+//===----------------------------------------------------------------------===//
+// te-constant-globals
+//===----------------------------------------------------------------------===//
+
+def TEConstantGlobals : Pass<"te-constant-globals", "::mlir::ModuleOp"> {
+  let summary = "create the memref.global of every tensor constant in "
+                "program order before one-shot-bufferize, for reproducible "
+                "output";
+  let description = [{
+    Runs right before `one-shot-bufferize{bufferize-function-boundaries}`
+    (te-pipeline). For every `arith.constant` of a ranked tensor type
+    without encoding, in the order of a walk of the module, it creates the
+    `memref.global` bufferization would create for it, with upstream's own
+    `bufferization::getGlobalFor`: a private constant global named
+    `__constant_<shape>x<type>` (a suffix `_0`, `_1`, ... where the name is
+    taken), placed at the top of the module, one per value (a constant
+    whose value and alignment a global already has reuses it). The
+    constants stay; bufferization then finds their globals and creates
+    none.
+
+    Why: with function boundaries, one-shot-bufferize bufferizes the
+    functions in an order taken from a `DenseMap` keyed by the functions'
+    addresses (`getFuncOpsOrderedByCalls` in upstream's
+    OneShotModuleBufferize.cpp), so functions that do not call each other
+    come in an order that changes from run to run. Bufferization creates a
+    tensor constant's global when it bufferizes the constant's function, so
+    without this pass the globals' order in the module, which of two
+    constants of one type gets a suffixed name, and so the compiled object,
+    follow that order. Created here, they depend on the program only.
+
+    ```mlir
+    func.func @a() -> f32 {
+      %c = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+      ...
+    }
+    func.func @b() -> f32 {
+      %c = arith.constant dense<[3.0, 4.0]> : tensor<2xf32>
+      ...
+    }
+    // gains, whatever order bufferization then takes the functions in
+    memref.global "private" constant @__constant_2xf32_0 : memref<2xf32>
+        = dense<[3.0, 4.0]> {alignment = 64 : i64}
+    memref.global "private" constant @__constant_2xf32 : memref<2xf32>
+        = dense<[1.0, 2.0]> {alignment = 64 : i64}
+    ```
+
+    The globals have no memory space (one-shot-bufferize's default, which
+    te-pipeline keeps).
+  }];
+  let options = [
+    Option<"alignment", "alignment", "uint64_t", /*default=*/"64",
+           "alignment of the globals: one-shot-bufferize's buffer-alignment "
+           "(it reuses a global only when the alignment is the same)">
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numGlobals", "globals-created",
+              "memref.global ops created for tensor constants">
+  ];
+}
 
 //===----------------------------------------------------------------------===//
 // te-lower-if-present

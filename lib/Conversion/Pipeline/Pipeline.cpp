@@ -80,6 +80,14 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // One-shot-bufferize takes functions that do not call each other in an
+  // order that changes from run to run (upstream's getFuncOpsOrderedByCalls
+  // iterates a DenseMap keyed by addresses) and creates the tensor
+  // constants' globals in that order; te-constant-globals creates them
+  // first, in program order, so that the output is reproducible.
+  TEConstantGlobalsOptions globals;
+  globals.alignment = bufferize.bufferAlignment;
+  pm.addPass(createTEConstantGlobals(globals));
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Buffer deallocation: straight-line modules directly, anything else with
   // upstream's deallocation pipeline.
@@ -155,11 +163,11 @@ void mlir::te::registerTEPipeline() {
       "te-decompose-linear, convert-te-to-reference (reference=true), "
       "te-fuse-accumulate (fuse-accumulate=true), te-infer-usages, "
       "te-eliminate-aliases, te-expand-qtensors, canonicalize, "
-      "te-bufferize-boundaries, one-shot-bufferize, te-deallocate, "
-      "convert-te-to-runtime (GPU targets: with te-linalg-to-gpu, device "
-      "memory); unless lower-to-llvm=false, te-lower-if-present (GPU "
-      "targets: kernel outlining before it, NVVM and gpu-module-to-binary "
-      "after it) and convert-to-llvm. --dump-pass-pipeline lists the passes "
-      "for given options",
+      "te-bufferize-boundaries, te-constant-globals, one-shot-bufferize, "
+      "te-deallocate, convert-te-to-runtime (GPU targets: with "
+      "te-linalg-to-gpu, device memory); unless lower-to-llvm=false, "
+      "te-lower-if-present (GPU targets: kernel outlining before it, NVVM "
+      "and gpu-module-to-binary after it) and convert-to-llvm. "
+      "--dump-pass-pipeline lists the passes for given options",
       buildTEPipeline);
 }
