@@ -59,7 +59,9 @@ MEMOP = re.compile(r"^\[CUDA ", re.I)
 
 def short_name(name):
     """The function's name without return type, namespaces and arguments."""
-    n = name.strip().replace("(anonymous namespace)", "anon")
+    # nsys spells the anonymous namespace "(anonymous namespace)", ncu
+    # "<unnamed>"; either would be cut as arguments or template arguments.
+    n = name.strip().replace("(anonymous namespace)", "anon").replace("<unnamed>", "anon")
     n = re.sub(r"\(.*$", "", n)          # arguments
     n = re.sub(r"<.*$", "", n)           # template arguments
     n = n.split()[-1] if n.split() else n  # 'void ns::f' -> 'ns::f'
