@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 //
 // Device memory, and the dispatch of quantize / dequantize / amax / delayed
-// update / swizzle onto the kernels of Kernels.cu, mirroring the cpu
+// update / swizzle onto the kernels' launchers (Quantize*.h, Dequantize.h,
+// AmaxScale.h, ScaleSwizzle.h, Elementwise.h), mirroring the cpu
 // backend's steps (runtime/lib/cpu/CpuBackend.cpp) so that both write the
 // same bits. Allocations and temporaries are stream-ordered (cudaMallocAsync
 // from the device's default memory pool; te_rt_malloc on the legacy default
@@ -17,10 +18,15 @@
 #include "CudaBackend.h"
 #include "DeviceTemp.h"
 
+#include "AmaxScale.h"
+#include "Dequantize.h"
+#include "Elementwise.h"
 #include "Error.h"
-#include "FastDequantize.h"
-#include "FastNVFP4.h"
-#include "Kernels.h"
+#include "QuantizeBlock.h"
+#include "QuantizeMXFP8.h"
+#include "QuantizeNVFP4.h"
+#include "QuantizePerTensor.h"
+#include "ScaleSwizzle.h"
 
 #include "te/Format/Codecs.h"
 #include "te/Format/Philox.h"
@@ -284,7 +290,7 @@ static int64_t scaleStride(const QTensor &q, Usage usage) {
 }
 
 /// A quantize kernel's buffers of both copies (BlockArgs, MXFP8Args,
-/// FastNVFP4Args: rowData, rowScale, rowScaleStride and the col* three): null
+/// NVFP4FusedArgs: rowData, rowScale, rowScaleStride and the col* three): null
 /// and 0 for a copy q does not hold.
 template <typename Args> static void setCopies(Args &a, const QTensor &q) {
   using Scale = std::remove_pointer_t<decltype(a.rowScale)>;
@@ -296,7 +302,7 @@ template <typename Args> static void setCopies(Args &a, const QTensor &q) {
   a.colScaleStride = scaleStride(q, Columnwise);
 }
 
-/// True if the fused NVFP4 kernel (FastNVFP4.cu) quantizes x into q: plain
+/// True if the fused NVFP4 kernel (QuantizeNVFP4.cu) quantizes x into q: plain
 /// 1D NVFP4 (RHT and stochastic rounding included), or 16x16 (2D) tiles of a
 /// bf16 x without stochastic rounding and without an RHT columnwise copy
 /// (TE's weight quantizer), on nvfp4FastPath's shapes. Everything else takes
@@ -487,7 +493,7 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
   auto *ra = bufferAs<float>(q, BufferRole::Amax, Rowwise);
   auto *ca = bufferAs<float>(q, BufferRole::Amax, Columnwise);
 
-  // Fused path (FastNVFP4.cu, nvfp4Fused): tensor amax, tiling shapes. Pass
+  // Fused path (QuantizeNVFP4.cu, nvfp4Fused): tensor amax, tiling shapes. Pass
   // 1 is the amax (with the RHT: amax and post-RHT amax in one read), pass 2
   // reads x once and writes both representations.
   if (nvfp4Fused(x, q)) {
@@ -509,7 +515,7 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
       TE_CUDA_CHECK(cuda::launchAmax(x.data, x.dtype, M * K, amax, stream),
                     "amax kernel");
     }
-    cuda::FastNVFP4Args a;
+    cuda::NVFP4FusedArgs a;
     a.inType = x.dtype;
     a.x = x.data;
     a.M = M;
@@ -636,8 +642,9 @@ te_rt_status CudaBackend::quantizeNVFP4(const Tensor &x, QTensor &q,
 // Dequantize, amax, update, swizzle
 //===----------------------------------------------------------------------===//
 
-bool makeFastDequantArgs(const QTensor &q, Usage from, void *out, DType outType,
-                         bool blockScaleOnly, cuda::FastDequantArgs &a) {
+bool makeVectorDequantArgs(const QTensor &q, Usage from, void *out,
+                           DType outType, bool blockScaleOnly,
+                           cuda::VectorDequantArgs &a) {
   const QuantizerConfig &c = q.config;
   if (c.recipe != Recipe::MXFP8 && c.recipe != Recipe::NVFP4)
     return false;
@@ -646,7 +653,7 @@ bool makeFastDequantArgs(const QTensor &q, Usage from, void *out, DType outType,
   int iS = q.indexOf(BufferRole::ScaleInv, copy);
   if (iS < 0 || q.layout[iS].shape.size() != 2)
     return false;
-  a = cuda::FastDequantArgs();
+  a = cuda::VectorDequantArgs();
   a.recipe = c.recipe;
   a.fp8 = c.dtype;
   a.data = bufferAs<uint8_t>(q, BufferRole::Data, copy);
@@ -668,7 +675,7 @@ bool makeFastDequantArgs(const QTensor &q, Usage from, void *out, DType outType,
     a.rowScaled = c.rowScaled;
     a.e4m3Max = c.use4over6 ? c.e4m3Max : kE4M3Max;
   }
-  return cuda::fastDequantizeApplies(a);
+  return cuda::vectorDequantizeApplies(a);
 }
 
 te_rt_status CudaBackend::dequantizeInto(const QTensor &q, Usage from,
@@ -680,9 +687,9 @@ te_rt_status CudaBackend::dequantizeInto(const QTensor &q, Usage from,
   // The vectorized kernel writes the stored orientation: usable here (the
   // logical layout) for MXFP8 and NVFP4 rowwise.
   if (c.recipe == Recipe::MXFP8 || (c.recipe == Recipe::NVFP4 && !col)) {
-    cuda::FastDequantArgs fa;
-    if (makeFastDequantArgs(q, from, out, outType, blockScaleOnly, fa)) {
-      TE_CUDA_CHECK(cuda::launchFastDequantize(fa, stream),
+    cuda::VectorDequantArgs fa;
+    if (makeVectorDequantArgs(q, from, out, outType, blockScaleOnly, fa)) {
+      TE_CUDA_CHECK(cuda::launchVectorDequantize(fa, stream),
                     "dequantize kernel");
       return TE_RT_OK;
     }

@@ -7,7 +7,8 @@
 // The cuda implementation of te::rt::Backend: device memory (stream-ordered
 // on the context's stream, the legacy default stream, from the device's
 // default memory pool, which caches freed memory), the quantize /
-// dequantize / amax / update / swizzle kernels of Kernels.cu, and GEMMs
+// dequantize / amax / update / swizzle kernels (Quantize*.cu, Dequantize.cu,
+// AmaxScale.cu, ScaleSwizzle.cu), and GEMMs
 // through cuBLASLt (Gemm.cpp). Quantized buffers are bit-identical to the cpu
 // backend's. Every CUDA or cuBLAS failure becomes a status and a one-line
 // message; nothing aborts.
@@ -176,15 +177,15 @@ private:
 };
 
 namespace cuda {
-struct FastDequantArgs;
+struct VectorDequantArgs;
 }
-/// Fills `a` for the vectorized dequantization (FastDequantize.h) of the
+/// Fills `a` for the vectorized dequantization (Dequantize.h) of the
 /// stored representation `from` of an MXFP8 / NVFP4 tensor (an NVFP4
 /// columnwise copy is stored [K, M]: a.R = q.k, a.C = q.m). Returns false
 /// for other recipes or when the kernel does not apply.
-bool makeFastDequantArgs(const QTensor &q, format::Usage from, void *out,
-                         format::DType outType, bool blockScaleOnly,
-                         cuda::FastDequantArgs &a);
+bool makeVectorDequantArgs(const QTensor &q, format::Usage from, void *out,
+                           format::DType outType, bool blockScaleOnly,
+                           cuda::VectorDequantArgs &a);
 
 /// "cudaErrorX (message)" for a CUDA status.
 std::string cudaErrorText(cudaError_t e);

@@ -18,9 +18,10 @@
 #include "CudaBackend.h"
 #include "DeviceTemp.h"
 
+#include "AmaxScale.h"
+#include "Dequantize.h"
+#include "Elementwise.h"
 #include "Error.h"
-#include "FastDequantize.h"
-#include "Kernels.h"
 
 #include "te/Format/Codecs.h"
 #include "te/Format/Gemm.h"
@@ -723,7 +724,7 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   } else {
     // Exact emulation: dequantize both operands and run a bf16 (or fp32)
     // GEMM. The bf16 path dequantizes each operand in its stored
-    // orientation with one vectorized launch (FastDequantize.h) and adapts
+    // orientation with one vectorized launch (Dequantize.h) and adapts
     // the transpose flags; the general kernel (logical layout) is the
     // fallback and the fp32 path.
     DType deqType = emulateF32 ? DType::F32 : DType::BF16;
@@ -742,11 +743,11 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
     auto deq = [&](const QTensor &q, Usage from, void *out,
                    bool *storedTransposed) -> te_rt_status {
       *storedTransposed = false;
-      cuda::FastDequantArgs fa;
+      cuda::VectorDequantArgs fa;
       if (!emulateF32 &&
-          makeFastDequantArgs(q, from, out, deqType, blockOnly, fa)) {
+          makeVectorDequantArgs(q, from, out, deqType, blockOnly, fa)) {
         *storedTransposed = recipe == Recipe::NVFP4 && from == Columnwise;
-        TE_CUDA_CHECK(cuda::launchFastDequantize(fa, stream),
+        TE_CUDA_CHECK(cuda::launchVectorDequantize(fa, stream),
                       "dequantize kernel");
         return TE_RT_OK;
       }

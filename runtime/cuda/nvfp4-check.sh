@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One GPU-machine call for the fused NVFP4 kernel (FastNVFP4.cu): configure +
+# One GPU-machine call for the fused NVFP4 kernel (QuantizeNVFP4.cu): configure +
 # build the standalone runtime, the Format NVFP4 global-scale tests built with
 # the machine's host compiler ($CXX, e.g. GCC 13), `ctest -L gpu`, then the
 # 16384x16384 bf16 NVFP4 timing (CudaNVFP4Perf.DISABLED_Bandwidth16k) with the
@@ -72,7 +72,7 @@ if [ -n "${TE_NVFP4_QUICK:-}" ]; then
     echo "ncu: rc=$?"
     grep -E "Duration|Throughput|Issued Instructions|Registers|Achieved Occupancy|Theoretical Occ|Issue Slots Busy|Executed Ipc A|Warp Cycles Per Issued|No Eligible|Bank|Excessive|Uncoalesced|Block Limit" \
       "$OUT/ncu.txt" | head -60
-    cuobjdump -sass "$B/cuda/CMakeFiles/te_rt_cuda.dir/FastNVFP4.cu.o" \
+    cuobjdump -sass "$B/cuda/CMakeFiles/te_rt_cuda.dir/QuantizeNVFP4.cu.o" \
       >"$OUT/sass.txt" 2>&1
     echo "sass lines: $(wc -l <"$OUT/sass.txt")"
   fi

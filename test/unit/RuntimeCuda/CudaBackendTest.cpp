@@ -461,7 +461,7 @@ TEST(NoDevice, ContextCreationReportsUnavailable) {
 //===----------------------------------------------------------------------===//
 
 // Shapes whose 2-D view tiles by 32x64 (per-tensor, MXFP8) or 128x128
-// (Float8Block) run the bandwidth kernels (runtime/cuda/FastQuantize.cu),
+// (Float8Block) run the bandwidth kernels (runtime/cuda/Quantize*.cu),
 // the others the general ones: every sweep has both.
 const std::vector<std::vector<int64_t>> kPerTensorShapes = {
     {1},          {311},      {7, 11},    {7, 5, 3},
@@ -664,8 +664,8 @@ void nvfp4Sweep(Contexts &c, const Kind *onlyKind, const Kind *skipKind) {
     std::vector<te_rt_dtype> dts = {TE_RT_BF16};
     if (!v.rht)
       dts.push_back(TE_RT_F32);
-    // {256, 1024} and {2, 96, 256} tile for the fused kernel (FastNVFP4.cu),
-    // {304, 304} takes the general kernels.
+    // {256, 1024} and {2, 96, 256} tile for the fused kernel
+    // (QuantizeNVFP4.cu), {304, 304} takes the general kernels.
     sweep(c, cs,
           first ? shapes
                 : std::vector<std::vector<int64_t>>{{304, 304},

@@ -274,7 +274,7 @@ struct NVFP4Case {
   bool rht, twoD, sr;
 };
 
-// Fused kernel: M % 64 == 0 and K % 128 == 0 (FastNVFP4.cu); others use the
+// Fused kernel: M % 64 == 0 and K % 128 == 0 (QuantizeNVFP4.cu); others use the
 // general kernels (M = 48), as does 16x16.
 const NVFP4Case kNVFP4Cases[] = {
     {"1x16 fused bf16", 256, 256, TE_RT_BF16, false, false, false},

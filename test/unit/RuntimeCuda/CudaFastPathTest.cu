@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // * CudaCodec.*: the element encoders of the cuda backend's bandwidth kernels
-//   (runtime/cuda/FastCodecs.cuh: hardware cvt.rn.satfinite.{e4m3,e5m2}x2.f32
+//   (runtime/cuda/Codecs.cuh: hardware cvt.rn.satfinite.{e4m3,e5m2}x2.f32
 //   plus the NaN canonicalization) against the Format library's software
 //   encoders (the spec's oracle), on the GPU, over all 2^32 float bit
 //   patterns.
@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastCodecs.cuh"
+#include "Codecs.cuh"
 #include "te_rt.h"
 
 #include "te/Format/Codecs.h"

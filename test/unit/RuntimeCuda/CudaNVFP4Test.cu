@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // CudaNVFP4Codec.*: the E2M1 element encoder of the fused NVFP4 kernel
-// (runtime/cuda/FastNVFP4.h, encodeE2M1Fast, and the 8-element encodeE2M1x8
+// (runtime/cuda/QuantizeNVFP4.h, encodeE2M1Fast, and the 8-element encodeE2M1x8
 // at every position) against the Format library's encodeE2M1 (the spec's
 // oracle) over all 2^32 float bit patterns on the GPU and on the host (also
 // without a GPU; encodeE2M1x8 on every 61st pattern there); its RHT (rht16:
@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastNVFP4.h"
+#include "QuantizeNVFP4.h"
 #include "te_rt.h"
 
 #include "te/Format/Codecs.h"

@@ -1,13 +1,18 @@
-//===- FastCodecs.cuh - Vector loads, hardware FP8 casts -------*- CUDA -*-===//
+//===- Codecs.cuh - Element loads and FP8 casts ----------------*- CUDA -*-===//
 //
 // Part of te. Internal to libte_rt's cuda backend.
 //
 //===----------------------------------------------------------------------===//
 //
-// Device helpers of the bandwidth kernels (FastQuantize.cu):
-// * load8: 8 consecutive F32/BF16/F16 elements as floats (one 16-byte load
-//   of bf16/f16, two of f32), converted exactly as Format's bf16ToFloat /
-//   f16ToFloat do;
+// Element-level device code shared by the kernel files:
+// * loadAsFloat / storeFromFloat / absf: element i of an F32/BF16/F16 tensor
+//   whose type is a run-time value (the general kernels);
+// * InKind, Storage<T>: the input type as a template argument (the
+//   vectorized kernels); load8: 8 consecutive F32/BF16/F16 elements as
+//   floats (one 16-byte load of bf16/f16, two of f32), converted exactly as
+//   Format's bf16ToFloat / f16ToFloat do; unpackWord / unpack8 / unpack16:
+//   the elements of a loaded 4-, 8- or 16-byte word; sigBits: the
+//   significand width;
 // * encodeFP8x4: 4 floats -> 4 E4M3/E5M2 codes packed in a word (element 0
 //   in the low byte), through the hardware `cvt.rn.satfinite.{e4m3,e5m2}x2.f32`
 //   (sm_89+). The hardware keeps the NaN's sign; Format's encoders (CUDA's host
@@ -19,14 +24,56 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TE_RT_CUDA_FASTCODECS_CUH
-#define TE_RT_CUDA_FASTCODECS_CUH
+#ifndef TE_RT_CUDA_CODECS_CUH
+#define TE_RT_CUDA_CODECS_CUH
 
 #include "te/Format/Codecs.h"
+#include "te/Format/Types.h"
 
 #include <cstdint>
 
 namespace te::rt::cuda {
+
+//===----------------------------------------------------------------------===//
+// Run-time element type (the general kernels)
+//===----------------------------------------------------------------------===//
+
+/// Reads element i of an F32/BF16/F16 tensor as float (exact).
+__device__ __forceinline__ float loadAsFloat(const void *x, format::DType t,
+                                             int64_t i) {
+  switch (t) {
+  case format::DType::BF16:
+    return format::bf16ToFloat(static_cast<const uint16_t *>(x)[i]);
+  case format::DType::F16:
+    return format::f16ToFloat(static_cast<const uint16_t *>(x)[i]);
+  default:
+    return static_cast<const float *>(x)[i];
+  }
+}
+
+__device__ __forceinline__ void storeFromFloat(void *out, format::DType t,
+                                               int64_t i, float v) {
+  switch (t) {
+  case format::DType::BF16:
+    static_cast<uint16_t *>(out)[i] = format::floatToBF16(v);
+    break;
+  case format::DType::F16:
+    static_cast<uint16_t *>(out)[i] = format::floatToF16(v);
+    break;
+  default:
+    static_cast<float *>(out)[i] = v;
+    break;
+  }
+}
+
+/// |v| by clearing the sign bit.
+__device__ __forceinline__ float absf(float v) {
+  return format::floatOf(format::bitsOf(v) & 0x7FFFFFFFu);
+}
+
+//===----------------------------------------------------------------------===//
+// Element type as a template argument (the vectorized kernels)
+//===----------------------------------------------------------------------===//
 
 /// Input element kinds of the templated kernels.
 enum class InKind { F32, BF16, F16 };
@@ -35,6 +82,9 @@ template <InKind T> struct InTraits;
 template <> struct InTraits<InKind::F32> { using Storage = float; };
 template <> struct InTraits<InKind::BF16> { using Storage = uint16_t; };
 template <> struct InTraits<InKind::F16> { using Storage = uint16_t; };
+
+/// The storage of one element of kind T.
+template <InKind T> using Storage = typename InTraits<T>::Storage;
 
 /// v[0..7] = p[0..7] as floats; p is 16-byte aligned.
 template <InKind T>
@@ -59,6 +109,44 @@ __device__ __forceinline__ void load8(const typename InTraits<T>::Storage *p,
       }
     }
   }
+}
+
+/// The two elements of type T in the 32-bit word w (low half first), or the
+/// one f32 element.
+template <InKind T>
+__device__ __forceinline__ void unpackWord(uint32_t w, float *v) {
+  if constexpr (T == InKind::F32) {
+    v[0] = __uint_as_float(w);
+  } else if constexpr (T == InKind::BF16) {
+    v[0] = __uint_as_float(w << 16);
+    v[1] = __uint_as_float(w & 0xFFFF0000u);
+  } else {
+    v[0] = format::f16ToFloat(static_cast<uint16_t>(w & 0xFFFFu));
+    v[1] = format::f16ToFloat(static_cast<uint16_t>(w >> 16));
+  }
+}
+
+/// The 16 / sizeof(T) elements of a 16-byte vector, in memory order.
+template <InKind T>
+__device__ __forceinline__ void unpack16(const uint4 &u, float *v) {
+  constexpr int n = T == InKind::F32 ? 1 : 2;
+  unpackWord<T>(u.x, v);
+  unpackWord<T>(u.y, v + n);
+  unpackWord<T>(u.z, v + 2 * n);
+  unpackWord<T>(u.w, v + 3 * n);
+}
+
+/// The 8 / sizeof(T) elements of an 8-byte vector, in memory order.
+template <InKind T>
+__device__ __forceinline__ void unpack8(const uint2 &u, float *v) {
+  constexpr int n = T == InKind::F32 ? 1 : 2;
+  unpackWord<T>(u.x, v);
+  unpackWord<T>(u.y, v + n);
+}
+
+/// Significand width of the input type (rht16's exactness tiers).
+template <InKind T> constexpr int sigBits() {
+  return T == InKind::F32 ? 24 : T == InKind::BF16 ? 8 : 11;
 }
 
 /// |v| by clearing the sign bit (as Format's blockAmax).
@@ -145,4 +233,4 @@ template <int J> __device__ __forceinline__ uint2 column8(const uint2 r[8]) {
 
 } // namespace te::rt::cuda
 
-#endif // TE_RT_CUDA_FASTCODECS_CUH
+#endif // TE_RT_CUDA_CODECS_CUH

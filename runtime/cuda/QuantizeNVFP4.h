@@ -1,14 +1,18 @@
-//===- FastNVFP4.h - Fused NVFP4 quantization kernel ------------*- C++ -*-===//
+//===- QuantizeNVFP4.h - NVFP4 quantization ---------------------*- C++ -*-===//
 //
 // Part of te. Internal to libte_rt's cuda backend.
 //
 //===----------------------------------------------------------------------===//
 //
-// The bandwidth path of NVFP4 quantization (FastNVFP4.cu): 1x16 rowwise and
-// 16x1 columnwise (stored transposed, [K, M]) codes, E4M3 block scales, with
-// the columnwise RHT and stochastic rounding, from one read of x per pass:
-//   pass 1: tensor amax (the amax fast path), or with the RHT
-//           launchNVFP4AmaxRHT (amax and post-RHT amax in one read);
+// Launchers of QuantizeNVFP4.cu, and the NVFP4 element routines of its
+// kernels. Every pointer is a device pointer; every launcher enqueues on
+// `stream` and returns the launch status (cudaGetLastError).
+//
+// The fused path: 1x16 rowwise and 16x1 columnwise (stored transposed,
+// [K, M]) codes, E4M3 block scales, with the columnwise RHT and stochastic
+// rounding, from one read of x per pass:
+//   pass 1: tensor amax (launchAmax), or with the RHT launchNVFP4AmaxRHT
+//           (AmaxScale.h: amax and post-RHT amax in one read);
 //   pass 2: launchNVFP4QuantizeFast (x read once into a shared-memory tile,
 //           both representations written from it).
 // The bits are the cpu backend's: the scale math is Format's (ScaleRules.h),
@@ -16,11 +20,14 @@
 // (encodeE2M1Fast, encodeE2M1x8, stochasticRoundE2M1Fast,
 // doubleToBF16Finite, rht16, rht16Amax) are checked against Format's
 // (test/unit/RuntimeCuda/CudaNVFP4Test.cu).
+// The general path (every other NVFP4 quantizer and shape) runs as the cpu
+// backend's nvfp4Quantize, on fp32 rows: launchNVFP4Quantize, and for the
+// columnwise copy launchNVFP4Transpose first.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TE_RT_CUDA_FASTNVFP4_H
-#define TE_RT_CUDA_FASTNVFP4_H
+#ifndef TE_RT_CUDA_QUANTIZENVFP4_H
+#define TE_RT_CUDA_QUANTIZENVFP4_H
 
 #include "te/Format/Codecs.h"
 #include "te/Format/Types.h"
@@ -39,7 +46,7 @@ constexpr int kNVFP4TileK = 128;
 /// True if the fused kernels handle x [M, K] of type `t` (F32/BF16/F16,
 /// 16-byte aligned, M % 64 == 0, K % 128 == 0, data buffers 16-byte aligned
 /// or null) -- for NVFP4 without a row-scaled amax or 4over6 (the backend
-/// adds the conditions of 2D tiles, FastNVFP4Args::twoD).
+/// adds the conditions of 2D tiles, NVFP4FusedArgs::twoD).
 /// TE_RT_CUDA_NO_FAST_KERNELS in the environment turns it off.
 bool nvfp4FastPath(const void *x, format::DType t, int64_t M, int64_t K,
                    const void *rowData, const void *colData);
@@ -52,7 +59,7 @@ bool nvfp4FastPath(const void *x, format::DType t, int64_t M, int64_t K,
 /// representation), as the cpu backend. `twoD`: 16x16 tiles (every group of
 /// a tile takes the tile amax's scale, Format's quantizeNVFP4Tile without
 /// 4over6); bf16 x only, without RHT and stochastic rounding.
-struct FastNVFP4Args {
+struct NVFP4FusedArgs {
   format::DType inType = format::DType::BF16;
   const void *x = nullptr;
   int64_t M = 0, K = 0;
@@ -67,15 +74,31 @@ struct FastNVFP4Args {
   bool stochasticRounding = false;
   uint64_t seed = 0, rowOffset = 0, colOffset = 0;
 };
-cudaError_t launchNVFP4QuantizeFast(const FastNVFP4Args &args,
+cudaError_t launchNVFP4QuantizeFast(const NVFP4FusedArgs &args,
                                     cudaStream_t stream);
 
-/// amax[0] = max |x| and amax[1] = max |RHT(x^T)| (the bf16-rounded
-/// transform of every 16-row chunk of every column) in one read of x;
-/// both are zeroed first. Same shape conditions as nvfp4FastPath.
-cudaError_t launchNVFP4AmaxRHT(const void *x, format::DType t, int64_t M,
-                               int64_t K, uint32_t signMask, float *amax,
-                               cudaStream_t stream);
+/// NVFP4 quantization of the rows of a row-major fp32 [R, C] matrix (the
+/// 1x16 groups run along the rows), as the cpu backend's nvfp4Quantize.
+struct NVFP4Args {
+  const float *src = nullptr;
+  int64_t R = 0, C = 0;
+  const float *rowAmax = nullptr; ///< per row (row-scaled) or null
+  const float *amax = nullptr;    ///< tensor amax (device scalar) otherwise
+  uint8_t *data = nullptr;        ///< [R, C/2]
+  uint8_t *scales = nullptr;      ///< compact
+  int64_t scaleStride = 0;
+  uint64_t seed = 0, offset = 0;
+  bool twoD = false, stochasticRounding = false, use4over6 = false;
+  float e4m3Max = 448.0f;
+  format::ErrMode errMode = format::ErrMode::MAE;
+};
+cudaError_t launchNVFP4Quantize(const NVFP4Args &args, cudaStream_t stream);
+
+/// xt [K, M] = transpose of the fp32 x [M, K], with TE's RHT applied to each
+/// 16-element chunk of xt's rows (bf16-rounded) if `rht`. M % 16 == 0.
+cudaError_t launchNVFP4Transpose(const float *x, int64_t M, int64_t K, bool rht,
+                                 uint32_t signMask, float *xt,
+                                 cudaStream_t stream);
 
 #if defined(__CUDACC__)
 /// float -> E2M1 nibble, the same function as format::encodeE2M1 (RNE on
@@ -383,4 +406,4 @@ rht16Amax(const float v[16], uint32_t signMask, int sigBits) {
 
 } // namespace te::rt::cuda
 
-#endif // TE_RT_CUDA_FASTNVFP4_H
+#endif // TE_RT_CUDA_QUANTIZENVFP4_H

@@ -1,15 +1,23 @@
-//===- FastDequantize.h - Vectorized MXFP8/NVFP4 dequantize -----*- C++ -*-===//
+//===- Dequantize.h - Dequantization ----------------------------*- C++ -*-===//
 //
 // Part of te. Internal to libte_rt's cuda backend.
 //
 //===----------------------------------------------------------------------===//
 //
+// Launchers of Dequantize.cu. Every pointer is a device pointer; every
+// launcher enqueues on `stream` and returns the launch status
+// (cudaGetLastError).
+//
+// launchDequantize: every recipe and representation, one thread per element,
+// as the cpu backend's dequantizeToFloat (logical [M, K] output).
+//
+// launchVectorDequantize (MXFP8, NVFP4):
 // One launch per operand: each thread turns 16 consecutive elements of a row
 // of the *stored* representation into 16 bf16 (two 16-byte stores) or fp32
 // values, from one 16-byte (MXFP8) or 8-byte (NVFP4) load. The values are
 // Format's (decodeFP8 / decodeE8M0 / decodeE2M1 / decodeE4M3 /
 // nvfp4DequantFactor, multiplied in the same order as the general
-// dequantKernel of Kernels.cu, then floatToBF16), so the output is
+// dequantKernel of Dequantize.cu, then floatToBF16), so the output is
 // bit-identical to it; MXFP8 E4M3·2^k and NVFP4 E2M1·E4M3 are exact in bf16.
 //
 // The GEMM emulation (Gemm.cpp) uses the stored orientation directly: an
@@ -18,8 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TE_RT_CUDA_FASTDEQUANTIZE_H
-#define TE_RT_CUDA_FASTDEQUANTIZE_H
+#ifndef TE_RT_CUDA_DEQUANTIZE_H
+#define TE_RT_CUDA_DEQUANTIZE_H
 
 #include "te/Format/Types.h"
 
@@ -29,7 +37,37 @@
 
 namespace te::rt::cuda {
 
-struct FastDequantArgs {
+/// Dequantization of one representation into a row-major [M, K] tensor of
+/// `outType` (F32/BF16/F16), as the cpu backend's dequantizeToFloat.
+struct DequantArgs {
+  format::Recipe recipe = format::Recipe::Current;
+  format::DType fp8 = format::DType::E4M3;
+  int64_t M = 0, K = 0;
+  bool columnwise = false;
+  /// Per-tensor: the data is `_transpose` [K, M] (else [M, K]).
+  bool transposedData = false;
+  const uint8_t *data = nullptr;
+  const void *scale = nullptr; ///< scale_inv buffer
+  int64_t scaleRows = 0, scaleCols = 0;
+  bool swizzled = false;
+  int blockDim = 1;
+  /// NVFP4.
+  const float *amax = nullptr;
+  bool rowScaled = false;
+  float e4m3Max = 448.0f;
+  bool inverseRHT = false;
+  uint32_t signMask = 0;
+  /// NVFP4: multiply by the block scale only (E2M1 * E4M3, exact in bf16),
+  /// leaving the global factor amax / (6 * e4m3Max) to the caller.
+  bool blockScaleOnly = false;
+  void *out = nullptr;
+  format::DType outType = format::DType::F32;
+};
+cudaError_t launchDequantize(const DequantArgs &args, cudaStream_t stream);
+
+/// The vector kernels' operand: the stored representation of an MXFP8 or
+/// NVFP4 tensor.
+struct VectorDequantArgs {
   format::Recipe recipe = format::Recipe::MXFP8; ///< MXFP8 or NVFP4
   format::DType fp8 = format::DType::E4M3;       ///< MXFP8 element type
   /// The stored representation: R rows of C elements (NVFP4: C / 2 bytes).
@@ -56,9 +94,10 @@ struct FastDequantArgs {
 /// data 16-byte (MXFP8) / 8-byte (NVFP4) aligned, out 16-byte aligned, BF16
 /// or F32 output. TE_RT_CUDA_NO_FAST_KERNELS turns it off (before/after
 /// timings).
-bool fastDequantizeApplies(const FastDequantArgs &a);
-cudaError_t launchFastDequantize(const FastDequantArgs &a, cudaStream_t stream);
+bool vectorDequantizeApplies(const VectorDequantArgs &a);
+cudaError_t launchVectorDequantize(const VectorDequantArgs &a,
+                                   cudaStream_t stream);
 
 } // namespace te::rt::cuda
 
-#endif // TE_RT_CUDA_FASTDEQUANTIZE_H
+#endif // TE_RT_CUDA_DEQUANTIZE_H

@@ -1,19 +1,33 @@
-//===- FastDequantize.cu - Vectorized MXFP8/NVFP4 dequantize ---*- CUDA -*-===//
+//===- Dequantize.cu - Dequantization --------------------------*- CUDA -*-===//
 //
-// Part of te. Internal to libte_rt's cuda backend. See FastDequantize.h.
+// Part of te. Internal to libte_rt's cuda backend.
+//
+//===----------------------------------------------------------------------===//
+//
+// The dequantize kernels of Dequantize.h, which write the same values:
+// * dequantKernel (every recipe and representation): one thread per element
+//   of the logical [M, K] output; swizzled scale indices through Format's
+//   swizzledScaleOffset; the NVFP4 columnwise RHT inverted in double as on
+//   the cpu;
+// * mxfp8DequantKernel, nvfp4DequantKernel (launchVectorDequantize): 16
+//   elements of the stored representation per thread, bf16 or fp32 out,
+//   hardware element decodes equal to Format's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "FastDequantize.h"
+#include "Dequantize.h"
+
+#include "Codecs.cuh"
+#include "KernelCommon.cuh"
 
 #include "te/Format/Codecs.h"
+#include "te/Format/Hadamard.h"
 #include "te/Format/ScaleRules.h"
 #include "te/Format/Swizzle.h"
 
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-#include <algorithm>
 #include <cstdlib>
 
 using namespace te::format;
@@ -21,13 +35,102 @@ using namespace te::format;
 namespace te::rt::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+//===----------------------------------------------------------------------===//
+// General kernel: one thread per element
+//===----------------------------------------------------------------------===//
+
+constexpr int kNV = kNVFP4BlockSize; // 16
+
+__device__ __forceinline__ int64_t scaleIndex(const DequantArgs &a, int64_t r,
+                                              int64_t c, bool transposed) {
+  if (!a.swizzled)
+    return r * a.scaleCols + c;
+  if (transposed) // entry (r, c) of the stored matrix is (c, r) of [C, R]
+    return swizzledScaleOffset(c, r, a.scaleCols, a.scaleRows);
+  return swizzledScaleOffset(r, c, a.scaleRows, a.scaleCols);
+}
+
+/// NVFP4 value at (r, c) of the stored [R, C] representation.
+__device__ __forceinline__ float nvfp4Value(const DequantArgs &a, int64_t r,
+                                            int64_t c, int64_t C) {
+  uint8_t byte = a.data[r * (C / 2) + c / 2];
+  uint8_t nib = (c & 1) ? (byte >> 4) : (byte & 0xF);
+  uint8_t s =
+      static_cast<const uint8_t *>(a.scale)[scaleIndex(a, r, c / kNV, false)];
+  if (a.blockScaleOnly)
+    return decodeE2M1(nib) * decodeE4M3(s);
+  float g = a.rowScaled ? a.amax[r] : a.amax[0];
+  return decodeE2M1(nib) * nvfp4DequantFactor(s, g, a.e4m3Max);
+}
+
+__global__ void dequantKernel(DequantArgs a) {
+  const int64_t M = a.M, K = a.K;
+  const bool col = a.columnwise;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < M * K;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t m = i / K, k = i % K;
+    float v = 0.0f;
+    switch (a.recipe) {
+    case Recipe::Delayed:
+    case Recipe::Current: {
+      float sInv = *static_cast<const float *>(a.scale);
+      uint8_t code = a.transposedData ? a.data[k * M + m] : a.data[i];
+      v = decodeFP8(code, a.fp8) * sInv;
+      break;
+    }
+    case Recipe::Block: {
+      const int64_t B = kFP8BlockSize, S = a.scaleCols;
+      auto *s = static_cast<const float *>(a.scale);
+      float sInv;
+      if (a.blockDim == 1)
+        sInv = col ? s[(m / B) * S + k] : s[(k / B) * S + m];
+      else
+        sInv = col ? s[(k / B) * S + m / B] : s[(m / B) * S + k / B];
+      uint8_t code = col ? a.data[k * M + m] : a.data[m * K + k];
+      v = decodeFP8(code, a.fp8) * sInv;
+      break;
+    }
+    case Recipe::MXFP8: {
+      const int64_t B = kMXFP8BlockSize;
+      auto *s = static_cast<const uint8_t *>(a.scale);
+      uint8_t e = col ? s[scaleIndex(a, m / B, k, true)]
+                      : s[scaleIndex(a, m, k / B, false)];
+      v = decodeFP8(a.data[m * K + k], a.fp8) * decodeE8M0(e);
+      break;
+    }
+    case Recipe::NVFP4: {
+      if (!col) {
+        v = nvfp4Value(a, m, k, K);
+      } else if (!a.inverseRHT) {
+        v = nvfp4Value(a, k, m, M);
+      } else {
+        // v = v' * Mrht^T, in double, as the cpu backend.
+        const int64_t m0 = m - m % kRHTSize;
+        const int ii = static_cast<int>(m % kRHTSize);
+        double sum = 0.0;
+        for (int jI = 0; jI < kRHTSize; ++jI)
+          sum += static_cast<double>(nvfp4Value(a, k, m0 + jI, M)) *
+                 rhtMatrixEntry(a.signMask, ii, jI);
+        v = static_cast<float>(sum);
+      }
+      break;
+    }
+    }
+    storeFromFloat(a.out, a.outType, i, v);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Vector kernels: 16 elements per thread
+//===----------------------------------------------------------------------===//
+
 constexpr int kChunk = 16; // elements per thread
 
 /// Index of scale entry (r, c) of the [scaleRows, scaleCols] matrix, as the
 /// general kernel's scaleIndex.
-__device__ __forceinline__ int64_t scaleAt(const FastDequantArgs &a, int64_t r,
-                                           int64_t c, bool transposed) {
+__device__ __forceinline__ int64_t scaleAt(const VectorDequantArgs &a,
+                                           int64_t r, int64_t c,
+                                           bool transposed) {
   if (!a.swizzled)
     return r * a.scaleCols + c;
   if (transposed)
@@ -88,7 +191,7 @@ __device__ __forceinline__ void chunkAt(int64_t i, int64_t n, int64_t perRow,
 }
 
 template <bool BF16Out>
-__device__ __forceinline__ void store16(const FastDequantArgs &a, int64_t off,
+__device__ __forceinline__ void store16(const VectorDequantArgs &a, int64_t off,
                                         const float v[kChunk]) {
   if constexpr (BF16Out) {
     uint32_t w[8];
@@ -109,7 +212,7 @@ __device__ __forceinline__ void store16(const FastDequantArgs &a, int64_t off,
 
 template <bool BF16Out, bool E5M2, bool ColumnBlocks>
 __global__ void __launch_bounds__(kThreads)
-    mxfp8DequantKernel(FastDequantArgs a) {
+    mxfp8DequantKernel(VectorDequantArgs a) {
   const int64_t perRow = a.C / kChunk;
   const int64_t n = a.R * perRow;
   // Column blocks: the 16 scales of a thread are one 16-byte load where the
@@ -168,7 +271,7 @@ __global__ void __launch_bounds__(kThreads)
 
 template <bool BF16Out, bool BlockOnly>
 __global__ void __launch_bounds__(kThreads)
-    nvfp4DequantKernel(FastDequantArgs a) {
+    nvfp4DequantKernel(VectorDequantArgs a) {
   const int64_t perRow = a.C / kChunk;
   const int64_t n = a.R * perRow;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
@@ -197,14 +300,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-unsigned gridFor(int64_t n) {
-  int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(
-      std::max<int64_t>(1, std::min<int64_t>(blocks, int64_t(1) << 20)));
-}
-
 template <bool BF16Out>
-void launchMX(const FastDequantArgs &a, bool e5, unsigned grid,
+void launchMX(const VectorDequantArgs &a, bool e5, unsigned grid,
               cudaStream_t stream) {
   if (e5) {
     if (a.columnBlocks)
@@ -222,13 +319,16 @@ void launchMX(const FastDequantArgs &a, bool e5, unsigned grid,
   }
 }
 
-bool aligned(const void *p, uintptr_t a) {
-  return reinterpret_cast<uintptr_t>(p) % a == 0;
-}
-
 } // namespace
 
-bool fastDequantizeApplies(const FastDequantArgs &a) {
+cudaError_t launchDequantize(const DequantArgs &args, cudaStream_t stream) {
+  int64_t n = args.M * args.K;
+  if (n > 0)
+    dequantKernel<<<gridFor(n), kThreads, 0, stream>>>(args);
+  return cudaGetLastError();
+}
+
+bool vectorDequantizeApplies(const VectorDequantArgs &a) {
   static const bool off = std::getenv("TE_RT_CUDA_NO_FAST_KERNELS") != nullptr;
   if (off)
     return false;
@@ -244,8 +344,8 @@ bool fastDequantizeApplies(const FastDequantArgs &a) {
          aligned(a.out, 16);
 }
 
-cudaError_t launchFastDequantize(const FastDequantArgs &a,
-                                 cudaStream_t stream) {
+cudaError_t launchVectorDequantize(const VectorDequantArgs &a,
+                                   cudaStream_t stream) {
   const int64_t n = a.R * (a.C / kChunk);
   if (n <= 0)
     return cudaSuccess;

@@ -1,11 +1,14 @@
-//===- FastNVFP4.cu - Fused NVFP4 quantization kernel ----------*- CUDA -*-===//
+//===- QuantizeNVFP4.cu - NVFP4 quantization -------------------*- CUDA -*-===//
 //
 // Part of te. Internal to libte_rt's cuda backend.
 //
 //===----------------------------------------------------------------------===//
 //
-// NVFP4 (1D: 1x16 rowwise, 16x1 columnwise) for x [M, K] that tiles into
-// 64x128 tiles (FastNVFP4.h). One thread block per tile:
+// The NVFP4 kernels of QuantizeNVFP4.h.
+//
+// Fused kernels: NVFP4 (1D: 1x16 rowwise, 16x1 columnwise) for x [M, K] that
+// tiles into 64x128 tiles (kNVFP4TileM x kNVFP4TileK). One thread block per
+// tile:
 //  * load: the tile is read once with 16-byte loads (all of a thread's loads
 //    issued before the first shared-memory store) into a shared-memory tile
 //    of x's own type (bf16/f16/f32; rows padded by 16 bytes so that the
@@ -21,7 +24,7 @@
 //    an RHT chunk when the RHT is on, per column), each stored transposed
 //    as 8 bytes of the [K, M] columnwise data; f32: 32 rows of column
 //    t % 128, one 16-byte store.
-//  * RHT: rht16 (FastNVFP4.h): Walsh-Hadamard butterflies in float or
+//  * RHT: rht16 (QuantizeNVFP4.h): Walsh-Hadamard butterflies in float or
 //    double where the exponent span of the chunk makes every partial sum
 //    exact, else Format's sequential double sum; the same bf16 results.
 // BF16 inputs take nvfp4Fused16Kernel<RHT, SR> instead: the same
@@ -29,25 +32,36 @@
 // every code store covers whole 32-byte sectors (4 lanes per row / column),
 // the plain E2M1 cast 8 elements at a time (encodeE2M1x8), and RHT / SR as
 // template arguments (48 registers for the plain kernel instead of 119).
-// The global amaxes come from a first pass (the amax fast path, or
-// nvfp4AmaxRHTKernel with the RHT). Every value is computed by Format's
-// functions or provably equal to them (encodeE2M1Fast,
+// The global amaxes come from a first pass (launchAmax, or
+// launchNVFP4AmaxRHT with the RHT; AmaxScale.cu). Every value is computed by
+// Format's functions or provably equal to them (encodeE2M1Fast,
 // stochasticRoundE2M1Fast, rht16, rht16Amax: tested against Format in
 // CudaNVFP4Test.cu; encodeFP8x4 in CudaFastPathTest.cu), so the bits are the
 // cpu backend's.
 //
+// General kernels (the quantizers and shapes the fused kernels do not take:
+// row-scaled amaxes, 4over6, 16x16 tiles with SR, an RHT copy or an f32/f16
+// x, untiled shapes), as the cpu backend: on fp32 rows,
+// nvfp4Quant1DKernel (one thread per 1x16 group: Format's quantizeNVFP4Block,
+// or SR through philoxRandomByte with the cpu backend's element -> counter
+// mapping) or nvfp4Quant2DKernel (one thread per 16x16 tile, Format's
+// quantizeNVFP4Tile); the columnwise copy from a transposed fp32 copy with
+// the RHT (nvfp4TransposeKernel, Format's rht16).
+//
 //===----------------------------------------------------------------------===//
 
-#include "FastNVFP4.h"
+#include "QuantizeNVFP4.h"
 
-#include "FastCodecs.cuh"
+#include "Codecs.cuh"
+#include "KernelCommon.cuh"
 
+#include "te/Format/Blocks.h"
 #include "te/Format/Codecs.h"
+#include "te/Format/Hadamard.h"
 #include "te/Format/Philox.h"
 #include "te/Format/ScaleRules.h"
 #include "te/Format/Types.h"
 
-#include <algorithm>
 #include <cstdlib>
 
 using namespace te::format;
@@ -55,62 +69,12 @@ using namespace te::format;
 namespace te::rt::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+//===----------------------------------------------------------------------===//
+// Fused kernels: 64x128 tiles
+//===----------------------------------------------------------------------===//
+
 constexpr int kTM = kNVFP4TileM, kTK = kNVFP4TileK;
 constexpr int kG = kNVFP4BlockSize; // 16
-
-template <InKind T> using Storage = typename InTraits<T>::Storage;
-
-bool aligned(const void *p, uintptr_t a) {
-  return reinterpret_cast<uintptr_t>(p) % a == 0;
-}
-
-template <InKind T> __device__ __forceinline__ float toFloat(Storage<T> s) {
-  if constexpr (T == InKind::F32)
-    return s;
-  else if constexpr (T == InKind::BF16)
-    return __uint_as_float(static_cast<uint32_t>(s) << 16);
-  else
-    return f16ToFloat(s);
-}
-
-/// The two elements of type T in the 32-bit word w (low half first), or the
-/// one f32 element.
-template <InKind T>
-__device__ __forceinline__ void unpackWord(uint32_t w, float *v) {
-  if constexpr (T == InKind::F32) {
-    v[0] = __uint_as_float(w);
-  } else if constexpr (T == InKind::BF16) {
-    v[0] = __uint_as_float(w << 16);
-    v[1] = __uint_as_float(w & 0xFFFF0000u);
-  } else {
-    v[0] = f16ToFloat(static_cast<uint16_t>(w & 0xFFFFu));
-    v[1] = f16ToFloat(static_cast<uint16_t>(w >> 16));
-  }
-}
-
-/// The 16 / sizeof(T) elements of a 16-byte vector, in memory order.
-template <InKind T>
-__device__ __forceinline__ void unpack16(const uint4 &u, float *v) {
-  constexpr int n = T == InKind::F32 ? 1 : 2;
-  unpackWord<T>(u.x, v);
-  unpackWord<T>(u.y, v + n);
-  unpackWord<T>(u.z, v + 2 * n);
-  unpackWord<T>(u.w, v + 3 * n);
-}
-
-/// The 8 / sizeof(T) elements of an 8-byte vector, in memory order.
-template <InKind T>
-__device__ __forceinline__ void unpack8(const uint2 &u, float *v) {
-  constexpr int n = T == InKind::F32 ? 1 : 2;
-  unpackWord<T>(u.x, v);
-  unpackWord<T>(u.y, v + n);
-}
-
-/// Significand width of the input type (rht16's exactness tiers).
-template <InKind T> constexpr int sigBits() {
-  return T == InKind::F32 ? 24 : T == InKind::BF16 ? 8 : 11;
-}
 
 __device__ __forceinline__ float groupAmax(const float *v) {
   float m = 0.0f;
@@ -166,7 +130,7 @@ __device__ __forceinline__ uint2 encodeGroup(const float *v, float factor,
 
 /// Two 1x16 groups v0, v1 (first elements index0, index1 of their
 /// representation): their scale codes, Format's nvfp4BlockScaleCode with the
-/// E4M3 encode through encodeFP8x4 (FastCodecs.cuh, Format's encodeE4M3 on
+/// E4M3 encode through encodeFP8x4 (Codecs.cuh, Format's encodeE4M3 on
 /// all 2^32 floats), and their codes with the element factors from `table`.
 __device__ __forceinline__ void
 quantizeGroupPair(const float *v0, const float *v1, float sEnc, float sDec,
@@ -188,7 +152,7 @@ quantizeGroupPair(const float *v0, const float *v1, float sEnc, float sDec,
 
 template <InKind T>
 __global__ void __launch_bounds__(kThreads)
-    nvfp4FusedKernel(const FastNVFP4Args a) {
+    nvfp4FusedKernel(const NVFP4FusedArgs a) {
   using S = Storage<T>;
   constexpr int kPerVec = 16 / sizeof(S);             // elements per 16 bytes
   constexpr int kLd = kTK + kPerVec;                  // padded row (elements)
@@ -371,7 +335,7 @@ __device__ __forceinline__ int swz(int r) {
 /// 1D kernel's with that amax, rowwise and columnwise alike.
 template <InKind T, bool RHT, bool SR, bool TWO_D = false>
 __global__ void __launch_bounds__(kThreads)
-    nvfp4Fused16Kernel(const FastNVFP4Args a) {
+    nvfp4Fused16Kernel(const NVFP4FusedArgs a) {
   static_assert(T != InKind::F32, "16-bit inputs");
   static_assert(!TWO_D || (!RHT && !SR), "2D tiles: plain rounding, no RHT");
   constexpr int kChunks = kTK / 8; // 16-byte chunks per tile row
@@ -567,68 +531,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// amax[0] = max |x|, amax[1] = max |rht16(column chunk)| over x [M, K]:
-/// each task is 16 rows x 8 bytes of columns (16 loads in flight), a
-/// grid-stride loop, warp shuffles and one atomicMax per warp and value
-/// (non-negative floats order as their bits).
 template <InKind T>
-__global__ void __launch_bounds__(kThreads)
-    nvfp4AmaxRHTKernel(const Storage<T> *x, int64_t M, int64_t K,
-                       uint32_t signMask, float *amax) {
-  using S = Storage<T>;
-  constexpr int kCols = 8 / sizeof(S);
-  const int64_t colTasks = K / kCols, tasks = (M / kG) * colTasks;
-  float m = 0.0f, mt = 0.0f;
-  for (int64_t task = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-       task < tasks; task += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t rb = task / colTasks, cb = task % colTasks;
-    uint2 raw[kG];
-#pragma unroll
-    for (int i = 0; i < kG; ++i)
-      raw[i] = __ldcs(
-          reinterpret_cast<const uint2 *>(x + (rb * kG + i) * K + cb * kCols));
-    float cols[kG][kCols];
-#pragma unroll
-    for (int i = 0; i < kG; ++i)
-      unpack8<T>(raw[i], cols[i]);
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) {
-      float v[kG];
-#pragma unroll
-      for (int i = 0; i < kG; ++i) {
-        v[i] = cols[i][c];
-        m = fmaxf(m, absBits(v[i]));
-      }
-      mt = fmaxf(mt, rht16Amax(v, signMask, sigBits<T>()));
-    }
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) {
-    m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-    mt = fmaxf(mt, __shfl_xor_sync(0xFFFFFFFFu, mt, o));
-  }
-  if ((threadIdx.x & 31) == 0) {
-    atomicMax(reinterpret_cast<unsigned int *>(amax), __float_as_uint(m));
-    atomicMax(reinterpret_cast<unsigned int *>(amax + 1), __float_as_uint(mt));
-  }
-}
-
-int residentBlocks(const void *kernel) {
-  int dev = 0, sms = 132, perSM = 1;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
-          cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, kernel, kThreads,
-                                                    0) != cudaSuccess ||
-      perSM < 1) {
-    cudaGetLastError();
-    return 132;
-  }
-  return sms * perSM;
-}
-
-template <InKind T>
-cudaError_t launchFused(const FastNVFP4Args &a, cudaStream_t stream) {
+cudaError_t launchFused(const NVFP4FusedArgs &a, cudaStream_t stream) {
   const int64_t tiles = (a.M / kTM) * (a.K / kTK);
   if (tiles <= 0)
     return cudaSuccess;
@@ -659,19 +563,101 @@ cudaError_t launchFused(const FastNVFP4Args &a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-template <InKind T>
-cudaError_t launchAmaxRHT(const void *x, int64_t M, int64_t K,
-                          uint32_t signMask, float *amax, cudaStream_t stream) {
-  static int resident = 0;
-  if (resident == 0)
-    resident =
-        residentBlocks(reinterpret_cast<const void *>(&nvfp4AmaxRHTKernel<T>));
-  const int64_t tasks = (M / kG) * (K / (8 / sizeof(Storage<T>)));
-  const int64_t blocks = std::max<int64_t>(
-      1, std::min<int64_t>(resident, (tasks + kThreads - 1) / kThreads));
-  nvfp4AmaxRHTKernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<const Storage<T> *>(x), M, K, signMask, amax);
-  return cudaGetLastError();
+//===----------------------------------------------------------------------===//
+// General kernels: fp32 rows, as the cpu backend
+//===----------------------------------------------------------------------===//
+
+constexpr int kNV = kNVFP4BlockSize; // 16
+
+__global__ void nvfp4TransposeKernel(const float *x, int64_t M, int64_t K,
+                                     bool rht, uint32_t signMask, float *xt) {
+  const int64_t chunks = M / kNV;
+  for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       idx < chunks * K; idx += int64_t(gridDim.x) * blockDim.x) {
+    int64_t mc = idx / K, k = idx % K;
+    float in[kNV], out[kNV];
+    for (int i = 0; i < kNV; ++i)
+      in[i] = x[(mc * kNV + i) * K + k];
+    if (rht)
+      format::rht16(in, signMask, out);
+    else
+      for (int i = 0; i < kNV; ++i)
+        out[i] = in[i];
+    float4 *dst = reinterpret_cast<float4 *>(xt + k * M + mc * kNV);
+    for (int i = 0; i < kNV / 4; ++i)
+      dst[i] = make_float4(out[4 * i], out[4 * i + 1], out[4 * i + 2],
+                           out[4 * i + 3]);
+  }
+}
+
+/// The cpu backend's nvfp4SRGroup.
+__device__ void nvfp4SRGroup(const NVFP4Args &j, const float *x, int64_t r,
+                             int64_t c0, uint8_t code, float globalAmax,
+                             uint8_t *nib) {
+  float sEnc = nvfp4GlobalEncodeScale(globalAmax, kE4M3Max);
+  float factor = nvfp4ElementFactor(code, nvfp4GlobalDecodeScale(sEnc));
+  for (int i = 0; i < kNV; ++i) {
+    uint64_t idx = static_cast<uint64_t>(r * j.C + c0 + i);
+    nib[i] = stochasticRoundE2M1(x[i] * factor,
+                                 philoxRandomByte(j.seed, j.offset, idx));
+  }
+}
+
+__device__ __forceinline__ void
+nvfp4StoreGroup(const NVFP4Args &j, int64_t r, int64_t c0, const uint8_t *nib) {
+  uint64_t packed = 0;
+  for (int i = 0; i < kNV; i += 2)
+    packed |= static_cast<uint64_t>(packE2M1x2(nib[i], nib[i + 1])) << (4 * i);
+  *reinterpret_cast<uint64_t *>(j.data + r * (j.C / 2) + c0 / 2) = packed;
+}
+
+__global__ void nvfp4Quant1DKernel(NVFP4Args j) {
+  const int64_t groups = j.C / kNV;
+  for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       idx < j.R * groups; idx += int64_t(gridDim.x) * blockDim.x) {
+    int64_t r = idx / groups, gI = idx % groups, c0 = gI * kNV;
+    float x[kNV];
+    const float4 *src = reinterpret_cast<const float4 *>(j.src + r * j.C + c0);
+    for (int i = 0; i < kNV / 4; ++i) {
+      float4 v = src[i];
+      x[4 * i] = v.x;
+      x[4 * i + 1] = v.y;
+      x[4 * i + 2] = v.z;
+      x[4 * i + 3] = v.w;
+    }
+    float g = j.rowAmax ? j.rowAmax[r] : *j.amax;
+    float bam = blockAmax(x, kNV, 1);
+    uint8_t code, nib[kNV];
+    if (j.stochasticRounding) {
+      code = nvfp4BlockScaleCode(bam, nvfp4GlobalEncodeScale(g, kE4M3Max));
+      nvfp4SRGroup(j, x, r, c0, code, g, nib);
+    } else {
+      quantizeNVFP4Block(x, kNV, 1, bam, g, j.use4over6, j.e4m3Max, j.errMode,
+                         nib, &code);
+    }
+    j.scales[r * j.scaleStride + gI] = code;
+    nvfp4StoreGroup(j, r, c0, nib);
+  }
+}
+
+__global__ void nvfp4Quant2DKernel(NVFP4Args j) {
+  const int64_t tileRows = j.R / kNV, tileCols = j.C / kNV;
+  for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       idx < tileRows * tileCols; idx += int64_t(gridDim.x) * blockDim.x) {
+    int64_t tr = idx / tileCols, tc = idx % tileCols;
+    const float *x = j.src + tr * kNV * j.C + tc * kNV;
+    float g = *j.amax;
+    uint8_t nib[kNV * kNV];
+    uint8_t code = quantizeNVFP4Tile(x, j.C, /*columnGroups=*/false, g,
+                                     j.use4over6, j.e4m3Max, j.errMode, nib);
+    for (int gI = 0; gI < kNV; ++gI) {
+      int64_t r = tr * kNV + gI;
+      if (j.stochasticRounding)
+        nvfp4SRGroup(j, x + gI * j.C, r, tc * kNV, code, g, nib + gI * kNV);
+      j.scales[r * j.scaleStride + tc] = code;
+      nvfp4StoreGroup(j, r, tc * kNV, nib + gI * kNV);
+    }
+  }
 }
 
 } // namespace
@@ -684,7 +670,7 @@ bool nvfp4FastPath(const void *x, DType t, int64_t M, int64_t K,
          aligned(rowData, 16) && aligned(colData, 16);
 }
 
-cudaError_t launchNVFP4QuantizeFast(const FastNVFP4Args &a,
+cudaError_t launchNVFP4QuantizeFast(const NVFP4FusedArgs &a,
                                     cudaStream_t stream) {
   switch (a.inType) {
   case DType::BF16:
@@ -696,20 +682,27 @@ cudaError_t launchNVFP4QuantizeFast(const FastNVFP4Args &a,
   }
 }
 
-cudaError_t launchNVFP4AmaxRHT(const void *x, DType t, int64_t M, int64_t K,
-                               uint32_t signMask, float *amax,
-                               cudaStream_t stream) {
-  cudaError_t e = cudaMemsetAsync(amax, 0, 2 * sizeof(float), stream);
-  if (e != cudaSuccess || M * K == 0)
-    return e;
-  switch (t) {
-  case DType::BF16:
-    return launchAmaxRHT<InKind::BF16>(x, M, K, signMask, amax, stream);
-  case DType::F16:
-    return launchAmaxRHT<InKind::F16>(x, M, K, signMask, amax, stream);
-  default:
-    return launchAmaxRHT<InKind::F32>(x, M, K, signMask, amax, stream);
+cudaError_t launchNVFP4Transpose(const float *x, int64_t M, int64_t K, bool rht,
+                                 uint32_t signMask, float *xt,
+                                 cudaStream_t stream) {
+  int64_t n = (M / kNV) * K;
+  if (n > 0)
+    nvfp4TransposeKernel<<<gridFor(n, 128), 128, 0, stream>>>(x, M, K, rht,
+                                                              signMask, xt);
+  return cudaGetLastError();
+}
+
+cudaError_t launchNVFP4Quantize(const NVFP4Args &args, cudaStream_t stream) {
+  if (args.R <= 0 || args.C <= 0)
+    return cudaSuccess;
+  if (args.twoD) {
+    int64_t n = (args.R / kNV) * (args.C / kNV);
+    nvfp4Quant2DKernel<<<gridFor(n, 64), 64, 0, stream>>>(args);
+  } else {
+    int64_t n = args.R * (args.C / kNV);
+    nvfp4Quant1DKernel<<<gridFor(n, 128), 128, 0, stream>>>(args);
   }
+  return cudaGetLastError();
 }
 
 } // namespace te::rt::cuda
