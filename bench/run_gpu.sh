@@ -100,7 +100,7 @@ if [ -n "$BIN" ]; then
   tail -5 /tmp/te_bench.log
   { echo "=== te_bench"; cat /tmp/te_bench.log; } >> "$LOG"
   if [ "${TE_BENCH_NCU:-0}" = 1 ] && command -v ncu > /dev/null; then
-    # The quantize kernels (runtime/cuda/FastQuantize.cu, FastNVFP4.cu), and
+    # The quantize kernels (runtime/cuda/Quantize*.cu), and
     # torch's 1 GiB device copy as the reference: DRAM bytes moved against
     # the minimal bytes, DRAM throughput against the copy's.
     NCU_METRICS=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
