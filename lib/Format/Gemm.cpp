@@ -169,4 +169,19 @@ bool columnwiseHoldsRowwiseValues(const QuantizerConfig &config) {
          (config.recipe == Recipe::Block && config.blockDim == 2);
 }
 
+GemmEmulation gemmEmulation(GemmLayout layout, const QuantizerConfig &a,
+                            const QuantizerConfig &b) {
+  if (a.recipe != Recipe::MXFP8 && a.recipe != Recipe::NVFP4)
+    return GemmEmulation::None;
+  if (a.recipe == Recipe::NVFP4 && (a.rowScaled || b.rowScaled))
+    return GemmEmulation::F32;
+  const GemmUsages reads = gemmOperandUsages(layout);
+  const bool aRHT = reads.a == Columnwise && a.rht;
+  const bool bRHT = reads.b == Columnwise && b.rht;
+  const bool rhtCancels = aRHT && bRHT && gemmTransB(layout) &&
+                          !gemmTransA(layout) && a.rhtSignMask == b.rhtSignMask;
+  return (aRHT || bRHT) && !rhtCancels ? GemmEmulation::F32
+                                       : GemmEmulation::BF16;
+}
+
 } // namespace te::format

@@ -678,6 +678,34 @@ bool makeVectorDequantArgs(const QTensor &q, Usage from, void *out,
   return cuda::vectorDequantizeApplies(a);
 }
 
+te_rt_status CudaBackend::bf16EmulationOperand(const QTensor &q, Usage from,
+                                               void *out, bool write,
+                                               cudaStream_t stream,
+                                               bool *storedTransposed) {
+  *storedTransposed = false;
+  const bool blockOnly = q.config.recipe == Recipe::NVFP4;
+  cuda::VectorDequantArgs fa;
+  if (makeVectorDequantArgs(q, from, out, DType::BF16, blockOnly, fa)) {
+    *storedTransposed = q.config.recipe == Recipe::NVFP4 && from == Columnwise;
+    if (write)
+      TE_CUDA_CHECK(cuda::launchVectorDequantize(fa, stream),
+                    "dequantize kernel");
+    return TE_RT_OK;
+  }
+  if (!write)
+    return TE_RT_OK;
+  return dequantizeInto(q, from, out, DType::BF16, /*inverseRHT=*/false,
+                        blockOnly, stream);
+}
+
+te_rt_status CudaBackend::gemmEmulatedOperand(const QTensor &q, Usage reads,
+                                              void *out, void *stream) {
+  bool storedTransposed = false;
+  return bf16EmulationOperand(q, reads, out, /*write=*/true,
+                              static_cast<cudaStream_t>(stream),
+                              &storedTransposed);
+}
+
 te_rt_status CudaBackend::dequantizeInto(const QTensor &q, Usage from,
                                          void *out, DType outType,
                                          bool inverseRHT, bool blockScaleOnly,

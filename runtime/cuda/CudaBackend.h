@@ -90,6 +90,8 @@ public:
                     const GemmOptions &options) override;
   /// cuBLASLt, fp32 compute, one call per product of the batch.
   te_rt_status matmul(const DenseMatmul &mm) override;
+  te_rt_status gemmEmulatedOperand(const QTensor &q, format::Usage reads,
+                                   void *out, void *stream) override;
   /// Clamped to 16; starts at TE_RT_GEMM_AUTOTUNE (Gemm.cpp).
   void setGemmAutotune(int candidates) override;
 
@@ -142,6 +144,16 @@ private:
   te_rt_status dequantizeInto(const QTensor &q, format::Usage from, void *out,
                               format::DType outType, bool inverseRHT,
                               bool blockScaleOnly, cudaStream_t stream);
+  /// The operand a GEMM emulated in bf16 reads of q's copy `from`: the
+  /// block-scaled values (NVFP4 without its global scale) in bf16, written
+  /// to `out` when `write`. *storedTransposed: `out` holds the transpose of
+  /// the logical operand (the vectorized kernel writes NVFP4's columnwise
+  /// copy as stored); it depends only on q and `out`, so a GEMM given an
+  /// operand written earlier (GemmOptions::aEmulated) asks with `write`
+  /// false.
+  te_rt_status bf16EmulationOperand(const QTensor &q, format::Usage from,
+                                    void *out, bool write, cudaStream_t stream,
+                                    bool *storedTransposed);
 
   int device = 0;
   int ccMajor = 0, ccMinor = 0;

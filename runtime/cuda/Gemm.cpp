@@ -570,11 +570,8 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
                         a.swizzledScales && b.swizzledScales && !nvRowScaled;
     if (!nativeBlockScaled) {
       emulated = true;
-      bool aRHT = fromA == Columnwise && a.config.rht;
-      bool bRHT = fromB == Columnwise && b.config.rht;
-      bool rhtCancels = aRHT && bRHT && transb && !transa &&
-                        a.config.rhtSignMask == b.config.rhtSignMask;
-      emulateF32 = nvRowScaled || ((aRHT || bRHT) && !rhtCancels);
+      emulateF32 =
+          gemmEmulation(layout, a.config, b.config) == GemmEmulation::F32;
     }
   }
 
@@ -730,34 +727,36 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
     DType deqType = emulateF32 ? DType::F32 : DType::BF16;
     size_t elem = emulateF32 ? 4 : 2;
     bool blockOnly = recipe == Recipe::NVFP4 && !emulateF32;
-    size_t aBytes = roundUp256(elem * a.m * a.k);
-    size_t bBytes = roundUp256(elem * b.m * b.k);
+    // Operands dequantized by an earlier te_rt_mlir_gemm_operand (bf16
+    // emulation only: the front end refuses them otherwise) need no scratch.
+    const void *aGiven = emulateF32 ? nullptr : o.aEmulated;
+    const void *bGiven = emulateF32 ? nullptr : o.bEmulated;
+    size_t aBytes = aGiven ? 0 : roundUp256(elem * a.m * a.k);
+    size_t bBytes = bGiven ? 0 : roundUp256(elem * b.m * b.k);
     if (te_rt_status s =
             acquireEmuScratch(scalarsBytes + aBytes + bBytes, stream))
       return s;
     scratchHeld = true;
     auto *base = static_cast<uint8_t *>(emuScratch);
-    void *aDeq = base + scalarsBytes, *bDeq = base + scalarsBytes + aBytes;
-    // Dequantizes one operand; *storedTransposed: the buffer holds the
-    // transpose of the logical operand (NVFP4 columnwise).
-    auto deq = [&](const QTensor &q, Usage from, void *out,
+    void *aDeq = aGiven ? const_cast<void *>(aGiven) : base + scalarsBytes;
+    void *bDeq =
+        bGiven ? const_cast<void *>(bGiven) : base + scalarsBytes + aBytes;
+    // Dequantizes one operand (or only finds the orientation of one given);
+    // *storedTransposed: the buffer holds the transpose of the logical
+    // operand (NVFP4 columnwise).
+    auto deq = [&](const QTensor &q, Usage from, void *out, bool given,
                    bool *storedTransposed) -> te_rt_status {
+      if (!emulateF32)
+        return bf16EmulationOperand(q, from, out, /*write=*/!given, stream,
+                                    storedTransposed);
       *storedTransposed = false;
-      cuda::VectorDequantArgs fa;
-      if (!emulateF32 &&
-          makeVectorDequantArgs(q, from, out, deqType, blockOnly, fa)) {
-        *storedTransposed = recipe == Recipe::NVFP4 && from == Columnwise;
-        TE_CUDA_CHECK(cuda::launchVectorDequantize(fa, stream),
-                      "dequantize kernel");
-        return TE_RT_OK;
-      }
-      return dequantizeInto(q, from, out, deqType,
-                            /*inverseRHT=*/emulateF32, blockOnly, stream);
+      return dequantizeInto(q, from, out, deqType, /*inverseRHT=*/true,
+                            blockOnly, stream);
     };
     bool aTr = false, bTr = false;
-    if (te_rt_status s = deq(a, fromA, aDeq, &aTr))
+    if (te_rt_status s = deq(a, fromA, aDeq, aGiven != nullptr, &aTr))
       return s;
-    if (te_rt_status s = deq(b, fromB, bDeq, &bTr))
+    if (te_rt_status s = deq(b, fromB, bDeq, bGiven != nullptr, &bTr))
       return s;
     if (blockOnly) {
       amaxA = static_cast<const float *>(a.buffer(

@@ -835,6 +835,49 @@ te_rt_status te_rt_dequantize(te_rt_context *ctx, const te_rt_qtensor *q,
   });
 }
 
+} // extern "C"
+
+te_rt_status te::rt::gemmEmulatedOperand(te_rt_context *ctx,
+                                         const te_rt_qtensor *q,
+                                         te_rt_usage reads, void *out) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    QTensor qt;
+    if (te_rt_status s = decodeQTensor("q", q, qt))
+      return s;
+    if (qt.config.recipe != Recipe::MXFP8 && qt.config.recipe != Recipe::NVFP4)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("emulated GEMM operands are MXFP8 or NVFP4, "
+                              "got ") +
+                      recipeFamilyName(qt.config.recipe));
+    if (rawEnum(reads) != TE_RT_ROWWISE && rawEnum(reads) != TE_RT_COLUMNWISE)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "an emulated GEMM operand reads one representation: "
+                  "rowwise (1) or columnwise (2), got " +
+                      str(rawEnum(reads)));
+    if (!(qt.usage & reads))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("q holds no ") +
+                      (reads == TE_RT_ROWWISE ? "rowwise" : "columnwise") +
+                      " representation");
+    const int64_t bytes = qt.m * qt.k * 2;
+    if (!out && bytes > 0)
+      return fail(TE_RT_INVALID_ARGUMENT, "the emulated operand is null");
+    std::vector<Region> ins;
+    addQTensor(ins, "q", qt);
+    if (te_rt_status s = checkAliasing("te_rt_mlir_gemm_operand",
+                                       {{"out", out, bytes}}, ins))
+      return s;
+    if (bytes == 0)
+      return TE_RT_OK;
+    return ctx->backend->gemmEmulatedOperand(qt, static_cast<Usage>(reads), out,
+                                             nullptr);
+  });
+}
+
+extern "C" {
+
 te_rt_status te_rt_amax(te_rt_context *ctx, const te_rt_tensor *x,
                         float *amax) {
   return guard([&]() -> te_rt_status {
@@ -934,6 +977,16 @@ void te_rt_gemm_args_init(te_rt_gemm_args *args) {
 te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
                         const te_rt_qtensor *b, te_rt_tensor *d,
                         const te_rt_gemm_args *args) {
+  return te::rt::gemmWithEmulatedOperands(ctx, a, b, d, args, nullptr, nullptr);
+}
+
+} // extern "C"
+
+te_rt_status
+te::rt::gemmWithEmulatedOperands(te_rt_context *ctx, const te_rt_qtensor *a,
+                                 const te_rt_qtensor *b, te_rt_tensor *d,
+                                 const te_rt_gemm_args *args,
+                                 const void *aEmulated, const void *bEmulated) {
   return guard([&]() -> te_rt_status {
     if (te_rt_status s = checkContext(ctx))
       return s;
@@ -967,8 +1020,18 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
     if (!err.empty())
       return fail(TE_RT_INVALID_ARGUMENT, "gemm " + err);
     const int64_t M = shape.m, N = shape.n;
+    if ((aEmulated || bEmulated) &&
+        gemmEmulation(layout, at.config, bt.config) != GemmEmulation::BF16)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("gemm: emulated operands are only for a GEMM "
+                              "emulated in bf16 (MXFP8; NVFP4 without per-row "
+                              "scales or an RHT that the GEMM does not "
+                              "cancel), got ") +
+                      recipeFamilyName(at.config.recipe) + " " + lname);
     GemmOptions o;
     o.layout = ga.layout;
+    o.aEmulated = aEmulated;
+    o.bEmulated = bEmulated;
     o.m = M;
     o.n = N;
     o.k = shape.k;
@@ -1044,6 +1107,8 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
       ins.push_back({"bias", biasT.data, tensorBytes(biasT)});
     ins.push_back({"a_row_scale_inv", ga.a_row_scale_inv, N * 4});
     ins.push_back({"b_row_scale_inv", ga.b_row_scale_inv, M * 4});
+    ins.push_back({"A's emulated operand", aEmulated, at.m * at.k * 2});
+    ins.push_back({"B's emulated operand", bEmulated, bt.m * bt.k * 2});
     if (d)
       outs.push_back({"D", dt.data, tensorBytes(dt)});
     if (ga.output) {
@@ -1068,6 +1133,8 @@ te_rt_status te_rt_gemm(te_rt_context *ctx, const te_rt_qtensor *a,
     return TE_RT_OK;
   });
 }
+
+extern "C" {
 
 te_rt_status te_rt_context_set_gemm_autotune(te_rt_context *ctx,
                                              int32_t candidates) {

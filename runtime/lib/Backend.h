@@ -27,6 +27,8 @@
 #ifndef TE_RT_LIB_BACKEND_H
 #define TE_RT_LIB_BACKEND_H
 
+#include "Error.h"
+
 #include "te/Format/Layout.h"
 #include "te/Format/Quantizer.h"
 #include "te_rt.h"
@@ -150,6 +152,10 @@ struct GemmOptions {
   /// Filled by the backend (the front end initialises it: path NONE, algo
   /// fields -1) and kept as the context's last GEMM info on success.
   te_rt_gemm_info *info = nullptr;
+  /// Optional: the operands' bf16 emulation operands (Backend::
+  /// gemmEmulatedOperand of the same buffers), read in place of
+  /// dequantizing the operand; a backend that does not emulate ignores them.
+  const void *aEmulated = nullptr, *bEmulated = nullptr;
 };
 
 /// A dense matrix product, row-major, in place (te_rt_mlir_matmul):
@@ -213,6 +219,19 @@ public:
                             const GemmOptions &options) = 0;
   /// Arguments checked by the caller (MlirEntryPoints.cpp).
   virtual te_rt_status matmul(const DenseMatmul &mm) = 0;
+  /// The bf16 operand that a GEMM emulated in bf16 (format::gemmEmulation)
+  /// reads of `q`'s copy `reads` (Rowwise or Columnwise, held by q), written
+  /// to `out` (q.m * q.k bf16 in the backend's order), for GemmOptions::
+  /// aEmulated / bEmulated. Backends that compute GEMMs from the quantized
+  /// buffers refuse it.
+  virtual te_rt_status gemmEmulatedOperand(const QTensor &q,
+                                           format::Usage reads, void *out,
+                                           void *stream) {
+    (void)q, (void)reads, (void)out, (void)stream;
+    return fail(TE_RT_UNSUPPORTED,
+                "emulated GEMM operands exist on the cuda backend only (this "
+                "backend computes GEMMs from the quantized buffers)");
+  }
 };
 
 /// The backend of a context (Api.cpp), or nullptr for a null context. For
@@ -221,6 +240,22 @@ public:
 Backend *contextBackend(te_rt_context *ctx);
 /// te_rt_context_set_host_memory's flag (false for a null context).
 bool contextHostMemory(const te_rt_context *ctx);
+
+/// te_rt_gemm, with the operands' bf16 emulation operands (null: none;
+/// te_rt_mlir_gemm's a_emulated / b_emulated, GemmOptions::aEmulated): each
+/// must be q.m * q.k bf16 in context memory, and only for a GEMM that
+/// format::gemmEmulation emulates in bf16.
+te_rt_status gemmWithEmulatedOperands(te_rt_context *ctx,
+                                      const te_rt_qtensor *a,
+                                      const te_rt_qtensor *b, te_rt_tensor *d,
+                                      const te_rt_gemm_args *args,
+                                      const void *aEmulated,
+                                      const void *bEmulated);
+/// te_rt_mlir_gemm_operand: Backend::gemmEmulatedOperand of `q`'s copy
+/// `reads` into `out` (q's logical rows * cols bf16, context memory),
+/// arguments validated.
+te_rt_status gemmEmulatedOperand(te_rt_context *ctx, const te_rt_qtensor *q,
+                                 te_rt_usage reads, void *out);
 
 /// The reference backend (runtime/lib/cpu/). Never fails to create.
 std::unique_ptr<Backend> createCpuBackend();

@@ -415,7 +415,35 @@ void te_rt_mlir_gemm_impl(const te_rt_mlir_gemm_args &args) {
     ga.output = &qout;
     ga.output_args = &oa;
   }
-  if (!st.ok() || !st.check(te_rt_gemm(ctx, &qa, &qb, dp, &ga)))
+  // The emulated operands are rows x cols bf16 (te_rt_mlir_gemm_operand).
+  const void *aEmulated =
+      a.a_emulated
+          ? st.stage(a.a_emulated, a.a_rows * a.a_cols * 2, true, false)
+          : nullptr;
+  const void *bEmulated =
+      a.b_emulated
+          ? st.stage(a.b_emulated, a.b_rows * a.b_cols * 2, true, false)
+          : nullptr;
+  if (!st.ok() || !st.check(te::rt::gemmWithEmulatedOperands(
+                      ctx, &qa, &qb, dp, &ga, aEmulated, bEmulated)))
+    return;
+  st.finish();
+}
+
+void te_rt_mlir_gemm_operand_impl(const te_rt_mlir_gemm_operand_args &args) {
+  const char *where = "te.emulated_operand_buffers";
+  te_rt_context *ctx = activeContext(where);
+  te_rt_abi::gemm_operand::Fields a;
+  if (!ctx || !readDescriptor(args.desc, a, where))
+    return;
+  Stager st(ctx, where);
+  te_rt_qtensor q;
+  if (!makeQTensor(st, where, a.quantizer, a.usage, a.target, a.rows, a.cols,
+                   a.bufs, /*in=*/true, /*out=*/false, q))
+    return;
+  void *out = st.stage(a.out, a.rows * a.cols * 2, false, true);
+  if (!st.ok() || !st.check(te::rt::gemmEmulatedOperand(
+                      ctx, &q, static_cast<te_rt_usage>(a.reads), out)))
     return;
   st.finish();
 }

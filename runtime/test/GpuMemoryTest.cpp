@@ -524,4 +524,178 @@ TEST_F(Gpu, MemoryFunctionsAndEvents) {
   EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
 }
 
+//===----------------------------------------------------------------------===//
+// Emulated GEMM operands (te_rt_mlir_gemm_operand)
+//===----------------------------------------------------------------------===//
+
+/// A quantized tensor on the device, both usages, from x [rows, cols].
+struct DeviceQTensor {
+  te_rt_quantizer q;
+  int64_t rows = 0, cols = 0;
+  int n = 0;
+  void *bufs[TE_RT_ABI_MAX_BUFFERS] = {};
+};
+
+DeviceQTensor quantizeOnDevice(const te_rt_quantizer &q, int64_t rows,
+                               int64_t cols, unsigned seed) {
+  DeviceQTensor t;
+  t.q = q;
+  t.rows = rows;
+  t.cols = cols;
+  te_rt_qtensor qt;
+  int64_t shape[2] = {rows, cols};
+  EXPECT_EQ(te_rt_qtensor_init(&qt, &q, 2, shape, TE_RT_ROWWISE_AND_COLUMNWISE,
+                               TE_RT_SM90),
+            TE_RT_OK);
+  t.n = qt.num_buffers;
+  for (int i = 0; i < t.n; ++i)
+    t.bufs[i] = te_rt_mlir_alloc(qt.buffers[i].size_bytes, 0);
+  // bf16 input (NVFP4's RHT takes bf16 only): the top halves of floats.
+  std::vector<uint16_t> x(size_t(rows * cols));
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 2.0f);
+  for (uint16_t &v : x) {
+    float f = dist(rng);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    v = uint16_t(bits >> 16);
+  }
+  void *xp = deviceCopy(x.data(), x.size() * 2);
+  te_rt_abi::quantize::Fields f{};
+  f.quantizer = q;
+  f.target = TE_RT_SM90;
+  f.usage = TE_RT_ROWWISE_AND_COLUMNWISE;
+  f.rows = rows;
+  f.cols = cols;
+  f.x_dtype = TE_RT_BF16;
+  f.x = xp;
+  std::copy(std::begin(t.bufs), std::end(t.bufs), f.bufs);
+  std::vector<int64_t> d(te_rt_abi::quantize::kWords);
+  te_rt_abi::encode(f, d.data());
+  te_rt_mlir_quantize(d.data());
+  te_rt_mlir_free(xp);
+  return t;
+}
+
+/// te_rt_mlir_gemm_operand of t's copy `reads` into a new device buffer.
+void *emulatedOperand(const DeviceQTensor &t, te_rt_usage reads) {
+  void *out = te_rt_mlir_alloc(t.rows * t.cols * 2, 0);
+  te_rt_abi::gemm_operand::Fields f{};
+  f.target = TE_RT_SM90;
+  f.quantizer = t.q;
+  f.usage = TE_RT_ROWWISE_AND_COLUMNWISE;
+  f.reads = reads;
+  f.rows = t.rows;
+  f.cols = t.cols;
+  std::copy(std::begin(t.bufs), std::end(t.bufs), f.bufs);
+  f.out = out;
+  std::vector<int64_t> d(te_rt_abi::gemm_operand::kWords);
+  te_rt_abi::encode(f, d.data());
+  te_rt_mlir_gemm_operand(d.data());
+  return out;
+}
+
+/// D [m, n] f32 of te_rt_mlir_gemm, read back.
+std::vector<uint32_t> gemm(const DeviceQTensor &a, const DeviceQTensor &b,
+                           int layout, int64_t m, int64_t n, void *aEmulated,
+                           void *bEmulated) {
+  void *d = te_rt_mlir_alloc(m * n * 4, 0);
+  te_rt_abi::gemm::Fields f{};
+  f.target = TE_RT_SM90;
+  f.layout = layout;
+  f.a_quantizer = a.q;
+  f.a_usage = TE_RT_ROWWISE_AND_COLUMNWISE;
+  f.a_rows = a.rows;
+  f.a_cols = a.cols;
+  std::copy(std::begin(a.bufs), std::end(a.bufs), f.a_bufs);
+  f.b_quantizer = b.q;
+  f.b_usage = TE_RT_ROWWISE_AND_COLUMNWISE;
+  f.b_rows = b.rows;
+  f.b_cols = b.cols;
+  std::copy(std::begin(b.bufs), std::end(b.bufs), f.b_bufs);
+  f.d_dtype = TE_RT_F32;
+  f.d_rows = m;
+  f.d_cols = n;
+  f.d = d;
+  f.bias_dtype = TE_RT_F32;
+  f.out_quantizer = a.q;
+  f.a_emulated = aEmulated;
+  f.b_emulated = bEmulated;
+  std::vector<int64_t> w(te_rt_abi::gemm::kWords);
+  te_rt_abi::encode(f, w.data());
+  te_rt_mlir_gemm(w.data());
+  std::vector<uint32_t> out(size_t(m * n));
+  te_rt_mlir_read(out.data(), d, m * n * 4);
+  te_rt_mlir_free(d);
+  return out;
+}
+
+// A GEMM given its operands' emulated bf16 operands computes exactly what it
+// computes when it dequantizes them itself, for every layout of MXFP8 and
+// NVFP4 (with the RHT that wgrad cancels), one operand given or both.
+TEST_F(Gpu, EmulatedOperandsGiveTheSameGemm) {
+  const int64_t M = 64, N = 96, K = 128;
+  te_rt_quantizer mx, nv;
+  te_rt_quantizer_init_default(&mx);
+  mx.recipe = TE_RT_RECIPE_MXFP8;
+  te_rt_quantizer_init_default(&nv);
+  nv.recipe = TE_RT_RECIPE_NVFP4;
+  nv.dtype = TE_RT_E2M1X2;
+  nv.rht = 1;
+  nv.rht_sign_mask = 0xD7E8;
+  struct Case {
+    const char *name;
+    te_rt_quantizer q;
+    int layout; // te_rt_gemm_layout
+    int64_t aRows, aCols, bRows, bCols;
+    te_rt_usage aReads, bReads;
+  } cases[] = {
+      {"MXFP8 TN", mx, TE_RT_GEMM_TN, N, K, M, K, TE_RT_ROWWISE, TE_RT_ROWWISE},
+      {"MXFP8 NN", mx, TE_RT_GEMM_NN, K, N, M, K, TE_RT_COLUMNWISE,
+       TE_RT_ROWWISE},
+      {"MXFP8 NT", mx, TE_RT_GEMM_NT, K, N, K, M, TE_RT_COLUMNWISE,
+       TE_RT_COLUMNWISE},
+      {"NVFP4 TN", nv, TE_RT_GEMM_TN, N, K, M, K, TE_RT_ROWWISE, TE_RT_ROWWISE},
+      {"NVFP4 NT (RHT cancels)", nv, TE_RT_GEMM_NT, K, N, K, M,
+       TE_RT_COLUMNWISE, TE_RT_COLUMNWISE},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    DeviceQTensor a = quantizeOnDevice(c.q, c.aRows, c.aCols, 1);
+    DeviceQTensor b = quantizeOnDevice(c.q, c.bRows, c.bCols, 2);
+    ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+    std::vector<uint32_t> ref = gemm(a, b, c.layout, M, N, nullptr, nullptr);
+    ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+    void *ae = emulatedOperand(a, c.aReads);
+    void *be = emulatedOperand(b, c.bReads);
+    ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+    EXPECT_EQ(gemm(a, b, c.layout, M, N, ae, be), ref);
+    EXPECT_EQ(gemm(a, b, c.layout, M, N, ae, nullptr), ref);
+    EXPECT_EQ(gemm(a, b, c.layout, M, N, nullptr, be), ref);
+    ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+    for (void *p : {ae, be})
+      te_rt_mlir_free(p);
+    for (DeviceQTensor *t : {&a, &b})
+      for (int i = 0; i < t->n; ++i)
+        te_rt_mlir_free(t->bufs[i]);
+  }
+  // NN reads A's RHT copy without B's to cancel it: an fp32 emulation, which
+  // takes no bf16 operands.
+  DeviceQTensor a = quantizeOnDevice(nv, K, N, 1);
+  DeviceQTensor b = quantizeOnDevice(nv, M, K, 2);
+  void *ae = emulatedOperand(a, TE_RT_COLUMNWISE);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  gemm(a, b, TE_RT_GEMM_NN, M, N, ae, nullptr);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_NE(error().find("emulated operands are only for a GEMM emulated in "
+                         "bf16"),
+            std::string::npos)
+      << error();
+  te_rt_set_current_context(ctx);
+  te_rt_mlir_free(ae);
+  for (DeviceQTensor *t : {&a, &b})
+    for (int i = 0; i < t->n; ++i)
+      te_rt_mlir_free(t->bufs[i]);
+}
+
 } // namespace

@@ -293,7 +293,7 @@ TEST_F(CpuContext, UpdateScaleCopiesAmaxIntoHistory) {
 TEST(Descriptors, FieldsAreAtTheirWordsAndDecodeBack) {
   using W = te_rt_abi::gemm;
   static_assert(W::kWords == 1 + 2 + 3 * te_rt_abi::kQuantizerWords + 2 * 3 +
-                                 3 * TE_RT_ABI_MAX_BUFFERS + 11);
+                                 3 * TE_RT_ABI_MAX_BUFFERS + 13);
   W::Fields f{};
   f.target = TE_RT_SM100;
   f.layout = 2;
@@ -314,6 +314,7 @@ TEST(Descriptors, FieldsAreAtTheirWordsAndDecodeBack) {
   f.use_split_accumulator = 1;
   f.out_quantized = 1;
   f.out_amax = reinterpret_cast<void *>(uintptr_t(0xA3A));
+  f.b_emulated = reinterpret_cast<void *>(uintptr_t(0xE3B));
   std::vector<int64_t> w(W::kWords, -1);
   te_rt_abi::encode(f, w.data());
   EXPECT_EQ(w[0], TE_RT_ABI_MAGIC('G'));
@@ -332,7 +333,9 @@ TEST(Descriptors, FieldsAreAtTheirWordsAndDecodeBack) {
   EXPECT_EQ(w[W::out_quantizer], TE_RT_RECIPE_DELAYED);
   EXPECT_EQ(w[W::out_bufs + 2], 0x3002);
   EXPECT_EQ(w[W::out_amax], 0xA3A);
-  EXPECT_EQ(W::out_amax, W::kWords - 1);
+  EXPECT_EQ(w[W::a_emulated], 0);
+  EXPECT_EQ(w[W::b_emulated], 0xE3B);
+  EXPECT_EQ(W::b_emulated, W::kWords - 1);
   EXPECT_EQ(std::count(w.begin(), w.end(), -1), 0); // every word written
 
   W::Fields g{};
@@ -343,6 +346,7 @@ TEST(Descriptors, FieldsAreAtTheirWordsAndDecodeBack) {
   EXPECT_EQ(g.a_bufs[5], f.a_bufs[5]);
   EXPECT_EQ(g.out_quantizer.history_length, 16);
   EXPECT_EQ(g.out_amax, f.out_amax);
+  EXPECT_EQ(g.b_emulated, f.b_emulated);
   w[0] = TE_RT_ABI_MAGIC('Q');
   EXPECT_FALSE(te_rt_abi::decode(w.data(), g));
 }
@@ -363,6 +367,64 @@ TEST_F(CpuContext, DescriptorOfAnotherVersionOrKindIsRefused) {
   te_rt_set_current_context(ctx);
   te_rt_mlir_dequantize(nullptr);
   EXPECT_EQ(error(), "te.dequantize: descriptor is null");
+}
+
+// te_rt_mlir_gemm_operand: the cpu backend computes its GEMMs from the
+// quantized buffers and refuses to write an emulated operand; the arguments
+// are checked before the backend is asked.
+TEST_F(CpuContext, GemmOperandIsValidatedAndRefusedOnTheCpuBackend) {
+  using W = te_rt_abi::gemm_operand;
+  te_rt_quantizer mx;
+  te_rt_quantizer_init_default(&mx);
+  mx.recipe = TE_RT_RECIPE_MXFP8;
+  te_rt_qtensor q;
+  int64_t shape[2] = {32, 64};
+  ASSERT_EQ(te_rt_qtensor_init(&q, &mx, 2, shape, TE_RT_ROWWISE, TE_RT_SM90),
+            TE_RT_OK);
+  std::vector<std::vector<uint8_t>> bufs;
+  W::Fields f{};
+  f.target = TE_RT_SM90;
+  f.quantizer = mx;
+  f.usage = TE_RT_ROWWISE;
+  f.reads = TE_RT_ROWWISE;
+  f.rows = 32;
+  f.cols = 64;
+  for (int i = 0; i < q.num_buffers; ++i) {
+    bufs.emplace_back(q.buffers[i].size_bytes);
+    f.bufs[i] = bufs.back().data();
+  }
+  std::vector<uint16_t> out(32 * 64);
+  f.out = out.data();
+  std::vector<int64_t> w(W::kWords, 0);
+  auto run = [&] {
+    te_rt_set_current_context(ctx);
+    te_rt_abi::encode(f, w.data());
+    te_rt_mlir_gemm_operand(w.data());
+  };
+  run();
+  EXPECT_EQ(te_rt_current_status(), TE_RT_UNSUPPORTED);
+  EXPECT_EQ(error(), "te.emulated_operand_buffers: emulated GEMM operands "
+                     "exist on the cuda backend only (this backend computes "
+                     "GEMMs from the quantized buffers)");
+  f.reads = TE_RT_COLUMNWISE;
+  run();
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(error(), "te.emulated_operand_buffers: q holds no columnwise "
+                     "representation");
+  f.reads = TE_RT_ROWWISE;
+  f.out = f.bufs[0]; // writing over the data it reads
+  run();
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_NE(error().find("the output out overlaps the input q buffer 0"),
+            std::string::npos)
+      << error();
+  f.out = out.data();
+  f.quantizer.recipe = TE_RT_RECIPE_CURRENT;
+  f.quantizer.dtype = TE_RT_E4M3;
+  run();
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(error(), "te.emulated_operand_buffers: emulated GEMM operands "
+                     "are MXFP8 or NVFP4, got per-tensor FP8");
 }
 
 //===----------------------------------------------------------------------===//

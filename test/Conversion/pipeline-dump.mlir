@@ -31,7 +31,7 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 28 passes:
+// SM90: Pass Manager with 29 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
@@ -42,6 +42,7 @@
 // SM90-NEXT: te-eliminate-aliases,
 // SM90-NEXT: te-expand-qtensors,
 // SM90-NEXT: canonicalize{{.*}},
+// SM90-NEXT: te-share-emulated-operands,
 // SM90-NEXT: te-bufferize-boundaries,
 // SM90-NEXT: te-constant-globals{alignment=64},
 // SM90-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},

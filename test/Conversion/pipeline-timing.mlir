@@ -32,6 +32,7 @@
 // TIMING-NEXT: TEEliminateAliases
 // TIMING-NEXT: TEExpandQTensors
 // TIMING-NEXT: Canonicalizer
+// NATIVE-NEXT: TEShareEmulatedOperands
 // TIMING-NEXT: TEBufferizeBoundaries
 // TIMING-NEXT: TEConstantGlobals
 // TIMING-NEXT: OneShotBufferizePass

@@ -13,7 +13,7 @@
 // CHECK: llvm.func @fprop(
 // One stack slot per descriptor size (quantize 35 words, GEMM 92).
 // CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<35 x i64>
-// CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<92 x i64>
+// CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<94 x i64>
 // CHECK-COUNT-2: llvm.call @te_rt_mlir_quantize(
 // CHECK: llvm.call @te_rt_mlir_gemm(
 

@@ -58,3 +58,16 @@ func.func @amax_on_tensors(%x: tensor<32x64xf32>) -> tensor<1xf32> {
 // expected-error @+2 {{'te.amax_buffers' op is not in a function}}
 // expected-error @+1 {{failed to legalize operation 'te.amax_buffers' that was explicitly marked illegal}}
 te.amax_buffers %x outs(%a : memref<1xf32>) : memref<32x64xbf16>
+
+// -----
+
+// The runtime writes an emulated operand of a static size only.
+func.func @emulated_dynamic(%d: memref<?x128xf8E4M3FN>, %s: memref<?x4xf8E8M0FNU>,
+                            %o: memref<?xbf16>) {
+  // expected-error @+2 {{needs a static operand shape}}
+  // expected-error @+1 {{failed to legalize operation 'te.emulated_operand_buffers' that was explicitly marked illegal}}
+  te.emulated_operand_buffers %d, %s quantizer #te.mxfp8<f8E4M3FN> usage rowwise
+      reads rowwise shape [?, 128] outs(%o : memref<?xbf16>)
+      : memref<?x128xf8E4M3FN>, memref<?x4xf8E8M0FNU>
+  return
+}

@@ -136,6 +136,21 @@ std::string verifyGemmOperands(const char *gemm, const char *aName,
 /// own blocks.
 bool columnwiseHoldsRowwiseValues(const QuantizerConfig &config);
 
+/// How a GEMM of MXFP8 or NVFP4 operands runs where the hardware has no
+/// block-scaled GEMM (sm_90): exact emulation, both operands dequantized
+/// (NVFP4 without its global scales, which enter the GEMM's alpha) and a
+/// high-precision GEMM. `BF16` where every dequantized value is exact in
+/// bf16 (MXFP8; NVFP4 block scales), `F32` for NVFP4 with per-row global
+/// scales, and for an RHT on one operand's columnwise copy that the other
+/// does not cancel (only NT with the same sign mask on both operands cancels:
+/// the product of two transformed copies is the product of the originals),
+/// whose inverse is applied in fp32. `None` for the FP8 recipes, whose
+/// GEMMs are native on sm_90. The runtime's cuda backend and the compiler
+/// (te-share-emulated-operands) both decide by this function.
+enum class GemmEmulation : uint8_t { None, BF16, F32 };
+GemmEmulation gemmEmulation(GemmLayout layout, const QuantizerConfig &a,
+                            const QuantizerConfig &b);
+
 } // namespace te::format
 
 #endif // TE_FORMAT_GEMM_H

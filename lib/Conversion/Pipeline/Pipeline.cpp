@@ -71,6 +71,10 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   pm.addPass(createTEEliminateAliases());
   pm.addPass(createTEExpandQTensors());
   pm.addPass(createCanonicalizerPass());
+  // Emulated GEMMs (MXFP8 / NVFP4 on sm_90) that read one operand share its
+  // dequantization; the cpu backend computes from the quantized buffers.
+  if (options.target.getValue() == "sm_90")
+    pm.addPass(createTEShareEmulatedOperands());
   // Entry points get their memref signature first: one-shot-bufferize's
   // function-boundary analysis is O(arguments x results) otherwise
   // (docs/performance.md "Compile time").

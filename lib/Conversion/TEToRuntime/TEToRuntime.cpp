@@ -577,7 +577,7 @@ private:
 /// (CallOperands::pointer; no memref.copy, no dim of a static shape).
 bool passesOnlyPointers(Operation *op) {
   return isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
-             AmaxBuffersOp>(op);
+             EmulatedOperandBuffersOp, AmaxBuffersOp>(op);
 }
 
 /// Whether `alloc` is a buffer only the runtime sees: in a function, a
@@ -826,6 +826,40 @@ struct DequantizeLowering : TEOpLowering<DequantizeBuffersOp> {
   }
 };
 
+struct EmulatedOperandLowering : TEOpLowering<EmulatedOperandBuffersOp> {
+  using TEOpLowering::TEOpLowering;
+
+  LogicalResult check(EmulatedOperandBuffersOp op) const override {
+    if (failed(checkBufferCount(op, op.getInputs())))
+      return failure();
+    if (ShapedType::isDynamicShape(op.getShape()))
+      return op.emitOpError("needs a static operand shape");
+    return success();
+  }
+
+  FailureOr<StringRef> lower(EmulatedOperandBuffersOp op, OpAdaptor adaptor,
+                             CallOperands &c) const override {
+    using W = te_rt_abi::gemm_operand;
+    ::te::format::Shape shape(op.getShape().begin(), op.getShape().end());
+    int64_t rows = 0, cols = 0;
+    ::te::format::flatten2D(shape, rows, cols);
+    Descriptor d = Descriptor::of<W>();
+    d.set(W::target, targetCode(op));
+    d.setQuantizer(W::quantizer,
+                   cast<QuantizerAttrInterface>(op.getQuantizer()));
+    d.set(W::usage, static_cast<int64_t>(toFormat(op.getUsage())));
+    d.set(W::reads, static_cast<int64_t>(toFormat(op.getReads())));
+    d.set(W::rows, rows);
+    d.set(W::cols, cols);
+    d.setBuffers(W::bufs,
+                 c.addresses(op.getInputs(), adaptor.getInputs(), true, false));
+    d.set(W::out,
+          c.address(op.getOuts()[0], adaptor.getOuts()[0], false, true));
+    c.append(d);
+    return StringRef("te_rt_mlir_gemm_operand");
+  }
+};
+
 struct GemmLowering : TEOpLowering<GemmBuffersOp> {
   using TEOpLowering::TEOpLowering;
 
@@ -912,6 +946,10 @@ struct GemmLowering : TEOpLowering<GemmBuffersOp> {
             c.address(op.getOutScale(), adaptor.getOutScale(), true, false));
     if (outs.amax)
       g.set(W::out_amax, c.address(outs.amax, outs.amaxConverted, false, true));
+    if (Value e = op.getAEmulated())
+      g.set(W::a_emulated, c.address(e, adaptor.getAEmulated(), true, false));
+    if (Value e = op.getBEmulated())
+      g.set(W::b_emulated, c.address(e, adaptor.getBEmulated(), true, false));
     c.append(g);
     return StringRef("te_rt_mlir_gemm");
   }
@@ -1055,10 +1093,10 @@ LogicalResult lowerTEOps(ModuleOp module, RuntimeCalls &rt,
   RuntimeTypeConverter converter(ctx, rt.onDeviceMemory());
   ConversionTarget target(*ctx);
   RewritePatternSet patterns(ctx);
-  patterns.add<QuantizeLowering, DequantizeLowering, GemmLowering, AmaxLowering,
-               UpdateScaleLowering, AllReduceMaxLowering,
-               RuntimeOnlyAllocLowering, RuntimeOnlyDeallocLowering>(converter,
-                                                                     ctx, rt);
+  patterns.add<QuantizeLowering, DequantizeLowering, GemmLowering,
+               EmulatedOperandLowering, AmaxLowering, UpdateScaleLowering,
+               AllReduceMaxLowering, RuntimeOnlyAllocLowering,
+               RuntimeOnlyDeallocLowering>(converter, ctx, rt);
   if (failed(convert(module, target, std::move(patterns), needsLowering)))
     return failure();
   return success();

@@ -208,3 +208,42 @@ TEST(GemmRules, LinearSavedUsages) {
 }
 
 } // namespace
+
+TEST(GemmRules, Emulation) {
+  // FP8 recipes run natively on sm_90.
+  for (Recipe r : {Recipe::Delayed, Recipe::Current, Recipe::Block})
+    EXPECT_EQ(gemmEmulation(GemmLayout::TN, defaultConfig(r), defaultConfig(r)),
+              GemmEmulation::None);
+  // MXFP8: E4M3 codes times a power of two are exact in bf16.
+  const QuantizerConfig mx = defaultConfig(Recipe::MXFP8);
+  for (GemmLayout l : {GemmLayout::TN, GemmLayout::NN, GemmLayout::NT})
+    EXPECT_EQ(gemmEmulation(l, mx, mx), GemmEmulation::BF16);
+
+  // NVFP4 without RHT: E2M1 times an E4M3 block scale is exact in bf16 (the
+  // global scales go into alpha).
+  QuantizerConfig nv = defaultConfig(Recipe::NVFP4);
+  nv.rht = false;
+  for (GemmLayout l : {GemmLayout::TN, GemmLayout::NN, GemmLayout::NT})
+    EXPECT_EQ(gemmEmulation(l, nv, nv), GemmEmulation::BF16);
+  // Per-row global scales: fp32.
+  QuantizerConfig rowScaled = nv;
+  rowScaled.rowScaled = true;
+  EXPECT_EQ(gemmEmulation(GemmLayout::TN, rowScaled, nv), GemmEmulation::F32);
+  EXPECT_EQ(gemmEmulation(GemmLayout::TN, nv, rowScaled), GemmEmulation::F32);
+
+  // RHT on the columnwise copy: wgrad (NT reads both columnwise) cancels it
+  // when both operands use one sign mask; any other columnwise read of a
+  // transformed copy needs the inverse transform in fp32.
+  QuantizerConfig rht = nv;
+  rht.rht = true;
+  rht.rhtSignMask = 0xD7E8u;
+  EXPECT_EQ(gemmEmulation(GemmLayout::NT, rht, rht), GemmEmulation::BF16);
+  QuantizerConfig otherMask = rht;
+  otherMask.rhtSignMask = 0x1234u;
+  EXPECT_EQ(gemmEmulation(GemmLayout::NT, rht, otherMask), GemmEmulation::F32);
+  EXPECT_EQ(gemmEmulation(GemmLayout::NT, rht, nv), GemmEmulation::F32);
+  // NN reads A columnwise (transformed), B rowwise (never transformed).
+  EXPECT_EQ(gemmEmulation(GemmLayout::NN, rht, rht), GemmEmulation::F32);
+  // TN reads both rowwise: the RHT copy is not read.
+  EXPECT_EQ(gemmEmulation(GemmLayout::TN, rht, rht), GemmEmulation::BF16);
+}

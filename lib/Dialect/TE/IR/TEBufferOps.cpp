@@ -162,6 +162,27 @@ addEffects(Operation *op,
   }
 }
 
+/// An emulated GEMM operand of an operand of logical `shape`: rows x cols
+/// bf16 as one dimension (te.emulated_operand_buffers).
+static LogicalResult verifyEmulatedOperand(Operation *op, StringRef what,
+                                           Value operand,
+                                           ArrayRef<int64_t> shape) {
+  BufferShape actual = shapeOf(operand.getType());
+  int64_t elements = 1;
+  for (int64_t d : shape)
+    elements = ShapedType::isDynamic(d) || ShapedType::isDynamic(elements)
+                   ? ShapedType::kDynamic
+                   : elements * d;
+  SmallVector<int64_t, 1> expected = {elements};
+  if (!actual.elementType.isBF16() || !compatible(actual.shape, expected))
+    return op->emitOpError()
+           << what << " must be "
+           << typeStr(expected, BFloat16Type::get(op->getContext()))
+           << " (the operand's rows x cols in bf16), got "
+           << typeStr(actual.shape, actual.elementType);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // QuantizeBuffersOp
 //===----------------------------------------------------------------------===//
@@ -256,6 +277,23 @@ LogicalResult GemmBuffersOp::verify() {
       failed(verifyQuantizedBuffers(*this, "operand B", getBQuantizer(),
                                     getBShape(), getBUsage(), getB())))
     return failure();
+  if (getAEmulated() || getBEmulated()) {
+    if (getTarget(*this) != Target::SM90 ||
+        fmt::gemmEmulation(layout, getAQuantizer().getFormatConfig(),
+                           getBQuantizer().getFormatConfig()) !=
+            fmt::GemmEmulation::BF16)
+      return emitOpError()
+             << "takes emulated operands only for a GEMM emulated in bf16 on "
+                "sm_90 (MXFP8; NVFP4 without per-row scales or an RHT that "
+                "the GEMM does not cancel)";
+    if ((getAEmulated() &&
+         failed(verifyEmulatedOperand(*this, "'a_emulated'", getAEmulated(),
+                                      getAShape()))) ||
+        (getBEmulated() &&
+         failed(verifyEmulatedOperand(*this, "'b_emulated'", getBEmulated(),
+                                      getBShape()))))
+      return failure();
+  }
   // D's logical shape, as te.gemm infers it.
   ArrayRef<int64_t> dShape = shape.result;
 
@@ -293,6 +331,46 @@ void GemmBuffersOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   addEffects(*this, effects, /*initsAreRead=*/getAccumulate());
+}
+
+//===----------------------------------------------------------------------===//
+// EmulatedOperandBuffersOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmulatedOperandBuffersOp::verify() {
+  if (failed(verifyDpsForm(*this)))
+    return failure();
+  if (getOuts().size() != 1)
+    return emitOpError() << "writes one bf16 operand, got " << getOuts().size()
+                         << " 'outs' operands";
+  fmt::Recipe recipe = getQuantizer().getFormatConfig().recipe;
+  if (recipe != fmt::Recipe::MXFP8 && recipe != fmt::Recipe::NVFP4)
+    return emitOpError() << "emulated GEMM operands are MXFP8 or NVFP4, got "
+                         << fmt::recipeFamilyName(recipe);
+  if (getTarget(*this) != Target::SM90)
+    return emitOpError() << "emulated GEMM operands exist on sm_90 only, "
+                            "the module targets "
+                         << stringifyTarget(getTarget(*this));
+  if (getReads() != Usage::Rowwise && getReads() != Usage::Columnwise)
+    return emitOpError() << "reads one copy, rowwise or columnwise, got '"
+                         << stringifyUsage(getReads()) << "'";
+  if (!bitEnumContainsAll(getUsage(), getReads()))
+    return emitOpError() << "reads the " << stringifyUsage(getReads())
+                         << " copy of a tensor holding only "
+                         << stringifyUsage(getUsage());
+  if (getShape().empty())
+    return emitOpError() << "needs an operand of rank >= 1 (a GEMM operand)";
+  if (failed(verifyEmulatedOperand(*this, "the output", getOuts().front(),
+                                   getShape())))
+    return failure();
+  return verifyQuantizedBuffers(*this, "input", getQuantizer(), getShape(),
+                                getUsage(), getInputs());
+}
+
+void EmulatedOperandBuffersOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addEffects(*this, effects, /*initsAreRead=*/false);
 }
 
 //===----------------------------------------------------------------------===//

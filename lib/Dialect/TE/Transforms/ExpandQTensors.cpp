@@ -311,7 +311,8 @@ struct GemmLowering : public OpConversionPattern<GemmOp> {
     auto gemm = GemmBuffersOp::create(
         rewriter, op.getLoc(), TypeRange(outTypes), adaptor.getA(),
         adaptor.getB(), single(adaptor.getBias()),
-        single(adaptor.getOutScale()), outs, op.getLayout(), a.getQuantizer(),
+        single(adaptor.getOutScale()), /*aEmulated=*/Value(),
+        /*bEmulated=*/Value(), outs, op.getLayout(), a.getQuantizer(),
         a.getUsage(), a.getShape(), b.getQuantizer(), b.getUsage(),
         b.getShape(), outQuantizer,
         /*accumulate=*/static_cast<bool>(accumulate),

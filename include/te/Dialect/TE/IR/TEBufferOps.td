@@ -165,6 +165,11 @@ def TE_GemmBuffersOp : TE_BufferOp<"gemm_buffers",
     With `accumulate` the `outs` operand holds C on entry and
     `D = op_b(B)·op_a(A) + C` is written over it; otherwise its contents are
     ignored. `bias` and `use_split_accumulator` are as on `te.gemm`.
+    `a_emulated` / `b_emulated`: the operand's bf16 operand written by
+    `te.emulated_operand_buffers` from the same buffers, for a GEMM emulated
+    in bf16 on sm_90 (MXFP8; NVFP4 without per-row scales or an RHT that the
+    GEMM does not cancel), which then reads it instead of dequantizing the
+    operand.
 
     ```mlir
     %y = te.gemm_buffers layout TN
@@ -180,6 +185,8 @@ def TE_GemmBuffersOp : TE_BufferOp<"gemm_buffers",
     Variadic<TE_TensorOrMemRef>:$b,
     Optional<TE_TensorOrMemRef>:$bias,
     Optional<TE_TensorOrMemRef>:$outScale,
+    Optional<TE_TensorOrMemRef>:$aEmulated,
+    Optional<TE_TensorOrMemRef>:$bEmulated,
     Variadic<TE_TensorOrMemRef>:$outs,
     TE_GemmLayoutAttr:$layout,
     TE_QuantizerAttrInterface:$a_quantizer,
@@ -201,7 +208,54 @@ def TE_GemmBuffersOp : TE_BufferOp<"gemm_buffers",
       `usage` $b_usage `shape` custom<LogicalShape>($b_shape)
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`scale` `(` $outScale^ `:` type($outScale) `)`)?
+    (`a_emulated` `(` $aEmulated^ `:` type($aEmulated) `)`)?
+    (`b_emulated` `(` $bEmulated^ `:` type($bEmulated) `)`)?
     `outs` `(` $outs `:` type($outs) `)` attr-dict (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = dpsDeclaration;
+}
+
+def TE_EmulatedOperandBuffersOp : TE_BufferOp<"emulated_operand_buffers",
+    [AttrSizedOperandSegments]> {
+  let summary = "the bf16 operand of an emulated MXFP8 / NVFP4 GEMM";
+  let description = [{
+    sm_90 has no block-scaled GEMM: a `te.gemm` of MXFP8 or NVFP4 operands
+    runs as an exact emulation (docs/guide/runtime.md), each operand
+    dequantized to bf16 -- the block-scaled values, without NVFP4's global
+    scale, which enters the GEMM's alpha -- and a bf16 GEMM. This op writes
+    that bf16 operand of the tensor whose buffers are `inputs` (quantized
+    with `quantizer`, holding `usage`, of logical shape `shape`) as a GEMM
+    reading its `reads` copy (`rowwise` or `columnwise`) does, into its one
+    `outs` operand: a 1-D bf16 tensor of rows x cols elements (the logical
+    shape flattened to 2-D). The elements are in the runtime's order (the
+    copy's stored orientation) and only `te.gemm_buffers` reads them, as its
+    `a_emulated` / `b_emulated` operand, in place of dequantizing the
+    operand itself. te-share-emulated-operands creates it where GEMMs read
+    one operand several times (a weight read by every microbatch), so that
+    it is dequantized once.
+
+    ```mlir
+    %w = te.emulated_operand_buffers %w0, %w1, %w2, %w3
+        quantizer #te.mxfp8<f8E4M3FN> usage rowwise|columnwise reads rowwise
+        shape [64, 128] outs(%init : tensor<8192xbf16>)
+        : tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>,
+          tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU> -> tensor<8192xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Variadic<TE_TensorOrMemRef>:$inputs,
+    Variadic<TE_TensorOrMemRef>:$outs,
+    TE_QuantizerAttrInterface:$quantizer,
+    TE_UsageProp:$usage,
+    TE_UsageProp:$reads,
+    DenseI64ArrayAttr:$shape
+  );
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $inputs `quantizer` qualified($quantizer) `usage` $usage `reads` $reads
+    `shape` custom<LogicalShape>($shape)
+    `outs` `(` $outs `:` type($outs) `)` attr-dict
+    `:` type($inputs) (`->` type($results)^)?
   }];
   let extraClassDeclaration = dpsDeclaration;
 }

@@ -362,6 +362,61 @@ def TEFuseAccumulate : Pass<"te-fuse-accumulate"> {
 }
 
 //===----------------------------------------------------------------------===//
+// te-share-emulated-operands
+//===----------------------------------------------------------------------===//
+
+def TEShareEmulatedOperands : Pass<"te-share-emulated-operands"> {
+  let summary = "dequantize an emulated GEMM's operand once for every GEMM that reads it";
+  let description = [{
+    On sm_90 a GEMM of MXFP8 or NVFP4 operands is emulated: the runtime
+    dequantizes both operands to bf16 and runs a bf16 GEMM
+    (docs/guide/runtime.md). A weight that every microbatch's fprop and
+    dgrad read is then dequantized by every one of those GEMMs. This pass
+    gives such operands one `te.emulated_operand_buffers` each and passes it
+    to the GEMMs as `a_emulated` / `b_emulated`, so that the operand is
+    dequantized once:
+
+    * it runs on buffer-level ops on tensors (after te-expand-qtensors), on
+      a module whose `te.target` is sm_90, and only on GPU targets
+      (`te-pipeline target=sm_90`; the cpu backend computes its GEMMs from
+      the quantized buffers and refuses emulated operands);
+    * a GEMM qualifies when `format::gemmEmulation` emulates it in bf16
+      (MXFP8; NVFP4 without per-row scales or an RHT the GEMM does not
+      cancel) and the operand's logical shape is static;
+    * GEMMs read one operand when they name the same buffers (SSA values),
+      quantizer, usage, copy and shape; such an operand is shared when two
+      or more GEMMs read it, or one GEMM inside a loop whose body does not
+      define it. The dequantization is placed in the block that defines the
+      buffers, before the first op there that holds one of the GEMMs: out of
+      the loops that do not change the operand.
+
+    The bf16 operand lives from that point to the last GEMM that reads it
+    (for a weight: the step), which is what the GEMMs save; operands read
+    once are left to the GEMM, which dequantizes into its scratch.
+
+    ```mlir
+    %y0 = te.gemm_buffers layout TN a(%w0, %w1 : ...) quantizer #te.mxfp8<f8E4M3FN>
+        usage rowwise shape [64, 128] b(...) ... outs(%i0 : tensor<32x64xbf16>)
+    %y1 = te.gemm_buffers layout TN a(%w0, %w1 : ...) quantizer #te.mxfp8<f8E4M3FN>
+        usage rowwise shape [64, 128] b(...) ... outs(%i1 : tensor<32x64xbf16>)
+    // becomes
+    %e = tensor.empty() : tensor<8192xbf16>
+    %w = te.emulated_operand_buffers %w0, %w1 quantizer #te.mxfp8<f8E4M3FN>
+        usage rowwise reads rowwise shape [64, 128] outs(%e : tensor<8192xbf16>) ...
+    %y0 = te.gemm_buffers layout TN a(%w0, %w1 : ...) ... a_emulated(%w : tensor<8192xbf16>) ...
+    %y1 = te.gemm_buffers layout TN a(%w0, %w1 : ...) ... a_emulated(%w : tensor<8192xbf16>) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numShared", "operands-shared",
+              "emulated operands dequantized once for several GEMMs">,
+    Statistic<"numReads", "gemm-operands-given",
+              "GEMM operands read from a shared emulated operand">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // te-eliminate-aliases
 //===----------------------------------------------------------------------===//
 
