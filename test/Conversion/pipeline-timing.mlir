@@ -32,7 +32,6 @@
 // TIMING-NEXT: TEEliminateAliases
 // TIMING-NEXT: TEExpandQTensors
 // TIMING-NEXT: Canonicalizer
-// NATIVE-NEXT: TEShareEmulatedOperands
 // TIMING-NEXT: TEBufferizeBoundaries
 // TIMING-NEXT: TEConstantGlobals
 // TIMING-NEXT: OneShotBufferizePass

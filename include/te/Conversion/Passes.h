@@ -49,6 +49,13 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
                      "in fp32 inside the GEMM (TE's fuse_wgrad_accumulation; "
                      "the GEMM's result is not rounded to its type first)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> shareEmulatedOperands{
+      *this, "share-emulated-operands",
+      llvm::cl::desc("target=sm_90: te-share-emulated-operands, one bf16 "
+                     "dequantization per MXFP8/NVFP4 GEMM operand that "
+                     "several emulated GEMMs read (off until verified on an "
+                     "sm_90 GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> reference{
       *this, "reference",
       llvm::cl::desc("compile the program's high-precision twin instead: "

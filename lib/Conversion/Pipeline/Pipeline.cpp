@@ -73,7 +73,7 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   // Emulated GEMMs (MXFP8 / NVFP4 on sm_90) that read one operand share its
   // dequantization; the cpu backend computes from the quantized buffers.
-  if (options.target.getValue() == "sm_90")
+  if (options.shareEmulatedOperands && options.target.getValue() == "sm_90")
     pm.addPass(createTEShareEmulatedOperands());
   // Entry points get their memref signature first: one-shot-bufferize's
   // function-boundary analysis is O(arguments x results) otherwise
@@ -167,6 +167,7 @@ void mlir::te::registerTEPipeline() {
       "te-decompose-linear, convert-te-to-reference (reference=true), "
       "te-fuse-accumulate (fuse-accumulate=true), te-infer-usages, "
       "te-eliminate-aliases, te-expand-qtensors, canonicalize, "
+      "te-share-emulated-operands (target=sm_90 share-emulated-operands=true), "
       "te-bufferize-boundaries, te-constant-globals, one-shot-bufferize, "
       "te-deallocate, convert-te-to-runtime (GPU targets: with "
       "te-linalg-to-gpu, device memory); unless lower-to-llvm=false, "

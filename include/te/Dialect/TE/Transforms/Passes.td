@@ -378,8 +378,9 @@ def TEShareEmulatedOperands : Pass<"te-share-emulated-operands"> {
 
     * it runs on buffer-level ops on tensors (after te-expand-qtensors), on
       a module whose `te.target` is sm_90, and only on GPU targets
-      (`te-pipeline target=sm_90`; the cpu backend computes its GEMMs from
-      the quantized buffers and refuses emulated operands);
+      (`te-pipeline target=sm_90 share-emulated-operands=true`; the cpu
+      backend computes its GEMMs from the quantized buffers and refuses
+      emulated operands);
     * a GEMM qualifies when `format::gemmEmulation` emulates it in bf16
       (MXFP8; NVFP4 without per-row scales or an RHT the GEMM does not
       cancel) and the operand's logical shape is static;
