@@ -51,6 +51,15 @@ LinearSavedUsages linearSavedUsages() {
           gemmOperandUsages(kLinearDgradLayout).a};
 }
 
+LinearQuantizedUsages linearQuantizedUsages() {
+  const GemmUsages fprop = gemmOperandUsages(kLinearFpropLayout);
+  const GemmUsages dgrad = gemmOperandUsages(kLinearDgradLayout);
+  const GemmUsages wgrad = gemmOperandUsages(kLinearWgradLayout);
+  auto both = [](Usage x, Usage y) { return static_cast<Usage>(x | y); };
+  return {both(fprop.b, wgrad.a), both(fprop.a, dgrad.a),
+          both(dgrad.b, wgrad.b)};
+}
+
 std::string verifyGemmUsages(GemmLayout layout, Usage a, Usage b) {
   const GemmUsages need = gemmOperandUsages(layout);
   auto check = [&](const char *operand, Usage needed,

@@ -67,6 +67,16 @@ struct LinearSavedUsages {
 };
 LinearSavedUsages linearSavedUsages();
 
+/// The representations Linear quantizes each tensor with when it trains:
+/// every usage one of its three GEMMs reads (gemmOperandUsages of the fprop,
+/// dgrad and wgrad layouts). The input: fprop's B (rowwise) and wgrad's A
+/// (columnwise); the weight: fprop's A (rowwise) and dgrad's A (columnwise);
+/// the output gradient dY: dgrad's B (rowwise) and wgrad's B (columnwise).
+struct LinearQuantizedUsages {
+  Usage input, weight, gradOutput;
+};
+LinearQuantizedUsages linearQuantizedUsages();
+
 /// Checks that operands holding `a` and `b` have the representations
 /// `layout` reads. Returns "" or e.g. "layout TN reads operand A rowwise,
 /// but it holds only columnwise".

@@ -247,3 +247,17 @@ TEST(GemmRules, Emulation) {
   // TN reads both rowwise: the RHT copy is not read.
   EXPECT_EQ(gemmEmulation(GemmLayout::TN, rht, rht), GemmEmulation::BF16);
 }
+
+TEST(GemmRules, LinearQuantizedUsages) {
+  // docs/formats.md §5: fprop reads X and W rowwise, dgrad reads W
+  // columnwise and dY rowwise, wgrad reads X and dY columnwise: each tensor
+  // is quantized in both directions (TE's fused cast+transpose).
+  const LinearQuantizedUsages q = linearQuantizedUsages();
+  EXPECT_EQ(q.input, RowwiseAndColumnwise);
+  EXPECT_EQ(q.weight, RowwiseAndColumnwise);
+  EXPECT_EQ(q.gradOutput, RowwiseAndColumnwise);
+  // What the forward saves for the backward is part of what it quantized.
+  const LinearSavedUsages saved = linearSavedUsages();
+  EXPECT_EQ(q.input & saved.input, saved.input);
+  EXPECT_EQ(q.weight & saved.weight, saved.weight);
+}

@@ -413,15 +413,17 @@ LinearOp::inferReturnTypes(MLIRContext *context,
     inferredReturnTypes.push_back(
         RankedTensorType::get(outShape, input.getElementType()));
   }
-  // The input is checked with both usages, as the op verifier does.
-  FailureOr<QTensorType> savedInput = inferQTensor(
-      context, location, name, "quantized input", input.getShape(),
-      input.getElementType(), inputQ, Usage::Rowwise | Usage::Columnwise);
+  // The input is checked with the usages Linear quantizes it with, as the op
+  // verifier does; the weight is saved with its own (fprop and dgrad).
+  const fmt::LinearQuantizedUsages quantized = fmt::linearQuantizedUsages();
+  FailureOr<QTensorType> savedInput =
+      inferQTensor(context, location, name, "quantized input", input.getShape(),
+                   input.getElementType(), inputQ, fromFormat(quantized.input));
   FailureOr<QTensorType> savedWeight;
   if (succeeded(savedInput))
     savedWeight = inferQTensor(context, location, name, "quantized weight",
                                weight.getShape(), weight.getElementType(),
-                               weightQ, Usage::Rowwise | Usage::Columnwise);
+                               weightQ, fromFormat(quantized.weight));
   if (failed(savedInput) || failed(savedWeight))
     return failure();
   inferredReturnTypes.push_back(
@@ -491,7 +493,7 @@ LogicalResult LinearOp::verify() {
   if (failed(verifyQTensor(*this, "quantized input", savedInput.getShape(),
                            savedInput.getElementType(),
                            savedInput.getQuantizer(),
-                           Usage::Rowwise | Usage::Columnwise)) ||
+                           fromFormat(fmt::linearQuantizedUsages().input))) ||
       failed(verifyQTensor(*this, "quantized weight", savedWeight)))
     return failure();
   return success();
@@ -610,9 +612,9 @@ LogicalResult LinearGradOp::verify() {
                                   getSeed(), getOffset())))
     return failure();
 
-  if (failed(verifyQTensor(*this, "quantized grad_output", gs,
-                           gradOutput.getElementType(), gradOutputQ,
-                           Usage::Rowwise | Usage::Columnwise)))
+  if (failed(verifyQTensor(
+          *this, "quantized grad_output", gs, gradOutput.getElementType(),
+          gradOutputQ, fromFormat(fmt::linearQuantizedUsages().gradOutput))))
     return failure();
   if (auto dgrad = dyn_cast<QTensorType>(getDgrad().getType()))
     if (failed(verifyQTensor(*this, "dgrad", dgrad)))

@@ -75,12 +75,13 @@ Value quantize(OpBuilder &builder, Location loc, Value input, QTensorType type,
       .getResult();
 }
 
-/// The high-precision tensor `x` quantized with `quantizer`, both usages.
-QTensorType quantizedType(Value x, QuantizerAttrInterface quantizer) {
+/// The high-precision tensor `x` quantized with `quantizer` holding `usage`
+/// (format::linearQuantizedUsages: what Linear's GEMMs read of it).
+QTensorType quantizedType(Value x, QuantizerAttrInterface quantizer,
+                          fmt::Usage usage) {
   auto type = cast<RankedTensorType>(x.getType());
   return QTensorType::get(x.getContext(), type.getShape(),
-                          type.getElementType(), quantizer,
-                          Usage::Rowwise | Usage::Columnwise);
+                          type.getElementType(), quantizer, fromFormat(usage));
 }
 
 /// The bias gradient: `dY` `[..., N]` summed over its leading dimensions,
@@ -161,9 +162,10 @@ LogicalResult decompose(LinearOp op) {
 
   // The input, once, in both directions: rowwise for fprop, columnwise for
   // the wgrad of the backward (TE's fused cast+transpose / "x2" kernels).
-  Value xq = quantize(builder, loc, op.getInput(),
-                      quantizedType(op.getInput(), inputQ), op.getSeed(),
-                      op.getOffset());
+  Value xq = quantize(
+      builder, loc, op.getInput(),
+      quantizedType(op.getInput(), inputQ, fmt::linearQuantizedUsages().input),
+      op.getSeed(), op.getOffset());
   // The weight: the cached workspace on a cache hit, else quantized here.
   QTensorType weightType = op.getSavedWeight().getType();
   Value wq = op.getWorkspace();
@@ -214,7 +216,8 @@ LogicalResult decompose(LinearGradOp op) {
 
   // dY, once, in both directions: rowwise for dgrad, columnwise for wgrad.
   Value dyq = quantize(builder, loc, op.getGradOutput(),
-                       quantizedType(op.getGradOutput(), gradOutputQ),
+                       quantizedType(op.getGradOutput(), gradOutputQ,
+                                     fmt::linearQuantizedUsages().gradOutput),
                        op.getSeed(), op.getOffset());
 
   auto dgrad = GemmOp::create(
