@@ -153,3 +153,54 @@ func.func @dynamic(%w: tensor<64x128xbf16>, %x: tensor<?x128xbf16>)
   %y1 = te.gemm %wq, %xq layout TN : !W, !DX -> tensor<?x64xbf16>
   return %y0, %y1 : tensor<?x64xbf16>, tensor<?x64xbf16>
 }
+
+// The weight quantized in the loop body (a fresh value per iteration): its
+// two readers in the body share it there; the input, defined before the
+// loop, is dequantized before it.
+// CHECK-LABEL: func.func @fresh_per_iteration(
+// CHECK: %[[XE:.*]] = te.emulated_operand_buffers {{.*}} shape [32, 128]
+// CHECK: scf.for
+// CHECK: te.quantize_buffers
+// CHECK: %[[WE:.*]] = te.emulated_operand_buffers
+// CHECK: te.gemm_buffers layout TN {{.*}} a_emulated(%[[WE]] : tensor<8192xbf16>)
+// CHECK: te.gemm_buffers layout TN {{.*}} a_emulated(%[[WE]] : tensor<8192xbf16>)
+// CHECK: scf.yield
+func.func @fresh_per_iteration(%w: tensor<64x128xbf16>, %x: tensor<32x128xbf16>)
+    -> tensor<32x64xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %xq = te.quantize %x : tensor<32x128xbf16> -> !X
+  %init = tensor.empty() : tensor<32x64xbf16>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %init) -> tensor<32x64xbf16> {
+    %wq = te.quantize %w : tensor<64x128xbf16> -> !W
+    %y0 = te.gemm %wq, %xq layout TN : !W, !X -> tensor<32x64xbf16>
+    %y1 = te.gemm %wq, %xq layout TN accumulate(%y0 : tensor<32x64xbf16>) : !W, !X -> tensor<32x64xbf16>
+    scf.yield %y1 : tensor<32x64xbf16>
+  }
+  return %r : tensor<32x64xbf16>
+}
+
+// Readers in both branches of an scf.if: one dequantization of each operand
+// before the if.
+// CHECK-LABEL: func.func @branches(
+// CHECK: %[[WE:.*]] = te.emulated_operand_buffers {{.*}} shape [64, 128]
+// CHECK: %[[XE:.*]] = te.emulated_operand_buffers {{.*}} shape [32, 128]
+// CHECK-NOT: te.emulated_operand_buffers
+// CHECK: scf.if
+// CHECK: te.gemm_buffers layout TN {{.*}} a_emulated(%[[WE]] : tensor<8192xbf16>)
+// CHECK: } else {
+// CHECK: te.gemm_buffers layout TN {{.*}} a_emulated(%[[WE]] : tensor<8192xbf16>)
+func.func @branches(%c: i1, %w: tensor<64x128xbf16>, %x: tensor<32x128xbf16>)
+    -> tensor<32x64xbf16> {
+  %wq = te.quantize %w : tensor<64x128xbf16> -> !W
+  %xq = te.quantize %x : tensor<32x128xbf16> -> !X
+  %r = scf.if %c -> tensor<32x64xbf16> {
+    %y = te.gemm %wq, %xq layout TN : !W, !X -> tensor<32x64xbf16>
+    scf.yield %y : tensor<32x64xbf16>
+  } else {
+    %y = te.gemm %wq, %xq layout TN {use_split_accumulator} : !W, !X -> tensor<32x64xbf16>
+    scf.yield %y : tensor<32x64xbf16>
+  }
+  return %r : tensor<32x64xbf16>
+}
