@@ -2,7 +2,8 @@
 # Ahead-of-time compilation of a te module, and linking of the AOT driver.
 #
 #   scripts/te-aot.sh compile IN.mlir OUT.o [--entry NAME] [--target T]
-#       te-pipeline{target=T} (via te-run --emit-lowered, which also gives the
+#                     [--pipeline-options "K=V ..."]
+#       te-pipeline{target=T K=V ...} (via te-run --emit-lowered, which also gives the
 #       entry its C interface and the packed wrapper _te_packed_NAME the
 #       driver calls) + mlir-translate --mlir-to-llvmir + llc -filetype=obj.
 #       T is cpu, sm_90 (default) or sm_100. Writes OUT.o and OUT.sig for
@@ -36,11 +37,12 @@ esac
 if [ "$cmd" = compile ]; then
   [ $# -ge 2 ] || usage
   in=$1; out=$2; shift 2
-  entry=main; target=sm_90
+  entry=main; target=sm_90; popts=()
   while [ $# -gt 0 ]; do
     case "$1" in
       --entry) entry=$2; shift 2 ;;
       --target) target=$2; shift 2 ;;
+      --pipeline-options) popts=(--pipeline-options "$2"); shift 2 ;;
       *) echo "te-aot.sh: unknown option $1" >&2; exit 2 ;;
     esac
   done
@@ -48,7 +50,7 @@ if [ "$cmd" = compile ]; then
   LLVM=${LLVM_PREFIX:-/usr/lib/llvm-22}/bin
   tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   sig=$("$BIN/te-run" "$in" --entry "$entry" --target "$target" --print-signature)
-  "$BIN/te-run" "$in" --entry "$entry" --target "$target" --emit-lowered "$tmp/lowered.mlir"
+  "$BIN/te-run" "$in" --entry "$entry" --target "$target" "${popts[@]}" --emit-lowered "$tmp/lowered.mlir"
   "$LLVM/mlir-translate" --mlir-to-llvmir "$tmp/lowered.mlir" -o "$tmp/module.ll"
   "$LLVM/llc" -O2 -filetype=obj -relocation-model=pic "$tmp/module.ll" -o "$out"
   printf '%s\ntarget %s\n' "$sig" "$target" > "${out%.o}.sig"

@@ -63,6 +63,15 @@
 // RUN: not te-run %s --entry add --dynamic-dim 4 --seed -1 2>&1 | FileCheck %s --check-prefix=SEED
 // RUN: not te-run %s --entry add --dynamic-dim 4 --warmup 1e9 2>&1 | FileCheck %s --check-prefix=WARMUP
 // THREADS: te-run: --threads: '-1' is not an integer in 0..4096
+// RUN: (te-run %s --entry add --pipeline-options "bogus=1" 2>&1; echo "status $?") | FileCheck %s --check-prefix=POPTS
+// POPTS: te-run: --pipeline-options 'bogus=1': {{.*}}no such option bogus
+// POPTS: status 2
+// RUN: (te-run %s --entry add --pipeline-options "target=sm_90" 2>&1; echo "status $?") | FileCheck %s --check-prefix=POPTARGET
+// POPTARGET: te-run: --pipeline-options: give the target with --target and the twin with --reference
+// POPTARGET: status 2
+// The options reach the pipeline: a valid one runs the program.
+// RUN: te-run %s --entry add --dynamic-dim 4 --pipeline-options "fuse-accumulate=false" | FileCheck %s --check-prefix=POPTOK
+// POPTOK: result 0: f32[4,8]
 // REPEAT: te-run: --repeat: '-1' is not an integer in 1..1073741824
 // EXACT: te-run: --exact 7: the entry function has 1 result
 // NEGDYN: te-run: --dynamic-dim: '-256' is not an integer in 0..9223372036854775807

@@ -85,6 +85,10 @@ void usage() {
       "  --reference          run the program's high-precision twin\n"
       "                       (te-pipeline{reference}: te ops replaced by\n"
       "                       plain arithmetic, no runtime calls)\n"
+      "  --pipeline-options S more te-pipeline options, as in\n"
+      "                       te-pipeline{...} (\"fuse-accumulate=false\n"
+      "                       share-emulated-operands=true\"); target and\n"
+      "                       reference come from --target and --reference\n"
       "  --print-signature    print the entry's harness signature and exit\n"
       "  --emit-lowered FILE  write the lowered (LLVM dialect) module with "
       "the\n"
@@ -297,6 +301,7 @@ int main(int argc, char **argv) {
   std::string emitLowered;
   std::vector<std::string> commGroupSpecs;
   bool reference = false;
+  std::string pipelineOptionsText;
   ::te::run::Options opts;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i], err;
@@ -344,6 +349,8 @@ int main(int argc, char **argv) {
       reference = true;
     } else if (a == "--emit-lowered") {
       value(emitLowered);
+    } else if (a == "--pipeline-options") {
+      value(pipelineOptionsText);
     } else if (a == "--comm-group") {
       std::string v;
       value(v);
@@ -358,6 +365,22 @@ int main(int argc, char **argv) {
       file = a;
     } else {
       std::fprintf(stderr, "te-run: more than one input file\n");
+      return 2;
+    }
+  }
+  mlir::te::TEPipelineOptions pipelineOptions;
+  if (!pipelineOptionsText.empty()) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    if (failed(pipelineOptions.parseFromString(pipelineOptionsText, os))) {
+      std::fprintf(stderr, "te-run: --pipeline-options '%s': %s\n",
+                   pipelineOptionsText.c_str(), message.c_str());
+      return 2;
+    }
+    if (pipelineOptions.target.getNumOccurrences() ||
+        pipelineOptions.reference.getNumOccurrences()) {
+      std::fprintf(stderr, "te-run: --pipeline-options: give the target "
+                           "with --target and the twin with --reference\n");
       return 2;
     }
   }
@@ -448,7 +471,6 @@ int main(int argc, char **argv) {
 
   // Lower.
   PassManager pm(&context);
-  mlir::te::TEPipelineOptions pipelineOptions;
   pipelineOptions.target = target;
   pipelineOptions.reference = reference;
   // --quiet: no remarks on emulated GEMMs either.
