@@ -5,6 +5,7 @@ machine (which has no MLIR) and compare: the cuda backend's results against
 the cpu backend's.
 
 Usage: gpu-programs.py OUT_DIR [--target sm_90] [--only SUBSTRING]
+                        [--pipeline-options "K=V ..."]
 
 Writes, per program and entry, OUT_DIR/NAME.gpu.o, OUT_DIR/NAME.cpu.o (and
 their .sig files, scripts/te-aot.sh) and one line `NAME ENTRY FLAGS...` in
@@ -97,10 +98,11 @@ def example_programs():
 
 
 def compile_one(job):
-    stem, path, entry, target, obj = job
+    stem, path, entry, target, obj, options = job
+    extra = ["--pipeline-options", options] if options else []
     r = subprocess.run(
         ["bash", os.path.join(ROOT, "scripts", "te-aot.sh"), "compile", path,
-         obj, "--entry", entry, "--target", target],
+         obj, "--entry", entry, "--target", target] + extra,
         capture_output=True, text=True)
     return stem, target, r.returncode, r.stderr[-2000:]
 
@@ -111,6 +113,9 @@ def main():
     p.add_argument("--target", default="sm_90")
     p.add_argument("--only", default="")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    # te-pipeline options for the GPU objects (the cpu objects are the
+    # reference and keep the defaults).
+    p.add_argument("--pipeline-options", default="")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     programs = [x for x in example_programs() + integration_programs()
@@ -119,7 +124,8 @@ def main():
     for stem, path, entry, _ in programs:
         for kind, target in (("gpu", a.target), ("cpu", "cpu")):
             jobs.append((stem, path, entry, target,
-                         os.path.join(a.out, "%s.%s.o" % (stem, kind))))
+                         os.path.join(a.out, "%s.%s.o" % (stem, kind)),
+                         a.pipeline_options if kind == "gpu" else ""))
     failed = set()
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for stem, target, rc, err in pool.map(compile_one, jobs):
