@@ -392,6 +392,25 @@ te_rt_status checkAliasing(const char *call, const std::vector<Region> &outs,
   return TE_RT_OK;
 }
 
+/// `reads` names one representation that q holds ("dequantize reads one
+/// representation: rowwise (1) or columnwise (2), got 3"; "q holds no
+/// columnwise representation").
+te_rt_status checkReadsOneCopy(const char *what, const QTensor &q,
+                               te_rt_usage reads) {
+  if (rawEnum(reads) != TE_RT_ROWWISE && rawEnum(reads) != TE_RT_COLUMNWISE)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(what) +
+                    " reads one representation: rowwise (1) or columnwise "
+                    "(2), got " +
+                    str(rawEnum(reads)));
+  if (!(q.usage & reads))
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string("q holds no ") +
+                    (reads == TE_RT_ROWWISE ? "rowwise" : "columnwise") +
+                    " representation");
+  return TE_RT_OK;
+}
+
 void toDesc(const BufferDesc &d, int64_t bytes, te_rt_buffer_desc &out) {
   std::memset(&out, 0, sizeof(out));
   std::strncpy(out.name, d.name.c_str(), TE_RT_MAX_NAME - 1);
@@ -811,16 +830,8 @@ te_rt_status te_rt_dequantize(te_rt_context *ctx, const te_rt_qtensor *q,
       return s;
     if (te_rt_status s = decodeTensor("out", out, ot))
       return s;
-    if (rawEnum(from) != TE_RT_ROWWISE && rawEnum(from) != TE_RT_COLUMNWISE)
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  "dequantize reads one representation: rowwise (1) or "
-                  "columnwise (2), got " +
-                      str(rawEnum(from)));
-    if (!(qt.usage & from))
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  std::string("q holds no ") +
-                      (from == TE_RT_ROWWISE ? "rowwise" : "columnwise") +
-                      " representation");
+    if (te_rt_status s = checkReadsOneCopy("dequantize", qt, from))
+      return s;
     if (ot.shape != qt.shape)
       return fail(TE_RT_INVALID_ARGUMENT,
                   "out shape " + shapeString(ot.shape) +
@@ -851,16 +862,9 @@ te_rt_status te::rt::gemmEmulatedOperand(te_rt_context *ctx,
                   std::string("emulated GEMM operands are MXFP8 or NVFP4, "
                               "got ") +
                       recipeFamilyName(qt.config.recipe));
-    if (rawEnum(reads) != TE_RT_ROWWISE && rawEnum(reads) != TE_RT_COLUMNWISE)
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  "an emulated GEMM operand reads one representation: "
-                  "rowwise (1) or columnwise (2), got " +
-                      str(rawEnum(reads)));
-    if (!(qt.usage & reads))
-      return fail(TE_RT_INVALID_ARGUMENT,
-                  std::string("q holds no ") +
-                      (reads == TE_RT_ROWWISE ? "rowwise" : "columnwise") +
-                      " representation");
+    if (te_rt_status s =
+            checkReadsOneCopy("an emulated GEMM operand", qt, reads))
+      return s;
     const int64_t bytes = qt.m * qt.k * 2;
     if (!out && bytes > 0)
       return fail(TE_RT_INVALID_ARGUMENT, "the emulated operand is null");
