@@ -10,12 +10,12 @@
 //
 // The remark, once per function and emulated recipe (NVFP4 and MXFP8 on
 // sm_90 / cpu), without the op printed:
-// REMARK90: remark: nvfp4 GEMM has no native kernel on sm_90: the runtime emulates it exactly (dequantized operands, fp32 GEMM); remarked once per function, remarks=false silences it
+// REMARK90: remark: nvfp4 GEMM has no native kernel on sm_90: the runtime emulates it exactly (operands dequantized to bf16, or fp32 where bf16 is not exact, and a cuBLASLt GEMM); remarked once per function, remarks=false silences it
 // REMARK90-NOT: see current operation
-// REMARK90: remark: mxfp8 GEMM has no native kernel on sm_90: the runtime emulates it exactly (dequantized operands, fp32 GEMM); remarked once per function, remarks=false silences it
+// REMARK90: remark: mxfp8 GEMM has no native kernel on sm_90: the runtime emulates it exactly (operands dequantized to bf16, or fp32 where bf16 is not exact, and a cuBLASLt GEMM); remarked once per function, remarks=false silences it
 // REMARK90-NOT: remark
-// REMARKCPU: remark: nvfp4 GEMM has no native kernel on cpu: the runtime emulates it exactly (dequantized operands, fp32 GEMM); remarked once per function, remarks=false silences it
-// REMARKCPU: remark: mxfp8 GEMM has no native kernel on cpu: the runtime emulates it exactly (dequantized operands, fp32 GEMM); remarked once per function, remarks=false silences it
+// REMARKCPU: remark: nvfp4 GEMM has no native kernel on cpu: the runtime emulates it exactly (dequantized operands, float64 dot products); remarked once per function, remarks=false silences it
+// REMARKCPU: remark: mxfp8 GEMM has no native kernel on cpu: the runtime emulates it exactly (dequantized operands, float64 dot products); remarked once per function, remarks=false silences it
 // sm_100 has native MXFP8 and NVFP4 GEMMs: no remark.
 // SM100-NOT: remark
 //

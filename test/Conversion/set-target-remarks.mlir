@@ -29,7 +29,7 @@
 // NVFP4.
 func.func @mlp(%x: tensor<32x128xbf16>, %w0: tensor<128x128xbf16>, %w1: tensor<128x128xbf16>,
                %w2: tensor<128x128xbf16>, %head: tensor<64x128xbf16>) -> tensor<32x64xbf16> {
-  // expected-remark @below {{mxfp8 GEMM has no native kernel on sm_90: the runtime emulates it exactly (dequantized operands, fp32 GEMM); remarked once per function, remarks=false silences it}}
+  // expected-remark @below {{mxfp8 GEMM has no native kernel on sm_90: the runtime emulates it exactly (operands dequantized to bf16, or fp32 where bf16 is not exact, and a cuBLASLt GEMM); remarked once per function, remarks=false silences it}}
   %h0, %s0, %t0 = te.linear %x, %w0
       {input_quantizer = #te.mxfp8<f8E4M3FN>, weight_quantizer = #te.mxfp8<f8E4M3FN>}
       : tensor<32x128xbf16>, tensor<128x128xbf16>

@@ -91,11 +91,16 @@ struct TESetTargetPass
       Operation *function = op->getParentOfType<FunctionOpInterface>();
       if (!remarked.insert({function, static_cast<int>(recipe)}).second)
         return;
+      // How each backend emulates it: the cuda backend in bf16 or fp32
+      // (format::gemmEmulation), the cpu backend in float64 dot products.
       emitRemark(op->getLoc())
           << ::te::format::recipeName(recipe)
           << " GEMM has no native kernel on " << target
-          << ": the runtime emulates it exactly (dequantized operands, fp32 "
-             "GEMM); remarked once per function, remarks=false silences it";
+          << ": the runtime emulates it exactly ("
+          << (target == "cpu" ? "dequantized operands, float64 dot products"
+                              : "operands dequantized to bf16, or fp32 where "
+                                "bf16 is not exact, and a cuBLASLt GEMM")
+          << "); remarked once per function, remarks=false silences it";
       ++numRemarks;
     });
   }
