@@ -427,6 +427,72 @@ TEST_F(CpuContext, GemmOperandIsValidatedAndRefusedOnTheCpuBackend) {
                      "are MXFP8 or NVFP4, got per-tensor FP8");
 }
 
+// te_rt_mlir_gemm's a_emulated / b_emulated: refused for a GEMM that is not
+// emulated in bf16 (per-tensor FP8 runs natively); the cpu backend, which
+// computes from the quantized buffers, ignores them for an MXFP8 GEMM (the
+// same D with and without them).
+TEST_F(CpuContext, GemmEmulatedOperandsAreCheckedAndIgnoredOnTheCpuBackend) {
+  const int64_t M = 32, N = 64, K = 128;
+  auto gemm = [&](int32_t recipe, const void *aEmulated) {
+    te_rt_quantizer q;
+    te_rt_quantizer_init_default(&q);
+    q.recipe = static_cast<te_rt_recipe>(recipe);
+    te_rt_qtensor qa, qb;
+    int64_t aShape[2] = {N, K}, bShape[2] = {M, K};
+    EXPECT_EQ(te_rt_qtensor_init(&qa, &q, 2, aShape, TE_RT_ROWWISE, TE_RT_SM90),
+              TE_RT_OK);
+    EXPECT_EQ(te_rt_qtensor_init(&qb, &q, 2, bShape, TE_RT_ROWWISE, TE_RT_SM90),
+              TE_RT_OK);
+    // Buffers of zero bytes (codes 0, scales 2^-127 or 0): D is all zeros
+    // either way; the point is which call is accepted.
+    static std::vector<std::vector<uint8_t>> keep;
+    te_rt_abi::gemm::Fields f{};
+    f.target = TE_RT_SM90;
+    f.layout = TE_RT_GEMM_TN;
+    f.a_quantizer = q;
+    f.a_usage = TE_RT_ROWWISE;
+    f.a_rows = N;
+    f.a_cols = K;
+    f.b_quantizer = q;
+    f.b_usage = TE_RT_ROWWISE;
+    f.b_rows = M;
+    f.b_cols = K;
+    for (int i = 0; i < qa.num_buffers; ++i) {
+      keep.emplace_back(qa.buffers[i].size_bytes, 0);
+      f.a_bufs[i] = keep.back().data();
+    }
+    for (int i = 0; i < qb.num_buffers; ++i) {
+      keep.emplace_back(qb.buffers[i].size_bytes, 0);
+      f.b_bufs[i] = keep.back().data();
+    }
+    std::vector<float> d(M * N, -1.0f);
+    f.d_dtype = TE_RT_F32;
+    f.d_rows = M;
+    f.d_cols = N;
+    f.d = d.data();
+    f.bias_dtype = TE_RT_F32;
+    f.a_emulated = const_cast<void *>(aEmulated);
+    std::vector<int64_t> w(te_rt_abi::gemm::kWords);
+    te_rt_abi::encode(f, w.data());
+    te_rt_set_current_context(ctx);
+    te_rt_mlir_gemm(w.data());
+    return d;
+  };
+  std::vector<uint16_t> emulated(N * K, 0x3F80); // bf16 1.0: not read
+  gemm(TE_RT_RECIPE_CURRENT, emulated.data());
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(error(), "te.gemm: gemm: emulated operands are only for a GEMM "
+                     "emulated in bf16 (MXFP8; NVFP4 without per-row scales "
+                     "or an RHT that the GEMM does not cancel), got "
+                     "per-tensor FP8 TN");
+  std::vector<float> without = gemm(TE_RT_RECIPE_MXFP8, nullptr);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  std::vector<float> with = gemm(TE_RT_RECIPE_MXFP8, emulated.data());
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  EXPECT_EQ(with, without);
+  EXPECT_EQ(without, std::vector<float>(M * N, 0.0f));
+}
+
 //===----------------------------------------------------------------------===//
 // mgpu* without a GPU context
 //===----------------------------------------------------------------------===//
