@@ -4,9 +4,12 @@
 //
 // RUN: te-opt %s --convert-te-to-runtime="device-memory=true" --split-input-file | FileCheck %s
 
-// A buffer only the runtime sees: te_rt_mlir_alloc / te_rt_mlir_free.
+// A buffer only the runtime sees: te_rt_mlir_alloc / te_rt_mlir_free. The
+// allocation is an llvm.call of an llvm.func (a func.call's result would cost
+// upstream's func-to-llvm a walk of the block per call).
+// CHECK: llvm.func @te_rt_mlir_alloc(i64, i64) -> !llvm.ptr
 // CHECK-LABEL: func.func @raw
-// CHECK: %[[P:.*]] = call @te_rt_mlir_alloc(%{{.*}}, %{{.*}}) : (i64, i64) -> !llvm.ptr
+// CHECK: %[[P:.*]] = llvm.call @te_rt_mlir_alloc(%{{.*}}, %{{.*}}) : (i64, i64) -> !llvm.ptr
 // CHECK: %[[PA:.*]] = llvm.ptrtoint %[[P]]
 // CHECK: llvm.insertvalue %[[PA]], %{{.*}}[23]
 // CHECK: call @te_rt_mlir_quantize(

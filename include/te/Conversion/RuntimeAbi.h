@@ -15,6 +15,7 @@
 #define TE_CONVERSION_RUNTIMEABI_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -28,6 +29,16 @@ func::FuncOp declareRuntimeEntryPoint(ModuleOp module, StringRef name);
 /// point is kept.
 func::FuncOp declareRuntimeEntryPoint(OpBuilder &b, ModuleOp module,
                                       StringRef name);
+
+/// The `llvm.func` declaration of entry point `name`, for calls made as
+/// `llvm.call`: the entry points that return a value (te_rt_mlir_alloc).
+/// upstream's func-to-llvm replaces the results of every `func.call` it
+/// converts with a use filter that asks the block's op order, which its own
+/// insertions keep invalidating: quadratic in a function of thousands of
+/// allocations. An `llvm.call` is not converted. Fails (null) where the
+/// module declares `name` as a `func.func`.
+LLVM::LLVMFuncOp declareRuntimeEntryPointLLVM(OpBuilder &b, ModuleOp module,
+                                              StringRef name);
 
 /// The address of element `indices` of `memref` (its offset and strides
 /// applied; no indices: the first element) as an `!llvm.ptr`.

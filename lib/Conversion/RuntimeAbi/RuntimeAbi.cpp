@@ -86,6 +86,26 @@ func::FuncOp mlir::te::declareRuntimeEntryPoint(OpBuilder &b, ModuleOp module,
   return f;
 }
 
+LLVM::LLVMFuncOp mlir::te::declareRuntimeEntryPointLLVM(OpBuilder &b,
+                                                        ModuleOp module,
+                                                        StringRef name) {
+  if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return f;
+  if (module.lookupSymbol(name))
+    return {};
+  MLIRContext *ctx = module.getContext();
+  const EntryPoint &e = lookup(name);
+  SmallVector<Type> params;
+  for (AbiType t : e.params)
+    params.push_back(toMlir(ctx, t));
+  Type result = e.result == AbiType::void_ ? LLVM::LLVMVoidType::get(ctx)
+                                           : toMlir(ctx, e.result);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return LLVM::LLVMFuncOp::create(b, module.getLoc(), name,
+                                  LLVM::LLVMFunctionType::get(result, params));
+}
+
 int64_t mlir::te::runtimeElementBytes(MemRefType type) {
   Type e = type.getElementType();
   if (e.isIndex() || !e.isIntOrFloat())

@@ -302,6 +302,17 @@ public:
     return func::CallOp::create(
         b, loc, declareRuntimeEntryPoint(b, module, name), args);
   }
+  /// A call of entry point `name` that returns a value, as `llvm.call`
+  /// (declareRuntimeEntryPointLLVM says why), counted; a `func.call` where
+  /// the module declares `name` as a `func.func`.
+  Value callForValue(OpBuilder &b, Location loc, StringRef name,
+                     ValueRange args) {
+    if (LLVM::LLVMFuncOp f = declareRuntimeEntryPointLLVM(b, module, name)) {
+      ++callCounts[name];
+      return LLVM::CallOp::create(b, loc, f, args).getResult();
+    }
+    return call(b, loc, name, args).getResult(0);
+  }
   unsigned getCallCount(StringRef name) const {
     return callCounts.lookup(name);
   }
@@ -618,12 +629,12 @@ struct RuntimeOnlyAllocLowering : OpConversionPattern<memref::AllocOp> {
     Value size = rt.i64(rewriter, alloc, static_cast<int64_t>(bytes));
     Value align = rt.i64(rewriter, alloc, static_cast<int64_t>(alignment));
     Location loc = alloc.getLoc();
-    Value p = rt.onDeviceMemory()
-                  ? rt.call(rewriter, loc, "te_rt_mlir_alloc", {size, align})
-                        .getResult(0)
-                  : LLVM::CallOp::create(rewriter, loc, rt.getAlignedAllocFn(),
-                                         ValueRange{align, size})
-                        .getResult();
+    Value p =
+        rt.onDeviceMemory()
+            ? rt.callForValue(rewriter, loc, "te_rt_mlir_alloc", {size, align})
+            : LLVM::CallOp::create(rewriter, loc, rt.getAlignedAllocFn(),
+                                   ValueRange{align, size})
+                  .getResult();
     rewriter.replaceOp(alloc, LLVM::PtrToIntOp::create(
                                   rewriter, loc, rewriter.getI64Type(), p));
     return success();
