@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -143,6 +144,19 @@ TELowerIfPresentPass::TELowerIfPresentPass() {
   // (sm_90's cvt.rn.bf16x2.f32 rounds as the expansion does, one instruction
   // per two elements instead of six per element; only a NaN's payload
   // differs).
+  // Host code has no bf16 arithmetic either: LLVM would promote each bf16
+  // op to float itself and round back through a libcall (__truncsfbf2) that
+  // the C runtime of older toolchains lacks (Debian 12's libgcc), so an AOT
+  // object of a program doing bf16 arithmetic on the host would not link.
+  // Promoting first (the same rounding per op: extend, compute in f32,
+  // round) leaves only conversions, which arith-expand writes as integer
+  // arithmetic. Math ops likewise (math-extend-to-supported-types).
+  addStage(opOfDialect("math"), [&](OpPassManager &pm) {
+    pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
+  });
+  arith::ArithEmulateUnsupportedFloatsOptions hostPromote;
+  hostPromote.sourceTypeStrs = {"bf16"};
+  hostPromote.targetTypeStr = "f32";
   arith::ArithExpandOpsPassOptions hostExpand;
   hostExpand.includeBf16 = true;
   hostExpand.includeF8E8M0 = true;
@@ -156,6 +170,8 @@ TELowerIfPresentPass::TELowerIfPresentPass() {
                    "arith.select", "arith.andi", "arith.ori", "arith.xori",
                    "arith.extui", "arith.extsi", "arith.trunci"}),
       [&](OpPassManager &pm) {
+        pm.addNestedPass<func::FuncOp>(
+            arith::createArithEmulateUnsupportedFloats(hostPromote));
         pm.addNestedPass<func::FuncOp>(
             arith::createArithExpandOpsPass(hostExpand));
         pm.nest("gpu.module")

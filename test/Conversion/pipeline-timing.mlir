@@ -60,11 +60,13 @@
 //
 // The lowering stages before convert-to-llvm run only when the module has
 // ops they lower (te-pipeline's LowerIfPresent, one walk): the te program
-// has none left, its fp32 twin has linalg, scf and float arith (arith-expand
-// on host functions with bf16 conversions, on kernels without).
+// has none left, its fp32 twin has linalg, scf and float arith (on host
+// functions bf16 arithmetic promoted to f32, then arith-expand with bf16
+// conversions; on kernels arith-expand without).
 // REFERENCE: ConvertLinalgToLoopsPass
 // REFERENCE-NEXT: Pipeline Collection : ['func.func', 'gpu.module']
 // REFERENCE-NEXT: 'func.func' Pipeline
+// REFERENCE-NEXT: ArithEmulateUnsupportedFloats
 // REFERENCE-NEXT: ArithExpandOpsPass
 // REFERENCE-NEXT: SCFToControlFlowPass
 // REFERENCE-NEXT: ConvertTEToRuntime

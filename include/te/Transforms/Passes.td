@@ -204,7 +204,8 @@ def TELowerIfPresent : Pass<"te-lower-if-present", "::mlir::ModuleOp"> {
     | `convert-linalg-to-loops` | a `linalg` op |
     | `expand-strided-metadata` | a `memref` op other than `alloc`, `alloca`, `dealloc`, `global`, `get_global`, `extract_aligned_pointer_as_index`, `load`, `store`, `copy`, `dim` (views, reshapes, casts) |
     | `lower-affine` | an `affine` op |
-    | `func.func(arith-expand{include-bf16=true include-f8e8m0=true})`, `gpu.module(arith-expand{include-f8e8m0=true})` (kernels keep bf16 conversions for the hardware's `cvt`) | an `arith` op other than `constant`, `index_cast`, `index_castui`, `addi`, `subi`, `muli`, `cmpi`, `select`, `andi`, `ori`, `xori`, `extui`, `extsi`, `trunci` |
+    | `func.func(math-extend-to-supported-types)` (host math on bf16 / f16 computed in f32) | a `math` op |
+    | `func.func(arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}, arith-expand{include-bf16=true include-f8e8m0=true})` (host bf16 arithmetic computed in f32, each op rounded back: no `__truncsfbf2` libcall, which older C runtimes lack), `gpu.module(arith-expand{include-f8e8m0=true})` (kernels keep bf16 conversions for the hardware's `cvt`) | an `arith` op other than `constant`, `index_cast`, `index_castui`, `addi`, `subi`, `muli`, `cmpi`, `select`, `andi`, `ori`, `xori`, `extui`, `extsi`, `trunci` |
     | `convert-scf-to-cf` | an `scf` op |
 
     One walk finds the first stage to run (it stops at the first op of that
