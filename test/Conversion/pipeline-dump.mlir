@@ -33,7 +33,7 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 28 passes:
+// SM90: Pass Manager with 29 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
@@ -62,6 +62,7 @@
 // SM90-NEXT: cse,
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: ),
+// SM90-NEXT: te-split-entry-blocks{min-ops=1024},
 // SM90-NEXT: finalize-memref-to-llvm{{.*}} use-generic-functions=true},
 // SM90-NEXT: gpu-to-llvm{{.*}},
 // SM90-NEXT: gpu-module-to-binary{format=fatbin {{.*}}},
@@ -119,7 +120,7 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // share-emulated-operands=true adds te-share-emulated-operands after the
 // expansion on sm_90; the cpu backend computes its GEMMs from the quantized
 // buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 29 passes:
+// SHARE: Pass Manager with 30 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-share-emulated-operands,

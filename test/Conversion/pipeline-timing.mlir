@@ -73,6 +73,7 @@
 // TIMING-NEXT: LowerIfPresent
 // NATIVE-NOT: Pipeline
 // NATIVE-NEXT: GpuNVVMAttachTarget
+// NATIVE-NEXT: TESplitEntryBlocks
 // NATIVE-NEXT: FinalizeMemRefToLLVMConversionPass
 // NATIVE: GpuToLLVMConversionPass
 // NATIVE-NEXT: GpuModuleToBinaryPass

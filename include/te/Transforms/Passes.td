@@ -244,4 +244,52 @@ def TEStripBinaryProperties
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// te-split-entry-blocks
+//===----------------------------------------------------------------------===//
+
+def TESplitEntryBlocks : Pass<"te-split-entry-blocks", "::mlir::ModuleOp"> {
+  let summary = "move a large function body out of its entry block, before "
+                "the LLVM conversion of its arguments";
+  let description = [{
+    Upstream's dialect conversion (func-to-llvm, as in `gpu-to-llvm`)
+    converts each argument of a function by inserting its materialization
+    at the start of the entry block, then replaces the argument's uses
+    through a filter that asks the block's op order; each insertion at the
+    block's start invalidates that order, so each argument re-numbers every
+    op of the block: quadratic in a function of thousands of arguments and
+    hundreds of thousands of ops (a 1000-layer training step,
+    docs/performance.md "Compile time"). With the body moved to a second
+    block, reached by `cf.br`, the entry block holds only the
+    materializations and the branch.
+
+    A `func.func` whose entry block has arguments and at least `min-ops`
+    operations gets an entry block that holds only `cf.br ^body`; every
+    operation moves, in order, to `^body` (no arguments, so every use of
+    the entry's arguments stays dominated). The semantics are unchanged;
+    LLVM merges the blocks again. `te-pipeline` runs it on GPU targets,
+    right before `finalize-memref-to-llvm` and `gpu-to-llvm`.
+
+    ```mlir
+    func.func @step(%w0: memref<256x256xbf16>, ...) {
+      ...                               // 200000 ops
+    }
+    // becomes
+    func.func @step(%w0: memref<256x256xbf16>, ...) {
+      cf.br ^bb1
+    ^bb1:
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"minOps", "min-ops", "int64_t", /*default=*/"1024",
+           "split entry blocks of at least this many operations">
+  ];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect"];
+  let statistics = [
+    Statistic<"numSplit", "entry-blocks-split", "function bodies moved">
+  ];
+}
+
 #endif // TE_TRANSFORMS_PASSES_TD

@@ -139,6 +139,9 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
     kernels.addPass(createReconcileUnrealizedCastsPass());
     FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
     memrefToLLVM.useGenericFunctions = true;
+    // The LLVM conversion of a large entry's arguments is quadratic in one
+    // block (te-split-entry-blocks says why); the body goes to a second one.
+    pm.addPass(createTESplitEntryBlocks());
     pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
     pm.addPass(createGpuToLLVMConversionPass());
     GpuModuleToBinaryPassOptions binary;
