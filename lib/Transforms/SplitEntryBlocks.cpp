@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // te-split-entry-blocks: a func.func whose entry block has arguments and
-// many operations gets an entry block that only branches to the body, so
+// many operations gets an entry block that only branches to the body (its
+// stack slots stay), so
 // that the LLVM conversion of the arguments re-numbers a block of a few ops
 // (Passes.td says why it would re-number the whole body once per argument).
 //
@@ -15,7 +16,9 @@
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #define DEBUG_TYPE "te-split-entry-blocks"
 
@@ -40,8 +43,31 @@ struct TESplitEntryBlocksPass
       if (entry.getNumArguments() == 0 ||
           static_cast<int64_t>(entry.getOperations().size()) < minOps)
         continue;
-      // Every op moves to the new block, which follows the entry block.
-      Block *body = entry.splitBlock(entry.begin());
+      // The stack slots (llvm.alloca of a constant size) stay in the entry
+      // block, first, with their sizes, so that LLVM keeps them static;
+      // every other op moves, in order, to the new block after it.
+      SmallVector<Operation *> keep;
+      for (auto alloca : entry.getOps<LLVM::AllocaOp>()) {
+        Operation *size = alloca.getArraySize().getDefiningOp();
+        if (!size || size->getBlock() != &entry ||
+            !size->hasTrait<OpTrait::ConstantLike>())
+          continue;
+        keep.push_back(size);
+        keep.push_back(alloca);
+      }
+      Operation *last = nullptr;
+      llvm::SmallPtrSet<Operation *, 8> moved;
+      for (Operation *op : keep) {
+        if (!moved.insert(op).second)
+          continue; // a size shared with an earlier slot
+        if (last)
+          op->moveAfter(last);
+        else
+          op->moveBefore(&entry, entry.begin());
+        last = op;
+      }
+      Block *body = entry.splitBlock(last ? std::next(last->getIterator())
+                                          : entry.begin());
       OpBuilder b = OpBuilder::atBlockEnd(&entry);
       cf::BranchOp::create(b, func.getLoc(), body);
       ++numSplit;

@@ -1,7 +1,9 @@
 // te-split-entry-blocks: a function with arguments and at least min-ops ops
-// in its entry block gets an entry block that only branches to the body
-// (every op moved, in order); smaller entries, functions without arguments
-// and declarations are left alone.
+// in its entry block gets an entry block that keeps its stack slots (an
+// llvm.alloca of a constant size, with the constant) and branches to the
+// body (every other op moved, in order);
+// smaller entries, functions without arguments and declarations are left
+// alone.
 //
 // RUN: te-opt %s --te-split-entry-blocks="min-ops=3" | FileCheck %s
 
@@ -32,6 +34,26 @@ func.func @no_arguments() -> f32 {
   %s = arith.addf %c, %c : f32
   %m = arith.mulf %s, %c : f32
   return %m : f32
+}
+
+// The stack slots (descriptor slots: llvm.alloca of a constant size) stay
+// in the entry block, first, with their sizes, wherever they were.
+// CHECK-LABEL: func.func @slots(
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i64)
+// CHECK-NEXT: %[[SLOT:.*]] = llvm.alloca %[[ONE]] x i64
+// CHECK-NEXT: %[[SLOT2:.*]] = llvm.alloca %[[ONE]] x i32
+// CHECK-NEXT: cf.br ^[[BODY:bb[0-9]+]]
+// CHECK-NEXT: ^[[BODY]]:
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: llvm.store %{{.*}}, %[[SLOT]]
+func.func @slots(%v: i64) -> i64 {
+  %w = arith.addi %v, %v : i64
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %slot = llvm.alloca %one x i64 : (i64) -> !llvm.ptr
+  llvm.store %w, %slot : i64, !llvm.ptr
+  %slot2 = llvm.alloca %one x i32 : (i64) -> !llvm.ptr
+  %r = llvm.load %slot : !llvm.ptr -> i64
+  return %r : i64
 }
 
 // CHECK: func.func private @declaration(f32)

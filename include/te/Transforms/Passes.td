@@ -264,9 +264,11 @@ def TESplitEntryBlocks : Pass<"te-split-entry-blocks", "::mlir::ModuleOp"> {
     materializations and the branch.
 
     A `func.func` whose entry block has arguments and at least `min-ops`
-    operations gets an entry block that holds only `cf.br ^body`; every
-    operation moves, in order, to `^body` (no arguments, so every use of
-    the entry's arguments stays dominated). The semantics are unchanged;
+    operations gets an entry block that holds only its stack slots
+    (`llvm.alloca` of a constant size, with that constant: LLVM treats an
+    alloca as static only in the entry block), then `cf.br ^body`; every
+    other operation moves, in order, to `^body` (no arguments, so every use
+    of the entry's arguments stays dominated). The semantics are unchanged;
     LLVM merges the blocks again. `te-pipeline` runs it on GPU targets,
     right before `finalize-memref-to-llvm` and `gpu-to-llvm`.
 
