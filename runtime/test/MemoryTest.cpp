@@ -443,8 +443,9 @@ TEST_F(CpuContext, GemmEmulatedOperandsAreCheckedAndIgnoredOnTheCpuBackend) {
               TE_RT_OK);
     EXPECT_EQ(te_rt_qtensor_init(&qb, &q, 2, bShape, TE_RT_ROWWISE, TE_RT_SM90),
               TE_RT_OK);
-    // Buffers of zero bytes (codes 0, scales 2^-127 or 0): D is all zeros
-    // either way; the point is which call is accepted.
+    // A's buffers are zero bytes (codes 0), B's 0x38 bytes (E4M3 1.0 codes,
+    // E8M0 scales 2^-71): D = A·B is all zeros, while a backend that read
+    // the emulated A (bf16 1.0) would give 128 · 2^-71 everywhere.
     static std::vector<std::vector<uint8_t>> keep;
     te_rt_abi::gemm::Fields f{};
     f.target = TE_RT_SM90;
@@ -462,7 +463,7 @@ TEST_F(CpuContext, GemmEmulatedOperandsAreCheckedAndIgnoredOnTheCpuBackend) {
       f.a_bufs[i] = keep.back().data();
     }
     for (int i = 0; i < qb.num_buffers; ++i) {
-      keep.emplace_back(qb.buffers[i].size_bytes, 0);
+      keep.emplace_back(qb.buffers[i].size_bytes, 0x38);
       f.b_bufs[i] = keep.back().data();
     }
     std::vector<float> d(M * N, -1.0f);
