@@ -2,49 +2,15 @@
 //
 // RUN: te-opt %s --te-linalg-to-gpu --split-input-file --verify-diagnostics
 
-#id = affine_map<(d0) -> (d0)>
-#scalar = affine_map<(d0) -> ()>
-// Subtraction is not associative: no parallel reduction.
-func.func @not_associative(%x: memref<1024xf32>, %r: memref<f32>) {
-  // expected-error @+1 {{te-linalg-to-gpu: this reduction has no GPU lowering: its region must yield `combine(acc, value)` with one associative combiner (arith add, mul, max, min, and, or, xor) and use the accumulator nowhere else}}
-  linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction"]}
-      ins(%x : memref<1024xf32>) outs(%r : memref<f32>) {
+#in = affine_map<(d0, d1) -> (d0, d1)>
+// An output indexed by a reduction loop (each element rewritten at every step
+// of that loop): no kernel walks that order.
+func.func @output_reduced(%x: memref<16x32xf32>, %r: memref<16x32xf32>) {
+  // expected-error @+1 {{te-linalg-to-gpu: output 0 is indexed by reduction loop 1, which has no GPU lowering}}
+  linalg.generic {indexing_maps = [#in, #in], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<16x32xf32>) outs(%r : memref<16x32xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.subf %acc, %a : f32
-    linalg.yield %s : f32
-  }
-  return
-}
-
-// -----
-
-#id = affine_map<(d0) -> (d0)>
-#scalar = affine_map<(d0) -> ()>
-// Sum and max in one op: one output per reduction kernel.
-func.func @two_outputs(%x: memref<1024xf32>, %s: memref<f32>, %m: memref<f32>) {
-  // expected-error @+1 {{te-linalg-to-gpu: a reduction with 2 outputs has no GPU lowering (one output is supported)}}
-  linalg.generic {indexing_maps = [#id, #scalar, #scalar], iterator_types = ["reduction"]}
-      ins(%x : memref<1024xf32>) outs(%s, %m : memref<f32>, memref<f32>) {
-  ^bb0(%a: f32, %acc: f32, %mx: f32):
-    %r = arith.addf %acc, %a : f32
-    %q = arith.maxnumf %mx, %a : f32
-    linalg.yield %r, %q : f32, f32
-  }
-  return
-}
-
-// -----
-
-#id = affine_map<(d0) -> (d0)>
-#scalar = affine_map<(d0) -> ()>
-// The accumulator used outside its combiner (acc * acc + x).
-func.func @acc_reused(%x: memref<1024xf32>, %r: memref<f32>) {
-  // expected-error @+1 {{te-linalg-to-gpu: this reduction has no GPU lowering}}
-  linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction"]}
-      ins(%x : memref<1024xf32>) outs(%r : memref<f32>) {
-  ^bb0(%a: f32, %acc: f32):
-    %sq = arith.mulf %acc, %acc : f32
-    %s = arith.addf %sq, %a : f32
     linalg.yield %s : f32
   }
   return

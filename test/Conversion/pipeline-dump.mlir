@@ -49,9 +49,9 @@
 // SM90-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // SM90-NEXT: te-deallocate,
 // SM90-NEXT: convert-bufferization-to-memref,
-// SM90-NEXT: te-linalg-to-gpu,
+// SM90-NEXT: te-linalg-to-gpu{remarks=true},
 // SM90-NEXT: convert-te-to-runtime{device-memory=true},
-// SM90-NEXT: te-linalg-to-gpu,
+// SM90-NEXT: te-linalg-to-gpu{remarks=true},
 // SM90-NEXT: gpu-launch-sink-index-computations,
 // SM90-NEXT: gpu-kernel-outlining{{.*}},
 // SM90-NEXT: te-lower-if-present,
@@ -87,9 +87,9 @@
 // NOLLVM-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // NOLLVM-NEXT: te-deallocate,
 // NOLLVM-NEXT: convert-bufferization-to-memref,
-// NOLLVM-NEXT: te-linalg-to-gpu,
+// NOLLVM-NEXT: te-linalg-to-gpu{remarks=true},
 // NOLLVM-NEXT: convert-te-to-runtime{device-memory=true},
-// NOLLVM-NEXT: te-linalg-to-gpu
+// NOLLVM-NEXT: te-linalg-to-gpu{remarks=true}
 // NOLLVM-NEXT: )
 
 // TWIN: Pass Manager with 17 passes:

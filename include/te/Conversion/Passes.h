@@ -63,8 +63,9 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
       llvm::cl::init(false)};
   PassOptions::Option<bool> remarks{
       *this, "remarks",
-      llvm::cl::desc("remark on MXFP8/NVFP4 GEMMs the runtime emulates on the "
-                     "target (one per function and recipe)"),
+      llvm::cl::desc("remark on what the target runs slowly: MXFP8/NVFP4 "
+                     "GEMMs the runtime emulates (one per function and "
+                     "recipe), reductions that run one GPU thread per output"),
       llvm::cl::init(true)};
 };
 

@@ -185,17 +185,24 @@ def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
       block per output with `gpu.all_reduce` when the innermost loop is
       reduced, else one thread per output, in order). The chunking depends
       only on the shapes: results are deterministic.
+    * Any other reduction (several outputs, such as an argmax's value and
+      index; a region that uses the accumulator otherwise, such as a running
+      average `acc * 0.9 + x`) runs one thread per output, which walks the
+      reduction loops in order from the output's initial values, as the cpu
+      backend does: correct for any region, parallel over the outputs only
+      (a remark says so unless `remarks=false`). An output indexed by a
+      reduction loop is an error.
     * A `memref.copy` that is not row-major contiguous on both sides is a
       `linalg.copy`, lowered as above; contiguous copies are left to
       `convert-te-to-runtime` (one stream-ordered memcpy).
 
     Kernels are named `<function>_<role>_L<line>_kernel[_<n>]` (role
     `elementwise`, `elementwise_scalar`, `reduce_rows`, `reduce_columns`,
-    `reduce_combine`; the line of the linalg op), so that profiles point at
-    the source.
+    `reduce_combine`, `reduce_serial`; the line of the linalg op), so that
+    profiles point at the source.
 
-    Any other op of the linalg dialect, a reduction of another form, or a
-    float conversion to or from an 8- or 4-bit format inside a region (no
+    Any other op of the linalg dialect (`linalg.softmax` is decomposed
+    before bufferization by `te-decompose-aggregates`), or a float conversion to or from an 8- or 4-bit format inside a region (no
     NVVM lowering; `te.quantize` quantizes) is an error naming the op.
 
     ```mlir
@@ -211,6 +218,10 @@ def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"true",
+           "remark on each reduction that runs one thread per output">
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",

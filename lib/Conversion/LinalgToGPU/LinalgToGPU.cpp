@@ -199,7 +199,15 @@ void cloneBody(OpBuilder &b, Location loc, Block &body, ArrayRef<Value> args,
       if (lanes > 1 && d == inner) {
         auto vt = VectorType::get({lanes}, b.getIndexType());
         Value base = vector::BroadcastOp::create(b, loc, vt, i);
-        Value step = vector::StepOp::create(b, loc, vt);
+        // The lane offsets as a constant (vector.step has no lowering in the
+        // kernels' NVVM conversion).
+        Value step = arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(
+                vt, llvm::to_vector(llvm::map_range(
+                        llvm::seq<int64_t>(0, lanes), [&](int64_t l) {
+                          return Attribute(b.getIndexAttr(l));
+                        }))));
         i = arith::AddIOp::create(b, loc, base, step);
       }
       map.map(index.getResult(), i);
@@ -312,6 +320,9 @@ public:
   LogicalResult lowerParallel(linalg::GenericOp op);
   LogicalResult lowerReduction(linalg::GenericOp op);
 
+  /// Whether to remark on reductions that run serially per output.
+  bool remarks = true;
+
 private:
   /// Lanes of the vector kernel of `op`, or 1 where only the scalar one
   /// applies.
@@ -325,6 +336,8 @@ private:
   void emitReduction(OpBuilder &b, Location loc, linalg::GenericOp op,
                      ArrayRef<Value> sizes, const Combiner &combiner,
                      Operation *combine, int64_t lanes);
+  /// A reduction of any other form: one thread per output.
+  LogicalResult lowerSerialReduction(linalg::GenericOp op);
 
   RewriterBase &rewriter;
   KernelNamer &namer;
@@ -691,24 +704,18 @@ OpBuilder firstThread(OpBuilder &b, Location loc, Value tx) {
 }
 
 LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1)
-    return op.emitOpError("te-linalg-to-gpu: a reduction with ")
-           << op.getNumDpsInits()
-           << " outputs has no GPU lowering (one output is supported)";
-  BlockArgument acc = op.getRegionOutputArgs()[0];
-  SmallVector<Operation *> combiners;
-  Value reduced = matchReduction(op.getRegionOutputArgs(), 0, combiners);
   std::optional<Combiner> combiner;
-  if (reduced && combiners.size() == 1 && combiners[0]->getNumOperands() == 2 &&
-      acc.hasOneUse() &&
-      isa<linalg::YieldOp>(*combiners[0]->getUsers().begin()))
-    combiner = classifyCombiner(combiners[0], acc.getType());
+  SmallVector<Operation *> combiners;
+  if (op.getNumDpsInits() == 1) {
+    BlockArgument acc = op.getRegionOutputArgs()[0];
+    Value reduced = matchReduction(op.getRegionOutputArgs(), 0, combiners);
+    if (reduced && combiners.size() == 1 &&
+        combiners[0]->getNumOperands() == 2 && acc.hasOneUse() &&
+        isa<linalg::YieldOp>(*combiners[0]->getUsers().begin()))
+      combiner = classifyCombiner(combiners[0], acc.getType());
+  }
   if (!combiner)
-    return op.emitOpError(
-        "te-linalg-to-gpu: this reduction has no GPU lowering: its region "
-        "must yield `combine(acc, value)` with one associative combiner "
-        "(arith add, mul, max, min, and, or, xor) and use the accumulator "
-        "nowhere else");
+    return lowerSerialReduction(op);
   Location loc = op.getLoc();
   OpBuilder b(op);
   SmallVector<Value> sizes;
@@ -1006,6 +1013,116 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
   memref::DeallocOp::create(b, loc, partial);
 }
 
+/// A reduction that is not one associative combiner (several outputs, as
+/// an argmax's value and index; a region that uses the accumulator
+/// otherwise, as a running average): one thread per output, walking the
+/// reduction loops in order from the output's initial values, as the cpu
+/// backend does. Correct for any region; parallel only over the outputs.
+LogicalResult KernelLowering::lowerSerialReduction(linalg::GenericOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (OpOperand &o : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&o);
+    for (auto [d, it] : llvm::enumerate(iterators))
+      if (it == utils::IteratorType::reduction && map.isFunctionOfDim(d))
+        return op.emitOpError("te-linalg-to-gpu: output ")
+               << o.getOperandNumber() - op.getNumDpsInputs()
+               << " is indexed by reduction loop " << d
+               << ", which has no GPU lowering";
+  }
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  SmallVector<Value> sizes;
+  for (Range r :
+       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+  SmallVector<unsigned> par, red;
+  SmallVector<Value> parSizes, redSizes;
+  for (auto [i, it] : llvm::enumerate(iterators)) {
+    bool isRed = it == utils::IteratorType::reduction;
+    (isRed ? red : par).push_back(i);
+    (isRed ? redSizes : parSizes).push_back(sizes[i]);
+  }
+  if (remarks) {
+    InFlightDiagnostic remark = op.emitRemark(
+        "te-linalg-to-gpu: this reduction runs one GPU thread per output, "
+        "walking its reduction loops in order (its region is not `combine(acc, "
+        "value)` with one associative combiner");
+    if (op.getNumDpsInits() != 1)
+      remark << " and it has " << op.getNumDpsInits() << " outputs";
+    remark << ")";
+  }
+  Value pTotal = product(b, loc, parSizes);
+  Value rTotal = product(b, loc, redSizes);
+  Value zero = cidx(b, loc, 0), one = cidx(b, loc, 1);
+  Value block = cidx(b, loc, kBlockSize);
+  Value nonEmpty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, pTotal, zero);
+  auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
+  OpBuilder hb = ifOp.getThenBodyBuilder();
+  auto launch = gpu::LaunchOp::create(hb, loc, ceilDiv(hb, loc, pTotal, block),
+                                      one, one, block, one, one);
+  namer.name(launch, "reduce_serial", op);
+  OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  auto term = gpu::TerminatorOp::create(kb, loc);
+  kb.setInsertionPoint(term);
+  Value p = arith::AddIOp::create(
+      kb, loc, arith::MulIOp::create(kb, loc, launch.getBlockIds().x, block),
+      launch.getThreadIds().x);
+  Value inRange =
+      arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, p, pTotal);
+  auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+  OpBuilder tb = guard.getThenBodyBuilder();
+  SmallVector<Value> pIdx = delinearize(tb, loc, p, parSizes);
+  auto loopIndices = [&](OpBuilder &lb, Value r) {
+    SmallVector<Value> ri = delinearize(lb, loc, r, redSizes);
+    SmallVector<Value> idx(sizes.size());
+    for (auto [k, d] : llvm::enumerate(par))
+      idx[d] = pIdx[k];
+    for (auto [k, d] : llvm::enumerate(red))
+      idx[d] = ri[k];
+    return idx;
+  };
+  // The outputs' initial values, carried through the reduction loop.
+  SmallVector<Value> outIdx = loopIndices(tb, zero);
+  SmallVector<Value> initial;
+  for (OpOperand &o : op.getDpsInitsMutable())
+    initial.push_back(memref::LoadOp::create(
+        tb, loc, o.get(),
+        applyMap(tb, loc, op.getMatchingIndexingMap(&o), outIdx)));
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto loop = scf::ForOp::create(
+      tb, loc, zero, rTotal, one, initial,
+      [&](OpBuilder &lb, Location, Value r, ValueRange accs) {
+        SmallVector<Value> idx = loopIndices(lb, r);
+        SmallVector<Value> args;
+        for (OpOperand *o : op.getDpsInputOperands()) {
+          Value v = o->get();
+          if (op.getMatchingBlockArgument(o).use_empty())
+            args.push_back(Value());
+          else if (!isa<MemRefType>(v.getType()))
+            args.push_back(v); // a scalar operand
+          else
+            args.push_back(memref::LoadOp::create(
+                lb, loc, v,
+                applyMap(lb, loc, op.getMatchingIndexingMap(o), idx)));
+        }
+        llvm::append_range(args, accs);
+        IRMapping map;
+        cloneBody(lb, loc, body, args, idx, /*lanes=*/1, map);
+        SmallVector<Value> next;
+        for (Value v : yield.getOperands())
+          next.push_back(map.lookupOrDefault(v));
+        scf::YieldOp::create(lb, loc, next);
+      });
+  for (auto [o, v] : llvm::zip(op.getDpsInitsMutable(), loop.getResults()))
+    memref::StoreOp::create(
+        tb, loc, v, o.get(),
+        applyMap(tb, loc, op.getMatchingIndexingMap(&o), outIdx));
+  rewriter.eraseOp(op);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Matrix products: cuBLASLt through the runtime
 //===----------------------------------------------------------------------===//
@@ -1166,6 +1283,7 @@ struct TELinalgToGPUPass
     });
     KernelNamer namer(module);
     KernelLowering lowering(rewriter, namer);
+    lowering.remarks = remarks;
     for (Operation *op : work) {
       rewriter.setInsertionPoint(op);
       if (auto copy = dyn_cast<memref::CopyOp>(op)) {
