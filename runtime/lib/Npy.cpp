@@ -40,6 +40,20 @@ const char *descr(Kind k) {
     return "<f2";
   case Kind::F64:
     return "<f8";
+  case Kind::I8:
+    return "|i1";
+  case Kind::I16:
+    return "<i2";
+  case Kind::I32:
+    return "<i4";
+  case Kind::I64:
+    return "<i8";
+  case Kind::U32:
+    return "<u4";
+  case Kind::U64:
+    return "<u8";
+  case Kind::Bool:
+    return "|b1";
   }
   return "?";
 }
@@ -288,15 +302,32 @@ bool parseHeader(const std::string &h, Array &out, int64_t &dataBytes,
     out.kind = Kind::F16;
   else if (ds == "<f8")
     out.kind = Kind::F64;
-  else if (ds == ">f4" || ds == ">f2" || ds == ">f8" || ds == ">u2")
+  else if (ds == "|i1" || ds == "i1")
+    out.kind = Kind::I8;
+  else if (ds == "<i2")
+    out.kind = Kind::I16;
+  else if (ds == "<i4")
+    out.kind = Kind::I32;
+  else if (ds == "<i8")
+    out.kind = Kind::I64;
+  else if (ds == "<u4")
+    out.kind = Kind::U32;
+  else if (ds == "<u8")
+    out.kind = Kind::U64;
+  else if (ds == "|b1" || ds == "b1")
+    out.kind = Kind::Bool;
+  else if (ds == ">f4" || ds == ">f2" || ds == ">f8" || ds == ">u2" ||
+           ds == ">u4" || ds == ">u8" || ds == ">i2" || ds == ">i4" ||
+           ds == ">i8")
     return setError(error, "big-endian .npy data ('" + ds +
                                "') is not supported: convert it with "
                                "a.astype('<" +
                                ds.substr(1) + "')");
   else
     return setError(error, "unsupported .npy dtype '" + printable(ds) +
-                               "' (expected '<f4', '<f2', '<f8', '|u1' or "
-                               "'<u2')");
+                               "' (expected '<f4', '<f2', '<f8', '|u1', "
+                               "'<u2', '<u4', '<u8', '|i1', '<i2', '<i4', "
+                               "'<i8' or '|b1')");
   const Value &fo = d["fortran_order"];
   if (fo.kind != Value::Bool)
     return setError(error, "malformed fortran_order in the .npy header");

@@ -6,8 +6,9 @@
 //
 // Reads and writes NumPy .npy files (format versions 1.0, 2.0 and 3.0)
 // holding a C-order array of one of the dtypes '<f4', '<f2', '<f8', '|u1',
-// '<u2' ('<u1' and '|b1' are not accepted, nor fortran_order True, nor
-// big-endian data). The header follows numpy's rules (numpy.lib.format): a
+// '<u2', '<u4', '<u8', '|i1', '<i2', '<i4', '<i8' and '|b1' (numpy's bool:
+// one byte per element); '<u1', '<i1', fortran_order True and big-endian
+// data are not accepted. The header follows numpy's rules (numpy.lib.format): a
 // Python dict literal with exactly the keys descr, fortran_order and shape
 // (a repeated key keeps its last value), at most 10000 bytes, no NUL. Reads
 // are bounded: the data is read only after the header is checked, and only
@@ -25,7 +26,17 @@
 
 namespace te::npy {
 
-enum class Kind { F32, U8, U16, F16, F64 };
+enum class Kind { F32, U8, U16, F16, F64, I8, I16, I32, I64, U32, U64, Bool };
+
+/// Whether `k` is a float dtype (<f4, <f2, <f8).
+inline bool isFloat(Kind k) {
+  return k == Kind::F32 || k == Kind::F16 || k == Kind::F64;
+}
+/// Whether `k` is an integer dtype (|i1 .. <i8, |u1 .. <u8); not |b1.
+inline bool isInteger(Kind k) {
+  return k == Kind::U8 || k == Kind::U16 || k == Kind::U32 || k == Kind::U64 ||
+         k == Kind::I8 || k == Kind::I16 || k == Kind::I32 || k == Kind::I64;
+}
 
 struct Array {
   Kind kind = Kind::F32;
@@ -34,14 +45,30 @@ struct Array {
 
   int64_t numElements() const;
   static int64_t elementBytes(Kind k) {
-    return k == Kind::F64                     ? 8
-           : k == Kind::F32                   ? 4
-           : k == Kind::U16 || k == Kind::F16 ? 2
-                                              : 1;
+    switch (k) {
+    case Kind::F64:
+    case Kind::I64:
+    case Kind::U64:
+      return 8;
+    case Kind::F32:
+    case Kind::I32:
+    case Kind::U32:
+      return 4;
+    case Kind::U16:
+    case Kind::F16:
+    case Kind::I16:
+      return 2;
+    case Kind::U8:
+    case Kind::I8:
+    case Kind::Bool:
+      return 1;
+    }
+    return 1;
   }
 };
 
-/// The NumPy descr string of a kind: "<f4", "|u1", "<u2", "<f2", "<f8".
+/// The NumPy descr string of a kind: "<f4", "|u1", "<u2", "<f2", "<f8",
+/// "|i1", "<i2", "<i4", "<i8", "<u4", "<u8", "|b1".
 const char *descr(Kind k);
 
 /// Parses .npy bytes. Returns false and sets `*error` on malformed or

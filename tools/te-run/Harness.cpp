@@ -37,8 +37,9 @@ struct ElementInfo {
   int64_t bytes;
 };
 const ElementInfo kElements[] = {
-    {"f32", 4},    {"f16", 2},       {"bf16", 2}, {"i8", 1},  {"f8E4M3FN", 1},
-    {"f8E5M2", 1}, {"f8E8M0FNU", 1}, {"i64", 8},  {"i32", 4}, {"f64", 8},
+    {"f32", 4},      {"f16", 2},    {"bf16", 2},      {"i8", 1},
+    {"f8E4M3FN", 1}, {"f8E5M2", 1}, {"f8E8M0FNU", 1}, {"i64", 8},
+    {"i32", 4},      {"f64", 8},    {"i1", 1},        {"i16", 2},
 };
 
 std::string trim(const std::string &s) {
@@ -144,6 +145,19 @@ void writeFloat(const TensorType &t, uint8_t *p, float v) {
   uint16_t h = t.elementType == "bf16" ? te::format::floatToBF16(v)
                                        : te::format::floatToF16(v);
   std::memcpy(p, &h, 2);
+}
+
+/// Stores the integer `v` (in the range of `t`) as an element of `t`.
+void writeInt(const TensorType &t, uint8_t *p, int64_t v) {
+  // Little endian: the low bytes of the two's complement.
+  std::memcpy(p, &v, static_cast<size_t>(t.elementBytes()));
+}
+
+/// "lo..hi" of an integer type.
+std::string rangeText(const TensorType &t) {
+  int64_t lo = 0, hi = 0;
+  t.integerRange(lo, hi);
+  return std::to_string(lo) + ".." + std::to_string(hi);
 }
 
 int64_t product(const std::vector<int64_t> &s) {
@@ -311,6 +325,23 @@ bool TensorType::isFloat() const {
          elementType == "bf16";
 }
 
+bool TensorType::isInteger() const {
+  return elementType == "i1" || elementType == "i8" || elementType == "i16" ||
+         elementType == "i32" || elementType == "i64";
+}
+
+void TensorType::integerRange(int64_t &lo, int64_t &hi) const {
+  if (elementType == "i1") {
+    lo = 0;
+    hi = 1;
+    return;
+  }
+  int64_t bits = 8 * elementBytes();
+  hi = bits >= 64 ? std::numeric_limits<int64_t>::max()
+                  : (int64_t(1) << (bits - 1)) - 1;
+  lo = -hi - 1;
+}
+
 std::string TensorType::str() const {
   if (scalar)
     return elementType;
@@ -428,14 +459,23 @@ double Buffer::at(int64_t i) const {
   const uint8_t *p = bytes.data() + i * type.elementBytes();
   if (type.isFloat())
     return readFloat(type, p);
-  if (type.elementType == "i64" || type.elementType == "i32") {
-    int64_t v = 0;
-    std::memcpy(&v, p, type.elementBytes()); // little endian
-    if (type.elementType == "i32")
-      v = static_cast<int32_t>(v);
-    return static_cast<double>(v);
-  }
+  if (type.isInteger())
+    return static_cast<double>(intAt(i));
   return p[0];
+}
+
+int64_t Buffer::intAt(int64_t i) const {
+  int64_t eb = type.elementBytes();
+  const uint8_t *p = bytes.data() + i * eb;
+  if (type.elementType == "i1")
+    return p[0];
+  uint64_t u = 0;
+  std::memcpy(&u, p, static_cast<size_t>(eb)); // little endian
+  if (eb < 8) {
+    uint64_t sign = uint64_t(1) << (8 * eb - 1);
+    u = (u ^ sign) - sign; // sign-extend
+  }
+  return static_cast<int64_t>(u);
 }
 
 bool parseInteger(const std::string &text, int64_t min, int64_t max,
@@ -491,16 +531,20 @@ bool makeScalar(const TensorType &t, size_t i, const Options &opts, Buffer &b,
     return false;
   }
   intValue = static_cast<int64_t>(opts.seed);
-  for (auto [index, v] : opts.fills)
-    if (index == static_cast<int>(i)) {
-      if (integer && !(v >= static_cast<double>(lo) &&
-                       v < -static_cast<double>(lo) && v == std::trunc(v))) {
+  for (const Options::Fill &f : opts.fills)
+    if (f.index == static_cast<int>(i)) {
+      double v = f.value;
+      floatValue = v;
+      // An integer read exactly; else a number with an integer value.
+      if (!integer || parseInteger(f.text, lo, hi, intValue))
+        continue;
+      if (!(v >= static_cast<double>(lo) && v < -static_cast<double>(lo) &&
+            v == std::trunc(v))) {
         *error = which + ": --fill value " + std::to_string(v) +
                  " is not an integer in " + range;
         return false;
       }
-      intValue = integer ? static_cast<int64_t>(v) : 0;
-      floatValue = v;
+      intValue = static_cast<int64_t>(v);
     }
   if (!opts.inputs.empty()) {
     const std::string &text = opts.inputs[i];
@@ -564,9 +608,72 @@ double npyFloat(const te::npy::Array &a, int64_t e) {
   return te::format::f16ToFloat(h);
 }
 
-bool isNpyFloat(te::npy::Kind k) {
-  return k == te::npy::Kind::F32 || k == te::npy::Kind::F16 ||
-         k == te::npy::Kind::F64;
+bool isNpyFloat(te::npy::Kind k) { return te::npy::isFloat(k); }
+
+/// Element e of an integer or bool .npy array: its value, or false for a
+/// <u8 value above INT64_MAX (`text` is then its decimal form, as always).
+bool npyInteger(const te::npy::Array &a, int64_t e, int64_t &value,
+                std::string &text) {
+  int64_t eb = te::npy::Array::elementBytes(a.kind);
+  const uint8_t *p = a.bytes.data() + e * eb;
+  uint64_t u = 0;
+  std::memcpy(&u, p, static_cast<size_t>(eb)); // little endian
+  bool isSigned = a.kind == te::npy::Kind::I8 || a.kind == te::npy::Kind::I16 ||
+                  a.kind == te::npy::Kind::I32 || a.kind == te::npy::Kind::I64;
+  if (isSigned && eb < 8) {
+    uint64_t sign = uint64_t(1) << (8 * eb - 1);
+    u = (u ^ sign) - sign; // sign-extend
+  }
+  if (!isSigned &&
+      u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    text = std::to_string(u);
+    return false;
+  }
+  value = static_cast<int64_t>(u);
+  text = std::to_string(value);
+  return true;
+}
+
+/// The integer dtypes an integer argument or result takes.
+const char *kNpyIntegerKinds = "|i1, <i2, <i4, <i8, |u1, <u2, <u4, <u8 or |b1";
+
+/// Fills `b` (an integer type `t`) from the integer or bool .npy array `a`,
+/// exactly: a value outside `t`'s range is an error, never wrapped or
+/// saturated.
+bool convertIntegerInput(const TensorType &t, te::npy::Array &a,
+                         const std::string &path, Buffer &b,
+                         const std::string &which, std::string *error) {
+  if (!te::npy::isInteger(a.kind) && a.kind != te::npy::Kind::Bool) {
+    *error = which + ": " + path + " has dtype " + te::npy::descr(a.kind) +
+             ", expected an integer array (" + kNpyIntegerKinds +
+             "): integer arguments are not converted from " +
+             (isNpyFloat(a.kind) ? "floats" : "other data");
+    return false;
+  }
+  int64_t n = a.numElements();
+  int64_t eb = t.elementBytes();
+  if (!allocate(b.bytes, n * eb, which, error))
+    return false;
+  int64_t lo = 0, hi = 0;
+  t.integerRange(lo, hi);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t v = 0;
+    std::string text;
+    bool fits = npyInteger(a, e, v, text);
+    if (a.kind == te::npy::Kind::Bool && (v < 0 || v > 1)) {
+      *error = which + ": " + path + ": element " + std::to_string(e) + " (" +
+               text + ") of the |b1 array is not 0 or 1";
+      return false;
+    }
+    if (!fits || v < lo || v > hi) {
+      *error = which + ": " + path + ": element " + std::to_string(e) + " (" +
+               text + ") is outside the range of " + t.elementType + " (" +
+               rangeText(t) + ")";
+      return false;
+    }
+    writeInt(t, b.bytes.data() + e * eb, v);
+  }
+  return true;
 }
 
 /// Fills `b` (type `t`, shape already set) from the .npy array `a`.
@@ -575,16 +682,20 @@ bool convertInput(const TensorType &t, te::npy::Array &a,
                   std::string *error) {
   int64_t n = a.numElements();
   int64_t eb = t.elementBytes();
-  // Raw bits: |u1 for 8-bit types, <u2 for bf16/f16, <f2 for f16, <f8 for
-  // f64.
-  bool raw = (eb == 1 && a.kind == te::npy::Kind::U8) ||
-             (eb == 2 && a.kind == te::npy::Kind::U16) ||
-             (t.elementType == "f16" && a.kind == te::npy::Kind::F16) ||
-             (t.elementType == "f64" && a.kind == te::npy::Kind::F64);
+  // Raw bits: |u1 for 8-bit types but i1 (i8 too: packed data), <u2 for
+  // bf16/f16, <f2 for f16, <f8 for f64.
+  bool raw =
+      (eb == 1 && a.kind == te::npy::Kind::U8 && t.elementType != "i1") ||
+      ((t.elementType == "bf16" || t.elementType == "f16") &&
+       a.kind == te::npy::Kind::U16) ||
+      (t.elementType == "f16" && a.kind == te::npy::Kind::F16) ||
+      (t.elementType == "f64" && a.kind == te::npy::Kind::F64);
   if (raw) {
     b.bytes = std::move(a.bytes);
     return true;
   }
+  if (t.isInteger())
+    return convertIntegerInput(t, a, path, b, which, error);
   if (!t.isFloat() || !isNpyFloat(a.kind)) {
     *error = which + ": " + path + " has dtype " + te::npy::descr(a.kind) +
              ", expected " +
@@ -614,6 +725,20 @@ bool convertInput(const TensorType &t, te::npy::Array &a,
   return true;
 }
 
+/// Why an integer tensor argument without --input or --fill is refused.
+std::string integerNotGenerated(size_t i) {
+  return "integer arguments are not generated (they are often indices): "
+         "give its data with --input FILE.npy or a constant with --fill " +
+         std::to_string(i) + "=V";
+}
+
+/// The message for a --fill value that is not an integer of `t`.
+std::string fillNotInteger(const TensorType &t, const Options::Fill &f) {
+  return "--fill " + std::to_string(f.index) + "=" + f.text +
+         ": the value is not an integer in " + rangeText(t) +
+         " (an integer argument's constant is read exactly)";
+}
+
 } // namespace
 
 bool makeArguments(const Signature &sig, const Options &opts,
@@ -625,7 +750,8 @@ bool makeArguments(const Signature &sig, const Options &opts,
              " --input files were given";
     return false;
   }
-  for (const auto &[index, v] : opts.fills) {
+  for (const Options::Fill &f : opts.fills) {
+    int index = f.index;
     if (!opts.inputs.empty()) {
       *error = "--fill and --input exclude each other (give every argument "
                "with --input)";
@@ -666,7 +792,15 @@ bool makeArguments(const Signature &sig, const Options &opts,
           }
           d = opts.dynamicDim;
         }
-      if (!t.isFloat()) {
+      const Options::Fill *fill = nullptr;
+      for (const Options::Fill &f : opts.fills)
+        if (f.index == static_cast<int>(i))
+          fill = &f;
+      if (t.isInteger() && !fill && t.elementType != "i1") {
+        *error = which + ": " + integerNotGenerated(i);
+        return false;
+      }
+      if (!t.isFloat() && !t.isInteger()) {
         *error = which + ": only float arguments can be generated";
         return false;
       }
@@ -689,14 +823,29 @@ bool makeArguments(const Signature &sig, const Options &opts,
       if (!allocate(b.bytes, bytes, which, error))
         return false;
       int64_t n = bytes / t.elementBytes();
-      const std::pair<int, double> *fill = nullptr;
-      for (const auto &f : opts.fills)
-        if (f.first == static_cast<int>(i))
-          fill = &f;
+      if (fill && t.isInteger()) {
+        int64_t lo = 0, hi = 0, v = 0;
+        t.integerRange(lo, hi);
+        if (!parseInteger(fill->text, lo, hi, v)) {
+          *error = which + ": " + fillNotInteger(t, *fill);
+          return false;
+        }
+        for (int64_t e = 0; e < n; ++e)
+          writeInt(t, b.bytes.data() + e * t.elementBytes(), v);
+        args.push_back(std::move(b));
+        continue;
+      }
       if (fill) {
         for (int64_t e = 0; e < n; ++e)
           writeFloat(t, b.bytes.data() + e * t.elementBytes(),
-                     static_cast<float>(fill->second));
+                     static_cast<float>(fill->value));
+        args.push_back(std::move(b));
+        continue;
+      }
+      if (t.elementType == "i1") {
+        // 0 or 1, one bit of the generator per element.
+        for (int64_t e = 0; e < n; ++e)
+          b.bytes[e] = static_cast<uint8_t>(rng() >> 63);
         args.push_back(std::move(b));
         continue;
       }
@@ -1033,6 +1182,69 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
   return freeReturnedBuffers();
 }
 
+namespace {
+
+/// Compares integer result `r` with the reference `ref` (same shape)
+/// exactly, whatever the tolerances, and prints its PASS/FAIL line. The
+/// reference is any integer or bool array (for an i8 result a |u1 array is
+/// compared byte for byte, as the raw data it holds), or a float array
+/// whose values must equal the integers. Returns whether it passed.
+bool compareIntegers(size_t r, const Buffer &b, const te::npy::Array &ref,
+                     const std::string &path) {
+  int64_t n = b.numElements();
+  bool rawBytes = b.type.elementType == "i8" && ref.kind == te::npy::Kind::U8;
+  double maxAbs = 0, num = 0, den = 0;
+  int64_t bad = 0, firstBad = -1;
+  std::string firstGot, firstWant;
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t got = rawBytes ? b.bytes[e] : b.intAt(e);
+    bool same = false;
+    double want = 0;
+    std::string wantText;
+    if (isNpyFloat(ref.kind)) {
+      want = npyFloat(ref, e);
+      // Exact: the float equals the integer (an int64 beyond 2^53 is
+      // compared as the nearest double, as numpy's == does).
+      same = static_cast<double>(got) == want;
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.17g", want);
+      wantText = buf;
+    } else {
+      int64_t w = 0;
+      bool fits = npyInteger(ref, e, w, wantText);
+      same = fits && w == got;
+      want = fits ? static_cast<double>(w)
+                  : std::strtod(wantText.c_str(), nullptr);
+    }
+    double diff = std::fabs(static_cast<double>(got) - want);
+    if (!same) {
+      if (firstBad < 0) {
+        firstBad = e;
+        firstGot = std::to_string(got);
+        firstWant = wantText;
+      }
+      ++bad;
+      maxAbs = std::fmax(maxAbs, diff);
+    }
+    num += diff * diff;
+    den += want * want;
+  }
+  double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  bool pass = bad == 0;
+  std::printf("result %zu: %s vs %s: max_abs_err %.6g rel_err %.6g "
+              "mismatches %lld",
+              r, pass ? "PASS" : "FAIL", path.c_str(), maxAbs, rel,
+              static_cast<long long>(bad));
+  if (firstBad >= 0)
+    std::printf(" (first at flat index %lld: got %s, want %s)",
+                static_cast<long long>(firstBad), firstGot.c_str(),
+                firstWant.c_str());
+  std::printf("\n");
+  return pass;
+}
+
+} // namespace
+
 int report(const Signature &sig, const std::vector<Buffer> &results,
            const Options &opts, const Timing &timing) {
   int rc = 0;
@@ -1063,6 +1275,7 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
     if (!opts.outputDir.empty()) {
       te::npy::Array a;
       a.shape = b.type.shape;
+      const std::string &et = b.type.elementType;
       if (b.type.isFloat()) {
         a.kind = te::npy::Kind::F32;
         a.bytes.resize(4 * n);
@@ -1070,6 +1283,14 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
           float f = static_cast<float>(b.at(e));
           std::memcpy(a.bytes.data() + 4 * e, &f, 4);
         }
+      } else if (b.type.isInteger()) {
+        // The same bytes: i1 is one byte of 0 or 1, as numpy's bool.
+        a.kind = et == "i1"    ? te::npy::Kind::Bool
+                 : et == "i8"  ? te::npy::Kind::I8
+                 : et == "i16" ? te::npy::Kind::I16
+                 : et == "i32" ? te::npy::Kind::I32
+                               : te::npy::Kind::I64;
+        a.bytes = b.bytes;
       } else if (b.type.elementBytes() == 1) {
         a.kind = te::npy::Kind::U8;
         a.bytes = b.bytes;
@@ -1098,6 +1319,11 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
       std::printf("result %zu: FAIL shape %s differs from %s\n", r,
                   b.type.str().c_str(), opts.compare[r].c_str());
       rc = 1;
+      continue;
+    }
+    if (b.type.isInteger()) {
+      if (!compareIntegers(r, b, ref, opts.compare[r]))
+        rc = 1;
       continue;
     }
     bool floats = ref.kind == te::npy::Kind::F32;
@@ -1185,19 +1411,33 @@ const char *kHarnessFlagsHelp =
     "                       <f2 or <f8, converted (<f8 within f32's range);\n"
     "                       <u2 raw bits for bf16/f16, |u1 for 8-bit types);\n"
     "                       floats are rounded to nearest even for bf16/f16;\n"
-    "                       every `?` dimension takes one size across the\n"
-    "                       files; for a scalar argument, its value (read\n"
-    "                       exactly: out of the type's range is an error)\n"
+    "                       an integer argument (i1, i8, i16, i32, i64) takes\n"
+    "                       |i1, <i2, <i4, <i8, |u1, <u2, <u4, <u8 or |b1,\n"
+    "                       converted exactly (a value out of the type's\n"
+    "                       range is an error; i1 takes 0 and 1; |u1 is an\n"
+    "                       i8's raw bytes); every `?` dimension takes one\n"
+    "                       size across the files; for a scalar argument,\n"
+    "                       its value (read exactly: out of the type's range\n"
+    "                       is an error)\n"
     "  --seed N             without --input: standard-normal arguments from\n"
-    "                       seed N (default 0); scalar arguments are N\n"
+    "                       seed N (default 0), random 0/1 for i1; other\n"
+    "                       integer tensors are not generated (they are\n"
+    "                       often indices: give --input or --fill); scalar\n"
+    "                       arguments are N\n"
     "  --dynamic-dim N      without --input: the size of every `?` dimension\n"
     "  --fill I=V           without --input: argument I (from 0) is the\n"
-    "                       constant V instead of random; repeatable\n"
-    "  --output-dir DIR     write result<i>.npy (floats as <f4, 8-bit as "
-    "|u1);\n"
-    "                       created and checked before the program runs\n"
+    "                       constant V instead of random (for an integer\n"
+    "                       tensor an integer in its type's range, read\n"
+    "                       exactly); repeatable\n"
+    "  --output-dir DIR     write result<i>.npy (floats as <f4, integers as\n"
+    "                       |i1, <i2, <i4, <i8, i1 as |b1, 8-bit float types\n"
+    "                       as |u1); created and checked before the program\n"
+    "                       runs\n"
     "  --compare FILE.npy   reference per result, in order; prints PASS/FAIL\n"
-    "                       and exits 1 on FAIL\n"
+    "                       and exits 1 on FAIL; an integer result is\n"
+    "                       compared exactly, with any integer or |b1 array\n"
+    "                       (|u1 byte for byte for i8): the tolerances below\n"
+    "                       apply to floats only\n"
     "  --rtol X --atol Y    elementwise |got-want| <= Y + X*|want| (default "
     "0:\n"
     "                       bit-exact)\n"
@@ -1272,7 +1512,7 @@ bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,
       *error = "--fill '" + v + "': expected INDEX=VALUE, e.g. --fill 6=1";
       return true;
     }
-    opts.fills.push_back({static_cast<int>(index), d2});
+    opts.fills.push_back({static_cast<int>(index), d2, v.substr(eq + 1)});
   } else if (a == "--dynamic-dim") {
     // The size is checked with the shapes it makes (makeArguments).
     if (integer(0, std::numeric_limits<int64_t>::max(), n))
@@ -1334,6 +1574,21 @@ bool checkOptions(const Signature &sig, const Options &opts,
     *error = "--dynamic-dim and --input exclude each other (the --input "
              "files give the sizes)";
     return false;
+  }
+  // The constant of an integer tensor is an integer of its type.
+  for (const Options::Fill &f : opts.fills) {
+    if (f.index < 0 || static_cast<size_t>(f.index) >= sig.args.size())
+      continue;
+    const TensorType &t = sig.args[f.index];
+    int64_t lo = 0, hi = 0, v = 0;
+    if (t.scalar || !t.isInteger())
+      continue;
+    t.integerRange(lo, hi);
+    if (!parseInteger(f.text, lo, hi, v)) {
+      *error = "argument " + std::to_string(f.index) + " (" + t.str() +
+               "): " + fillNotInteger(t, f);
+      return false;
+    }
   }
   if (opts.outputDir.empty())
     return true;

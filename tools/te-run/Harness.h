@@ -18,8 +18,11 @@
 // calls the function, and writes, summarises or compares the results.
 //
 // A signature is written `f32[32,64], bf16[?,64] -> f32, f32[32,64]`:
-// element types f32, f64, f16, bf16, i8, f8E4M3FN, f8E5M2, f8E8M0FNU, i32,
-// i64; `?` is a dynamic dimension; a type without brackets is a scalar.
+// element types f32, f64, f16, bf16, f8E4M3FN, f8E5M2, f8E8M0FNU, i1, i8,
+// i16, i32, i64; `?` is a dynamic dimension; a type without brackets is a
+// scalar. An i1 element is one byte holding 0 or 1 (as memref<..xi1> is in
+// the lowered code); i8 is also the type of packed raw data (NVFP4), so a
+// |u1 array is its raw bytes.
 //
 // Memory: a program compiled for a GPU target (sm_90, sm_100) takes and
 // returns memrefs in the current te_rt context's memory, and on the cuda
@@ -50,7 +53,10 @@ struct TensorType {
   std::vector<int64_t> shape; ///< -1: dynamic
   bool scalar = false;        ///< a scalar, e.g. `f32`
   int64_t elementBytes() const;
-  bool isFloat() const; ///< f32 / f64 / f16 / bf16
+  bool isFloat() const;   ///< f32 / f64 / f16 / bf16
+  bool isInteger() const; ///< i1 / i8 / i16 / i32 / i64
+  /// The values of an integer type: i1 0..1, iN -2^(N-1)..2^(N-1)-1.
+  void integerRange(int64_t &lo, int64_t &hi) const;
   std::string str() const;
 };
 
@@ -77,14 +83,24 @@ struct Buffer {
   TensorType type; ///< static shape
   std::vector<uint8_t> bytes;
   int64_t numElements() const;
-  /// Element i as a double (float types; raw bytes for the others).
+  /// Element i as a double (float and integer types; the raw byte for the
+  /// 8-bit float types).
   double at(int64_t i) const;
+  /// Element i of an integer type, sign-extended (i1: 0 or 1).
+  int64_t intAt(int64_t i) const;
 };
 
 struct Options {
   std::vector<std::string> inputs; ///< .npy per argument, in order
   uint64_t seed = 0;
-  std::vector<std::pair<int, double>> fills; ///< --fill I=V: argument I is V
+  /// --fill I=V: argument I is V (`text`, read exactly for an integer
+  /// argument).
+  struct Fill {
+    int index = 0;
+    double value = 0;
+    std::string text;
+  };
+  std::vector<Fill> fills;
   int64_t dynamicDim = -1;          ///< size of `?` dims of generated args
   std::string outputDir;            ///< write result<i>.npy here
   std::vector<std::string> compare; ///< reference .npy per result
@@ -97,8 +113,10 @@ struct Options {
 };
 
 /// Makes the argument buffers: from the .npy files (checked against the
-/// signature; f32 data is rounded to nearest even for bf16/f16 arguments) or
-/// seeded standard-normal values, or the constant of --fill. A scalar
+/// signature; f32 data is rounded to nearest even for bf16/f16 arguments;
+/// integer data is converted exactly, a value out of the argument's range
+/// is an error) or seeded standard-normal values (i1: 0/1 values; the other
+/// integer types are not generated), or the constant of --fill. A scalar
 /// argument is the number its --input or --fill gives, or the seed.
 bool makeArguments(const Signature &sig, const Options &opts,
                    std::vector<Buffer> &args, std::string *error);
@@ -177,8 +195,9 @@ bool parseInteger(const std::string &text, int64_t min, int64_t max,
 bool parseUnsigned(const std::string &text, uint64_t &out);
 
 /// Checks the options against the signature before anything runs: --exact
-/// and --compare name existing results, --input gives every argument, and
-/// --output-dir exists (it is created) and is writable.
+/// and --compare name existing results, --input gives every argument, the
+/// --fill of an integer tensor is an integer in its range, and --output-dir
+/// exists (it is created) and is writable.
 bool checkOptions(const Signature &sig, const Options &opts,
                   std::string *error);
 

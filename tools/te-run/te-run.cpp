@@ -127,8 +127,12 @@ bool toHarnessType(Type type, ::te::run::TensorType &out, std::string &error) {
   std::string name;
   llvm::raw_string_ostream ns(name);
   Type e = shaped.getElementType();
-  if (e.isInteger(8))
+  if (e.isInteger(1))
+    name = "i1";
+  else if (e.isInteger(8))
     name = "i8";
+  else if (e.isInteger(16))
+    name = "i16";
   else if (e.isInteger(32))
     name = "i32";
   else if (e.isInteger(64))

@@ -76,17 +76,57 @@ TEST(Npy, ParsesVersion2AndOtherKinds) {
   EXPECT_EQ(a.numElements(), 1);
 }
 
+TEST(Npy, ParsesIntegerAndBoolKinds) {
+  struct Case {
+    const char *descr;
+    te::npy::Kind kind;
+    int64_t bytes;
+  } cases[] = {
+      {"|i1", te::npy::Kind::I8, 1},   {"<i2", te::npy::Kind::I16, 2},
+      {"<i4", te::npy::Kind::I32, 4},  {"<i8", te::npy::Kind::I64, 8},
+      {"<u4", te::npy::Kind::U32, 4},  {"<u8", te::npy::Kind::U64, 8},
+      {"|b1", te::npy::Kind::Bool, 1},
+  };
+  for (const Case &c : cases) {
+    te::npy::Array a;
+    std::string err;
+    std::vector<uint8_t> data(3 * c.bytes, 1);
+    ASSERT_TRUE(te::npy::parse(npyFile(1,
+                                       std::string("{'descr': '") + c.descr +
+                                           "', 'fortran_order': False, "
+                                           "'shape': (3,), }",
+                                       data),
+                               a, &err))
+        << c.descr << ": " << err;
+    EXPECT_EQ(a.kind, c.kind) << c.descr;
+    EXPECT_EQ(te::npy::Array::elementBytes(a.kind), c.bytes) << c.descr;
+    EXPECT_EQ(a.bytes, data) << c.descr;
+    EXPECT_STREQ(te::npy::descr(a.kind), c.descr);
+    te::npy::Array b;
+    ASSERT_TRUE(te::npy::parse(te::npy::serialize(a), b, &err)) << err;
+    EXPECT_EQ(b.kind, a.kind);
+    EXPECT_EQ(b.bytes, a.bytes);
+  }
+}
+
 TEST(Npy, RejectsWithAMessage) {
   te::npy::Array a;
   std::string err;
   EXPECT_FALSE(te::npy::parse({'x', 'y'}, a, &err));
   EXPECT_EQ(err, "not a .npy file (bad magic)");
   EXPECT_FALSE(te::npy::parse(
-      npyFile(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
+      npyFile(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
               std::vector<uint8_t>(8)),
       a, &err));
-  EXPECT_EQ(err, "unsupported .npy dtype '<i8' (expected '<f4', '<f2', '<f8', "
-                 "'|u1' or '<u2')");
+  EXPECT_EQ(err, "unsupported .npy dtype '<c8' (expected '<f4', '<f2', '<f8', "
+                 "'|u1', '<u2', '<u4', '<u8', '|i1', '<i2', '<i4', '<i8' or "
+                 "'|b1')");
+  EXPECT_FALSE(te::npy::parse(
+      npyFile(1, "{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }",
+              std::vector<uint8_t>(4)),
+      a, &err));
+  EXPECT_EQ(err, "big-endian .npy data ('>i4') is not supported: convert it "
+                 "with a.astype('<i4')");
   EXPECT_FALSE(te::npy::parse(
       npyFile(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
               std::vector<uint8_t>(4)),
