@@ -33,6 +33,13 @@
 // SUMSEED: result 0: f64 min 12 max 12
 // RUN: not te-run %s --entry sum --input 1 --input 2 --input x --input 4 2>&1 | FileCheck %s --check-prefix=NOTNUM
 // NOTNUM: te-run: argument 2 (f32): --input 'x' is not a number (a scalar argument's --input is its value)
+// An `index` argument is an i64 (the lowering's index width), and so is an
+// index element: a user's size argument and the positions it yields.
+// RUN: te-run %s --entry rows --print-signature | FileCheck %s --check-prefix=INDEXSIG
+// INDEXSIG: i64 -> f32[?,8], i64[?]
+// RUN: te-run %s --entry rows --input 5 | FileCheck %s --check-prefix=INDEX
+// INDEX: result 0: f32[5,8] min 0 max 11 mean 5.5
+// INDEX: result 1: i64[5] min 0 max 12 mean 6
 //
 // A GPU-target program needs the cuda backend.
 // RUN: not te-run %s --entry scalar --target sm_90 2>&1 | FileCheck %s --check-prefix=GPU
@@ -69,4 +76,22 @@ func.func @sum(%a: i64, %b: i32, %c: f32, %d: f64) -> f64 {
   %s1 = arith.addf %s0, %fc : f64
   %s2 = arith.addf %s1, %d : f64
   return %s2 : f64
+}
+
+// Row i, column j holds i + j; positions[i] = 3 * i.
+func.func @rows(%n: index) -> (tensor<?x8xf32>, tensor<?xindex>) {
+  %g = tensor.generate %n {
+  ^bb0(%i: index, %j: index):
+    %s = arith.addi %i, %j : index
+    %si = arith.index_cast %s : index to i64
+    %f = arith.sitofp %si : i64 to f32
+    tensor.yield %f : f32
+  } : tensor<?x8xf32>
+  %p = tensor.generate %n {
+  ^bb0(%i: index):
+    %c3 = arith.constant 3 : index
+    %t = arith.muli %i, %c3 : index
+    tensor.yield %t : index
+  } : tensor<?xindex>
+  return %g, %p : tensor<?x8xf32>, tensor<?xindex>
 }

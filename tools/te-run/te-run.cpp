@@ -103,16 +103,17 @@ void usage() {
       ::te::run::kHarnessFlagsHelp);
 }
 
-/// The harness type of an argument/result type, or an error.
+/// The harness type of an argument/result type, or an error. `index` is
+/// i64: the LLVM lowering's index width.
 bool toHarnessType(Type type, ::te::run::TensorType &out, std::string &error) {
   if (type.isF32() || type.isF64() || type.isInteger(64) ||
-      type.isInteger(32)) {
+      type.isInteger(32) || type.isIndex()) {
     out.scalar = true;
     out.shape.clear();
     out.elementType = type.isF32()         ? "f32"
                       : type.isF64()       ? "f64"
-                      : type.isInteger(64) ? "i64"
-                                           : "i32";
+                      : type.isInteger(32) ? "i32"
+                                           : "i64";
     return true;
   }
   auto shaped = dyn_cast<ShapedType>(type);
@@ -135,7 +136,7 @@ bool toHarnessType(Type type, ::te::run::TensorType &out, std::string &error) {
     name = "i16";
   else if (e.isInteger(32))
     name = "i32";
-  else if (e.isInteger(64))
+  else if (e.isInteger(64) || e.isIndex())
     name = "i64";
   else
     ns << e;
