@@ -31,6 +31,25 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KEEP = {"--seed": 1, "--fill": 1, "--dynamic-dim": 1}
 
 
+def run_lines(path):
+    """The lines of `path`, a RUN line continued with a trailing backslash
+    joined with its continuations (lit's reading)."""
+    out, pending = [], None
+    for line in open(path):
+        line = line.rstrip("\n")
+        if pending is not None:
+            cont = re.sub(r"^\s*//\s*RUN:", "", line)
+            line = pending + " " + cont.strip()
+            pending = None
+        if "RUN:" in line and line.rstrip().endswith("\\"):
+            pending = line.rstrip()[:-1].rstrip()
+            continue
+        out.append(line)
+    if pending is not None:
+        out.append(pending)
+    return out
+
+
 def integration_programs():
     out = []
     folder = os.path.join(ROOT, "test", "Integration")
@@ -42,7 +61,7 @@ def integration_programs():
         # --output-dir D of a RUN line -> the stem it ran as; a later RUN line
         # that --compares all its results with D's is that program's twin.
         producers = {}
-        for line in open(path):
+        for line in run_lines(path):
             m = re.search(r"RUN: te-run %s (.*)", line)
             if not m:
                 continue
