@@ -17,40 +17,10 @@
 @widen(a i8[6], b i16[6]) -> (a + b : i32, b >> 1 : i16, a / 2 : i8).
 """
 import os
-import struct
 import sys
 
-FORMATS = {"<f4": "f", "<f8": "d", "|i1": "b", "<i2": "h", "<i4": "i",
-           "<i8": "q", "|u1": "B", "<u2": "H", "<u4": "I", "<u8": "Q",
-           "|b1": "B"}
-
-
-def npy(descr, shape, values):
-    dims = "".join("%d," % d for d in shape) if len(shape) == 1 else \
-        ", ".join(str(d) for d in shape)
-    text = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, dims)
-    text += " " * ((64 - (10 + len(text) + 1) % 64) % 64) + "\n"
-    data = struct.pack("<%d%s" % (len(values), FORMATS[descr]), *values)
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode() + data
-
-
-def read(path):
-    with open(path, "rb") as f:
-        raw = f.read()
-    assert raw[:6] == b"\x93NUMPY", path
-    n = struct.unpack("<H", raw[8:10])[0]
-    header = eval(raw[10:10 + n].decode())  # a dict literal
-    shape = header["shape"]
-    count = 1
-    for d in shape:
-        count *= d
-    fmt = FORMATS[header["descr"]]
-    values = struct.unpack("<%d%s" % (count, fmt), raw[10 + n:])
-    return header["descr"], shape, list(values)
-
-
-def f32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from npyfile import encode as npy, f32, read  # noqa: E402
 
 
 class Lcg:
