@@ -40,6 +40,25 @@
 // RUN: te-run %s --entry rows --input 5 | FileCheck %s --check-prefix=INDEX
 // INDEX: result 0: f32[5,8] min 0 max 11 mean 5.5
 // INDEX: result 1: i64[5] min 0 max 12 mean 6
+// i1, i8 and i16 scalars (a flag, small counts): arguments and results,
+// read exactly; the seed stands for an argument only where no --input or
+// --fill gives it.
+// RUN: te-run %s --entry narrow --print-signature | FileCheck %s --check-prefix=NARROWSIG
+// NARROWSIG: i1, i8, i16 -> i1, i8, i16
+// RUN: te-run %s --entry narrow --input 1 --input -5 --input 100 | FileCheck %s --check-prefix=NARROW
+// NARROW: result 0: i1 min 0 max 0
+// NARROW: result 1: i8 min -10 max -10
+// NARROW: result 2: i16 min 10000 max 10000
+// RUN: te-run %s --entry narrow --seed 7 --fill 0=0 | FileCheck %s --check-prefix=NARROWSEED
+// NARROWSEED: result 0: i1 min 1 max 1
+// NARROWSEED: result 1: i8 min 14 max 14
+// NARROWSEED: result 2: i16 min 49 max 49
+// RUN: not te-run %s --entry narrow --seed 7 2>&1 | FileCheck %s --check-prefix=NARROWRANGE
+// NARROWRANGE: te-run: argument 0 (i1): the seed 7 (its value without --input or --fill) is outside 0..1
+// RUN: not te-run %s --entry narrow --input 2 --input 1 --input 1 2>&1 | FileCheck %s --check-prefix=NARROWBOOL
+// NARROWBOOL: te-run: argument 0 (i1): --input '2' is not an integer in 0..1 (a scalar argument's --input is its value)
+// RUN: not te-run %s --entry narrow --input 1 --input 128 --input 1 2>&1 | FileCheck %s --check-prefix=NARROWI8
+// NARROWI8: te-run: argument 1 (i8): --input '128' is not an integer in -128..127 (a scalar argument's --input is its value)
 //
 // A GPU-target program needs the cuda backend.
 // RUN: not te-run %s --entry scalar --target sm_90 2>&1 | FileCheck %s --check-prefix=GPU
@@ -94,4 +113,13 @@ func.func @rows(%n: index) -> (tensor<?x8xf32>, tensor<?xindex>) {
     tensor.yield %t : index
   } : tensor<?xindex>
   return %g, %p : tensor<?x8xf32>, tensor<?xindex>
+}
+
+// Not b, 2c and d squared.
+func.func @narrow(%b: i1, %c: i8, %d: i16) -> (i1, i8, i16) {
+  %t = arith.constant true
+  %nb = arith.xori %b, %t : i1
+  %c2 = arith.addi %c, %c : i8
+  %d2 = arith.muli %d, %d : i16
+  return %nb, %c2, %d2 : i1, i8, i16
 }

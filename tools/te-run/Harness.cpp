@@ -510,22 +510,26 @@ namespace {
 /// saturated or wrapped).
 bool makeScalar(const TensorType &t, size_t i, const Options &opts, Buffer &b,
                 const std::string &which, std::string *error) {
-  bool integer = t.elementType == "i64" || t.elementType == "i32";
+  bool integer = t.isInteger();
   if (!integer && t.elementType != "f32" && t.elementType != "f64") {
     *error = which +
-             ": scalar arguments must be i64, i32, f32 or f64 "
-             "(pass a " +
+             ": scalar arguments must be i1, i8, i16, i32, i64 (index), f32 "
+             "or f64 (pass a " +
              t.elementType + " as a tensor of one element)";
     return false;
   }
-  int64_t lo = t.elementType == "i32" ? std::numeric_limits<int32_t>::min()
-                                      : std::numeric_limits<int64_t>::min();
-  int64_t hi = t.elementType == "i32" ? std::numeric_limits<int32_t>::max()
-                                      : std::numeric_limits<int64_t>::max();
+  int64_t lo = 0, hi = 0;
+  if (integer)
+    t.integerRange(lo, hi);
   std::string range = std::to_string(lo) + ".." + std::to_string(hi);
   int64_t intValue = 0;
   double floatValue = static_cast<double>(opts.seed);
-  if (integer && opts.seed > static_cast<uint64_t>(hi)) {
+  bool given = !opts.inputs.empty() ||
+               std::any_of(opts.fills.begin(), opts.fills.end(),
+                           [&](const Options::Fill &f) {
+                             return f.index == static_cast<int>(i);
+                           });
+  if (integer && !given && opts.seed > static_cast<uint64_t>(hi)) {
     *error = which + ": the seed " + std::to_string(opts.seed) +
              " (its value without --input or --fill) is outside " + range;
     return false;
@@ -538,7 +542,7 @@ bool makeScalar(const TensorType &t, size_t i, const Options &opts, Buffer &b,
       // An integer read exactly; else a number with an integer value.
       if (!integer || parseInteger(f.text, lo, hi, intValue))
         continue;
-      if (!(v >= static_cast<double>(lo) && v < -static_cast<double>(lo) &&
+      if (!(v >= static_cast<double>(lo) && v < static_cast<double>(hi) + 1.0 &&
             v == std::trunc(v))) {
         *error = which + ": --fill value " + std::to_string(v) +
                  " is not an integer in " + range;
@@ -576,11 +580,11 @@ bool makeScalar(const TensorType &t, size_t i, const Options &opts, Buffer &b,
     return false;
   }
   b.bytes.resize(t.elementBytes());
-  if (t.elementType == "i64") {
-    std::memcpy(b.bytes.data(), &intValue, 8);
-  } else if (t.elementType == "i32") {
-    int32_t v = static_cast<int32_t>(intValue);
-    std::memcpy(b.bytes.data(), &v, 4);
+  if (integer) {
+    // Little-endian: the value's low bytes (in range, checked above).
+    for (int64_t k = 0; k < t.elementBytes(); ++k)
+      b.bytes[k] =
+          static_cast<uint8_t>(static_cast<uint64_t>(intValue) >> (8 * k));
   } else if (t.elementType == "f32") {
     float v = static_cast<float>(floatValue);
     std::memcpy(b.bytes.data(), &v, 4);

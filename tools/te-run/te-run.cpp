@@ -106,14 +106,17 @@ void usage() {
 /// The harness type of an argument/result type, or an error. `index` is
 /// i64: the LLVM lowering's index width.
 bool toHarnessType(Type type, ::te::run::TensorType &out, std::string &error) {
-  if (type.isF32() || type.isF64() || type.isInteger(64) ||
-      type.isInteger(32) || type.isIndex()) {
+  unsigned intBits =
+      type.isSignlessInteger() ? type.getIntOrFloatBitWidth() : 0;
+  if (type.isF32() || type.isF64() || type.isIndex() || intBits == 1 ||
+      intBits == 8 || intBits == 16 || intBits == 32 || intBits == 64) {
     out.scalar = true;
     out.shape.clear();
-    out.elementType = type.isF32()         ? "f32"
-                      : type.isF64()       ? "f64"
-                      : type.isInteger(32) ? "i32"
-                                           : "i64";
+    out.elementType = type.isF32()   ? "f32"
+                      : type.isF64() ? "f64"
+                      : type.isIndex()
+                          ? "i64"
+                          : "i" + std::to_string(type.getIntOrFloatBitWidth());
     return true;
   }
   auto shaped = dyn_cast<ShapedType>(type);
