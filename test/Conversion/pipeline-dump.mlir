@@ -12,10 +12,11 @@
 // RUN: te-opt %s --te-pipeline="target=sm_90 share-emulated-operands=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHARE
 // RUN: te-opt %s --te-pipeline="target=cpu share-emulated-operands=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSHARE
 
-// CPU: Pass Manager with 17 passes:
+// CPU: Pass Manager with 18 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: te-set-target{remarks=true target=cpu},
 // CPU-NEXT: inline{{.*}},
+// CPU-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // CPU-NEXT: te-infer-shapes,
 // CPU-NEXT: te-decompose-linear,
 // CPU-NEXT: te-fuse-accumulate,
@@ -33,10 +34,11 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 29 passes:
+// SM90: Pass Manager with 30 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
+// SM90-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // SM90-NEXT: te-infer-shapes,
 // SM90-NEXT: te-decompose-linear,
 // SM90-NEXT: te-fuse-accumulate,
@@ -71,10 +73,11 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 17 passes:
+// NOLLVM: Pass Manager with 18 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
+// NOLLVM-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // NOLLVM-NEXT: te-infer-shapes,
 // NOLLVM-NEXT: te-decompose-linear,
 // NOLLVM-NEXT: te-fuse-accumulate,
@@ -92,10 +95,11 @@
 // NOLLVM-NEXT: te-linalg-to-gpu{remarks=true}
 // NOLLVM-NEXT: )
 
-// TWIN: Pass Manager with 17 passes:
+// TWIN: Pass Manager with 18 passes:
 // TWIN-NEXT: builtin.module(
 // TWIN-NEXT: te-set-target{remarks=true target=cpu},
 // TWIN-NEXT: inline{{.*}},
+// TWIN-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // TWIN-NEXT: te-infer-shapes,
 // TWIN-NEXT: te-decompose-linear,
 // TWIN-NEXT: convert-te-to-reference,
@@ -120,10 +124,10 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // share-emulated-operands=true adds te-share-emulated-operands after the
 // expansion on sm_90; the cpu backend computes its GEMMs from the quantized
 // buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 30 passes:
+// SHARE: Pass Manager with 31 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-share-emulated-operands,
 // SHARE-NEXT: te-bufferize-boundaries,
-// NOSHARE: Pass Manager with 17 passes:
+// NOSHARE: Pass Manager with 18 passes:
 // NOSHARE-NOT: te-share-emulated-operands

@@ -24,7 +24,8 @@
 // TIMING: Parser
 // TIMING-NEXT: TESetTarget
 // TIMING-NEXT: Inliner
-// TIMING: TEInferShapes
+// TIMING: TEDecomposeAggregates
+// TIMING-NEXT: TEInferShapes
 // TIMING-NEXT: TEDecomposeLinear
 // REFERENCE-NEXT: ConvertTEToReference
 // TIMING-NEXT: TEFuseAccumulate

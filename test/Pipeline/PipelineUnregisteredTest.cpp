@@ -64,10 +64,10 @@ int main(int argc, char **argv) {
   llvm::raw_string_ostream os(text);
   pm.printAsTextualPipeline(os);
   for (const char *name :
-       {"te-infer-shapes", "te-decompose-linear", "te-infer-usages",
-        "te-eliminate-aliases", "te-expand-qtensors", "te-bufferize-boundaries",
-        "one-shot-bufferize", "te-deallocate", "convert-te-to-runtime",
-        "te-lower-if-present", "convert-to-llvm"})
+       {"te-decompose-aggregates", "te-infer-shapes", "te-decompose-linear",
+        "te-infer-usages", "te-eliminate-aliases", "te-expand-qtensors",
+        "te-bufferize-boundaries", "one-shot-bufferize", "te-deallocate",
+        "convert-te-to-runtime", "te-lower-if-present", "convert-to-llvm"})
     if (text.find(name) == std::string::npos)
       return fail(std::string("the pipeline lacks ") + name + ": " + text);
   for (const char *name : {"te-infer-shapes", "one-shot-bufferize",

@@ -55,8 +55,9 @@ namespace {
 
 /// The te passes in pipeline order (DESIGN.md, "The flow").
 const char *const kTEPasses[] = {
-    "te-infer-shapes",      "te-decompose-linear", "te-infer-usages",
-    "te-eliminate-aliases", "te-expand-qtensors",  "te-bufferize-boundaries",
+    "te-decompose-aggregates", "te-infer-shapes",      "te-decompose-linear",
+    "te-infer-usages",         "te-eliminate-aliases", "te-expand-qtensors",
+    "te-bufferize-boundaries",
 };
 
 /// The whole flow (registered by registerTEPipeline), each on a fresh clone.

@@ -4,8 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Declarations of te's passes on upstream dialects only (te-split-deallocs,
-// te-bufferize-boundaries, te-constant-globals, te-lower-if-present,
+// Declarations of te's passes on upstream dialects only
+// (te-decompose-aggregates, te-split-deallocs, te-bufferize-boundaries,
+// te-constant-globals, te-lower-if-present, te-split-entry-blocks,
 // te-strip-binary-properties), generated from Passes.td.
 //
 //===----------------------------------------------------------------------===//

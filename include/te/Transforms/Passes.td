@@ -5,12 +5,13 @@
 //===----------------------------------------------------------------------===//
 //
 // Transforms of te-pipeline that know nothing of the te dialect: they work
-// on upstream dialects only (func, bufferization, memref, gpu) and would
-// serve any pipeline with the same needs. Bufferization helpers that make
-// one-shot bufferization and buffer deallocation linear in the program's
-// size and bufferization's output reproducible, and the lowering stages'
-// driver. Lit tests in test/Transforms/ and
-// test/Conversion/.
+// on upstream dialects only (func, linalg, bufferization, memref, gpu) and
+// would serve any pipeline with the same needs. The decomposition of
+// aggregated linalg ops (linalg.softmax) into ops every target lowers;
+// bufferization helpers that make one-shot bufferization and buffer
+// deallocation linear in the program's size and bufferization's output
+// reproducible; the lowering stages' driver. Lit tests in test/Transforms/
+// and test/Conversion/.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,90 @@
 #define TE_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// te-decompose-aggregates
+//===----------------------------------------------------------------------===//
+
+def TEDecomposeAggregates : Pass<"te-decompose-aggregates"> {
+  let summary = "replace every linalg::AggregatedOpInterface op on tensors "
+                "(linalg.softmax) by its decomposition";
+  let description = [{
+    Every op implementing `linalg::AggregatedOpInterface` is replaced by
+    the values its `decomposeOperation` builds -- what upstream's
+    `transform.structured.decompose_interface` does, as a pass. For
+    `linalg.softmax` that is four linalg ops on tensors: a max reduction
+    along the dimension (from NaN, the identity of `maxnumf`), the
+    exponential of the difference, a sum reduction, and the division.
+    `te-pipeline` runs it on every target right after the inliner, at
+    tensor level, so that bufferization and the lowerings (the cpu
+    backend's loops, `te-linalg-to-gpu`'s kernels) see only ops they know.
+    Dynamic sizes are carried by the decomposition (`tensor.dim` of the
+    input, `tensor.empty` of those sizes). An op that a decomposition
+    creates is decomposed in turn.
+
+    ```mlir
+    %y = linalg.softmax dimension(1) ins(%x : tensor<64x1000xf32>)
+        outs(%e : tensor<64x1000xf32>) -> tensor<64x1000xf32>
+    // becomes
+    %r = tensor.empty() : tensor<64xf32>
+    %max0 = linalg.fill ins(%nan : f32) outs(%r : tensor<64xf32>) -> tensor<64xf32>
+    %max = linalg.generic {reduction over d1: arith.maxnumf}
+        ins(%x : tensor<64x1000xf32>) outs(%max0 : tensor<64xf32>) -> tensor<64xf32>
+    %exp = linalg.generic {parallel: math.exp(x - max)}
+        ins(%x, %max : tensor<64x1000xf32>, tensor<64xf32>)
+        outs(%e : tensor<64x1000xf32>) -> tensor<64x1000xf32>
+    %sum0 = linalg.fill ins(%zero : f32) outs(%r : tensor<64xf32>) -> tensor<64xf32>
+    %sum = linalg.generic {reduction over d1: arith.addf}
+        ins(%exp : tensor<64x1000xf32>) outs(%sum0 : tensor<64xf32>) -> tensor<64xf32>
+    %y = linalg.generic {parallel: exp / sum}
+        ins(%exp, %sum : tensor<64x1000xf32>, tensor<64xf32>)
+        outs(%e : tensor<64x1000xf32>) -> tensor<64x1000xf32>
+    ```
+
+    Upstream's decomposition computes in the op's element type: a bf16
+    softmax would sum in bf16, and the sum of a long row stalls once it is
+    large beside each term (over 1000 columns the result is ~12% off,
+    normwise).
+    With `softmax-in-f32` (the default) a `linalg.softmax` of a float type
+    narrower than f32 (bf16, f16) is computed in f32 instead: the input
+    extended (`arith.extf` in an elementwise `linalg.generic`), an f32
+    softmax decomposed, its result truncated into the op's output
+    (`arith.truncf`): one rounding, as PyTorch computes it.
+    `softmax-in-f32=false` keeps upstream's decomposition in the element
+    type.
+
+    Where the input and the output of a `linalg.softmax` have different
+    but compatible types (`tensor<64x1000xf32>` and `tensor<?x1000xf32>`,
+    as canonicalization's folding of casts leaves them), both are first
+    cast to their most static common type, which upstream's decomposition
+    needs (its exponential takes the input's type as result type and the
+    output as init), and the result is cast back to the op's result type.
+
+    Errors, each naming the op: an op with a memref (or unranked) operand
+    or result -- upstream's softmax decomposition builds tensor ops even
+    then (`linalg.generic` ops mixing memrefs and tensors, which do not
+    verify), so the pass runs before bufferization --; a `linalg.softmax`
+    of a non-float element type; an op whose `decomposeOperation` fails,
+    gives values that do not match its results, or builds IR that does
+    not verify (what it built is erased).
+  }];
+  let options = [
+    Option<"softmaxInF32", "softmax-in-f32", "bool", /*default=*/"true",
+           "compute a linalg.softmax of a float type narrower than f32 in "
+           "f32, its result rounded once">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numDecomposed", "ops-decomposed",
+              "aggregated ops replaced by their decomposition">,
+    Statistic<"numInF32", "softmax-in-f32",
+              "linalg.softmax ops of a narrower float type computed in f32">
+  ];
+}
 
 //===----------------------------------------------------------------------===//
 // te-split-deallocs

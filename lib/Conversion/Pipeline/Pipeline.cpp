@@ -58,6 +58,10 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // first: their dynamic signatures would otherwise survive to bufferization
   // and leave casts the LLVM lowering cannot reconcile.
   pm.addPass(createInlinerPass());
+  // Aggregated linalg ops (linalg.softmax) become the linalg ops on tensors
+  // that every target lowers; their dynamic sizes are tensor.dim /
+  // tensor.empty, which te-infer-shapes sees like any others.
+  pm.addPass(createTEDecomposeAggregates());
   pm.addPass(createTEInferShapes());
   pm.addPass(createTEDecomposeLinear());
   if (options.reference)
@@ -166,7 +170,8 @@ void mlir::te::registerTEPipeline() {
   registerTEConversionPasses();
   PassPipelineRegistration<TEPipelineOptions>(
       "te-pipeline",
-      "the te flow (DESIGN.md): te-set-target, inline, te-infer-shapes, "
+      "the te flow (DESIGN.md): te-set-target, inline, "
+      "te-decompose-aggregates, te-infer-shapes, "
       "te-decompose-linear, convert-te-to-reference (reference=true), "
       "te-fuse-accumulate (fuse-accumulate=true), te-infer-usages, "
       "te-eliminate-aliases, te-expand-qtensors, canonicalize, "
