@@ -109,11 +109,13 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
     // scalar accesses runtime calls; the second te-linalg-to-gpu lowers the
     // copies of strided operands convert-te-to-runtime made.
     pm.addPass(createConvertBufferizationToMemRefPass());
-    pm.addPass(createTELinalgToGPU());
+    TELinalgToGPUOptions kernels;
+    kernels.remarks = options.remarks;
+    pm.addPass(createTELinalgToGPU(kernels));
     ConvertTEToRuntimeOptions runtime;
     runtime.deviceMemory = true;
     pm.addPass(createConvertTEToRuntime(runtime));
-    pm.addPass(createTELinalgToGPU());
+    pm.addPass(createTELinalgToGPU(kernels));
   }
   if (!options.lowerToLLVM)
     return;
