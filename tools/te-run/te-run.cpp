@@ -39,6 +39,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "te/Conversion/Passes.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
+#include "te/Dialect/TE/IR/TETypes.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
 #include "te/ToolVersion.h"
 #include "te/Transforms/Passes.h"
@@ -150,6 +151,44 @@ bool toHarnessType(Type type, ::te::run::TensorType &out, std::string &error) {
   if (out.elementBytes() == 0) {
     error = "te-run: unsupported element type " + name;
     return false;
+  }
+  return true;
+}
+
+/// The harness types of an entry's argument or result: a `!te.qtensor` is
+/// its buffers on the layout target (te-expand-qtensors' expansion, in TE's
+/// flatten order: data, scale_inv, then the columnwise copy's), anything
+/// else one type. A qtensor argument must be static: its buffers' `?`
+/// dimensions are not the logical one, which the harness's one size per
+/// `?` would assume.
+bool toHarnessTypes(Type type, mlir::te::Target layoutTarget, bool argument,
+                    std::vector<::te::run::TensorType> &out,
+                    std::string &error) {
+  auto q = dyn_cast<mlir::te::QTensorType>(type);
+  if (!q) {
+    ::te::run::TensorType ht;
+    if (!toHarnessType(type, ht, error))
+      return false;
+    out.push_back(ht);
+    return true;
+  }
+  llvm::raw_string_ostream os(error);
+  if (argument && !q.hasStaticShape()) {
+    os << "a quantized argument of dynamic shape (" << type
+       << ") is not supported: its buffers' sizes are not the `?` of its "
+          "logical shape; give it a static shape";
+    return false;
+  }
+  SmallVector<RankedTensorType> buffers = q.getBufferTypes(layoutTarget);
+  if (buffers.empty()) {
+    os << "no buffer layout for " << type;
+    return false;
+  }
+  for (RankedTensorType buffer : buffers) {
+    ::te::run::TensorType ht;
+    if (!toHarnessType(buffer, ht, error))
+      return false;
+    out.push_back(ht);
   }
   return true;
 }
@@ -435,22 +474,21 @@ int main(int argc, char **argv) {
   ::te::run::Signature sig;
   if (auto f = module->lookupSymbol<func::FuncOp>(entry)) {
     std::string err;
-    for (Type t : f.getArgumentTypes()) {
-      ::te::run::TensorType ht;
-      if (!toHarnessType(t, ht, err)) {
+    // Quantized tensors are laid out for the module's target (te-set-target:
+    // sm_100's layouts on sm_100, sm_90's otherwise, the cpu backend's too).
+    mlir::te::Target layoutTarget =
+        target == "sm_100" ? mlir::te::Target::SM100 : mlir::te::Target::SM90;
+    for (Type t : f.getArgumentTypes())
+      if (!toHarnessTypes(t, layoutTarget, /*argument=*/true, sig.args, err)) {
         std::fprintf(stderr, "te-run: @%s: %s\n", entry.c_str(), err.c_str());
         return 1;
       }
-      sig.args.push_back(ht);
-    }
-    for (Type t : f.getResultTypes()) {
-      ::te::run::TensorType ht;
-      if (!toHarnessType(t, ht, err)) {
+    for (Type t : f.getResultTypes())
+      if (!toHarnessTypes(t, layoutTarget, /*argument=*/false, sig.results,
+                          err)) {
         std::fprintf(stderr, "te-run: @%s: %s\n", entry.c_str(), err.c_str());
         return 1;
       }
-      sig.results.push_back(ht);
-    }
     f->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                UnitAttr::get(&context));
   } else if (!isLowered(*module)) {
