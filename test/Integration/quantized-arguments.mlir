@@ -30,6 +30,13 @@
 // RUN: te-run %s --entry nvfp4_cached --input %t/x.npy --input %t/nvfp4/_rowwise_data.npy --input %t/nvfp4/_rowwise_scale_inv.npy --input %t/nvfp4/_amax_rowwise.npy --compare %t/nvfp4-inside/result0.npy | FileCheck %s
 // CHECK: result 0: PASS
 //
+// Ahead of time: the .sig lists the buffers, the driver takes them alike.
+// RUN: env TE_BUILD_DIR=%te_lib_dir/.. %te_src_root/scripts/te-aot.sh compile %s %t/aot.o --entry mxfp8_cached --target cpu > /dev/null 2>&1
+// RUN: FileCheck %s --check-prefix=AOTSIG < %t/aot.sig
+// AOTSIG: f32[32,128], f8E4M3FN[64,128], f8E8M0FNU[128,4] -> f32[32,64]
+// RUN: %te_src_root/scripts/te-aot.sh link %t/aot.o %t/aot %te_lib_dir > /dev/null
+// RUN: %t/aot --signature-file %t/aot.sig --entry mxfp8_cached --input %t/x.npy --input %t/mxfp8/_rowwise_data.npy --input %t/mxfp8/_rowwise_scale_inv.npy --compare %t/mxfp8-inside/result0.npy | FileCheck %s
+//
 // A quantized result: the buffers te-quantize writes.
 // RUN: te-run %s --entry quantize_mxfp8 --input %t/w.npy --compare %t/mxfp8/_rowwise_data.npy --compare %t/mxfp8/_rowwise_scale_inv.npy | FileCheck %s --check-prefix=QOUT
 // QOUT: result 0: PASS
