@@ -116,3 +116,66 @@ func.func @picked_logit(%l: memref<32x100xf32>, %lab: memref<32xi64>, %s: memref
   }
   return
 }
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// Independent outputs (a sum and a sum of squares: each yield reads the
+// inputs and its own accumulator only) are one reduction each, on the
+// parallel kernels; no remark.
+// CHECK-LABEL: func.func @moments
+// CHECK: gpu.launch {{.*}}function(@moments_reduce_rows_L{{[0-9]+}}_kernel)
+// CHECK: arith.addf
+// CHECK-NOT: arith.mulf
+// CHECK: gpu.launch {{.*}}function(@moments_reduce_combine_L{{[0-9]+}}_kernel)
+// CHECK: gpu.launch {{.*}}function(@moments_reduce_rows_L{{[0-9]+}}_kernel_0)
+// CHECK: arith.mulf
+// CHECK: gpu.launch {{.*}}function(@moments_reduce_combine_L{{[0-9]+}}_kernel_0)
+// CHECK-NOT: reduce_serial
+func.func @moments(%x: memref<64x4096xbf16>, %s: memref<64xf32>, %q: memref<64xf32>) {
+  linalg.generic {indexing_maps = [#in, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x4096xbf16>) outs(%s, %q : memref<64xf32>, memref<64xf32>) {
+  ^bb0(%a: bf16, %acc: f32, %acc2: f32):
+    %f = arith.extf %a : bf16 to f32
+    %r = arith.addf %acc, %f : f32
+    %f2 = arith.mulf %f, %f : f32
+    %r2 = arith.addf %acc2, %f2 : f32
+    linalg.yield %r, %r2 : f32, f32
+  }
+  return
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// Independent outputs in one buffer, or an output that is also an input
+// (through a subview): one op's writes would reach the other's reads, so
+// they stay one serial reduction.
+// CHECK-LABEL: func.func @shared_buffers
+// CHECK: gpu.launch {{.*}}function(@shared_buffers_reduce_serial_L{{[0-9]+}}_kernel)
+// CHECK: gpu.launch {{.*}}function(@shared_buffers_reduce_serial_L{{[0-9]+}}_kernel)
+// CHECK-NOT: reduce_rows
+func.func @shared_buffers(%x: memref<64x512xf32>, %s: memref<64xf32>, %t: memref<128xf32>) {
+  // expected-remark @+1 {{runs one GPU thread per output}}
+  linalg.generic {indexing_maps = [#in, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x512xf32>) outs(%s, %s : memref<64xf32>, memref<64xf32>) {
+  ^bb0(%a: f32, %acc: f32, %acc2: f32):
+    %r = arith.addf %acc, %a : f32
+    %r2 = arith.maximumf %acc2, %a : f32
+    linalg.yield %r, %r2 : f32, f32
+  }
+  %lo = memref.subview %t[0] [64] [1] : memref<128xf32> to memref<64xf32, strided<[1]>>
+  %hi = memref.subview %t[64] [64] [1] : memref<128xf32> to memref<64xf32, strided<[1], offset: 64>>
+  // expected-remark @+1 {{runs one GPU thread per output}}
+  linalg.generic {indexing_maps = [#in, #row, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %lo : memref<64x512xf32>, memref<64xf32, strided<[1]>>) outs(%s, %hi : memref<64xf32>, memref<64xf32, strided<[1], offset: 64>>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32, %acc2: f32):
+    %r = arith.addf %acc, %a : f32
+    %m = arith.mulf %a, %b : f32
+    %r2 = arith.addf %acc2, %m : f32
+    linalg.yield %r, %r2 : f32, f32
+  }
+  return
+}

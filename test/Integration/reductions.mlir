@@ -1,11 +1,12 @@
 // Reductions as users write them, on the cpu backend against results
 // computed independently in Python (Inputs/reductions.py): an argmax (two
 // outputs), a running average down the columns of a dynamic batch, a
-// softmax cross-entropy loss whose labels come from linalg.index, and
+// softmax cross-entropy loss whose labels come from linalg.index,
 // Welford's mean and variance (two outputs, the accumulators used beyond
-// one associative combiner). On GPU targets the argmax, the running average
-// and Welford's run one thread per output (te-linalg-to-gpu remarks on each);
-// the loss's reductions are parallel.
+// one associative combiner), and a sum with a sum of squares in one op. On
+// GPU targets the argmax, the running average and Welford's run one thread
+// per output (te-linalg-to-gpu remarks on each); the loss's reductions are
+// parallel, and so are the two sums, split into one reduction each.
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/reductions.py %t
@@ -13,6 +14,7 @@
 // RUN: te-run %s --entry ema --input %t/ema.in0.npy --rtol 1e-5 --atol 1e-5 --compare %t/ema.want0.npy | FileCheck %s --check-prefix=ONE
 // RUN: te-run %s --entry xent --input %t/xent.in0.npy --rtol 1e-5 --compare %t/xent.want0.npy | FileCheck %s --check-prefix=ONE
 // RUN: te-run %s --entry welford --input %t/welford.in0.npy --rtol 1e-4 --atol 1e-5 --compare %t/welford.want0.npy --compare %t/welford.want1.npy | FileCheck %s --check-prefix=TWO
+// RUN: te-run %s --entry moments --input %t/moments.in0.npy --rtol 1e-5 --atol 1e-3 --compare %t/moments.want0.npy --compare %t/moments.want1.npy | FileCheck %s --check-prefix=TWO
 // ONE: result 0: PASS
 // TWO: result 0: PASS
 // TWO: result 1: PASS
@@ -23,6 +25,7 @@
 // RUN: te-run %s --entry ema --seed 3 --dynamic-dim 300 | FileCheck %s --check-prefix=SEEDED
 // RUN: te-run %s --entry xent --seed 3 | FileCheck %s --check-prefix=SEEDED
 // RUN: te-run %s --entry welford --seed 3 | FileCheck %s --check-prefix=SEEDED
+// RUN: te-run %s --entry moments --seed 3 | FileCheck %s --check-prefix=SEEDED
 // SEEDED: result 0:
 //
 // The GPU lowering (PTX: no CUDA toolkit needed).
@@ -32,6 +35,9 @@
 // GPU-DAG: gpu.binary @ema_reduce_serial_L{{[0-9]+}}_kernel
 // GPU-DAG: gpu.binary @xent_reduce_rows_L{{[0-9]+}}_kernel
 // GPU-DAG: gpu.binary @welford_reduce_serial_L{{[0-9]+}}_kernel
+// GPU-DAG: gpu.binary @moments_reduce_rows_L{{[0-9]+}}_kernel
+// GPU-DAG: gpu.binary @moments_reduce_rows_L{{[0-9]+}}_kernel_0
+// GPU-NOT: moments_reduce_serial
 // GPU-NOT: vector.step
 
 #in = affine_map<(i, j) -> (i, j)>
@@ -144,4 +150,19 @@ func.func @welford(%x: tensor<32x4096xf32>) -> (tensor<32xf32>, tensor<32xf32>) 
     linalg.yield %mean1, %m21 : f32, f32
   } -> (tensor<32xf32>, tensor<32xf32>)
   return %r#0, %r#1 : tensor<32xf32>, tensor<32xf32>
+}
+
+func.func @moments(%x: tensor<64x2048xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %r:2 = linalg.generic {indexing_maps = [#in, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x2048xf32>) outs(%z, %z : tensor<64xf32>, tensor<64xf32>) {
+  ^bb0(%v: f32, %s: f32, %q: f32):
+    %s1 = arith.addf %s, %v : f32
+    %v2 = arith.mulf %v, %v : f32
+    %q1 = arith.addf %q, %v2 : f32
+    linalg.yield %s1, %q1 : f32, f32
+  } -> (tensor<64xf32>, tensor<64xf32>)
+  return %r#0, %r#1 : tensor<64xf32>, tensor<64xf32>
 }

@@ -185,8 +185,13 @@ def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
       block per output with `gpu.all_reduce` when the innermost loop is
       reduced, else one thread per output, in order). The chunking depends
       only on the shapes: results are deterministic.
-    * Any other reduction (several outputs, such as an argmax's value and
-      index; a region that uses the accumulator otherwise, such as a running
+    * A reduction with several outputs that do not read each other's
+      accumulator (a sum and a sum of squares in one op) is one reduction
+      per output, each lowered as above, unless an output's buffer is
+      another output's or an input's.
+    * Any other reduction (outputs that read each other's accumulator, such
+      as an argmax's value and index; a region that uses the accumulator
+      otherwise, such as a running
       average `acc * 0.9 + x`) runs one thread per output, which walks the
       reduction loops in order from the output's initial values, as the cpu
       backend does: correct for any region, parallel over the outputs only

@@ -703,7 +703,92 @@ OpBuilder firstThread(OpBuilder &b, Location loc, Value tx) {
   return w.getThenBodyBuilder();
 }
 
+/// The buffer `v` views (through subviews, casts, reshapes), or `v`.
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// A reduction whose outputs are independent -- each yielded value computed
+/// from the inputs and that output's own accumulator only, as a sum and a
+/// sum of squares in one op -- as one op per output, in output order; none
+/// where an output reads another's accumulator (an argmax's index reads the
+/// running maximum), the region has ops with regions, or an output buffer
+/// is another output's or an input's (one op's writes would reach the
+/// next one's reads).
+SmallVector<linalg::GenericOp> splitIndependentOutputs(RewriterBase &rewriter,
+                                                       linalg::GenericOp op) {
+  unsigned numOutputs = op.getNumDpsInits();
+  Block &body = op.getRegion().front();
+  if (numOutputs < 2 || llvm::any_of(body, [](Operation &inner) {
+        return inner.getNumRegions() != 0;
+      }))
+    return {};
+  // Inputs come first: an output whose buffer is already in the set is an
+  // input's or an earlier output's.
+  llvm::SmallPtrSet<Value, 8> roots;
+  for (OpOperand &o : op->getOpOperands())
+    if (isa<MemRefType>(o.get().getType()) &&
+        !roots.insert(rootBuffer(o.get())).second && op.isDpsInit(&o))
+      return {};
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  // The ops of the region each output's value needs.
+  SmallVector<llvm::SmallPtrSet<Operation *, 16>> slices(numOutputs);
+  for (unsigned i = 0; i < numOutputs; ++i) {
+    SmallVector<Value> work{yield.getOperand(i)};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (arg.getOwner() == &body &&
+            arg.getArgNumber() >= op.getNumDpsInputs() &&
+            arg != op.getRegionOutputArgs()[i])
+          return {}; // another output's accumulator
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (def->getBlock() != &body || !slices[i].insert(def).second)
+        continue;
+      llvm::append_range(work, def->getOperands());
+    }
+  }
+  SmallVector<linalg::GenericOp> parts;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<AffineMap> inputMaps(maps.begin(),
+                                   maps.begin() + op.getNumDpsInputs());
+  rewriter.setInsertionPoint(op);
+  for (unsigned i = 0; i < numOutputs; ++i) {
+    SmallVector<AffineMap> partMaps = inputMaps;
+    partMaps.push_back(maps[op.getNumDpsInputs() + i]);
+    auto part = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{}, op.getDpsInputs(),
+        ValueRange{op.getDpsInits()[i]}, partMaps, op.getIteratorTypesArray(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          IRMapping map;
+          for (unsigned k = 0; k < op.getNumDpsInputs(); ++k)
+            map.map(body.getArgument(k), args[k]);
+          map.map(op.getRegionOutputArgs()[i], args.back());
+          for (Operation &inner : body.without_terminator())
+            if (slices[i].contains(&inner))
+              b.clone(inner, map);
+          linalg::YieldOp::create(b, loc,
+                                  map.lookupOrDefault(yield.getOperand(i)));
+        });
+    parts.push_back(part);
+  }
+  rewriter.eraseOp(op);
+  return parts;
+}
+
 LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
+  // Independent outputs: one reduction each (the parallel kernels where
+  // each is one associative combiner).
+  SmallVector<linalg::GenericOp> parts = splitIndependentOutputs(rewriter, op);
+  for (linalg::GenericOp part : parts)
+    if (failed(lowerReduction(part)))
+      return failure();
+  if (!parts.empty())
+    return success();
   std::optional<Combiner> combiner;
   SmallVector<Operation *> combiners;
   if (op.getNumDpsInits() == 1) {

@@ -9,6 +9,7 @@ independently of te.
 @xent(logits f32[128,100]) -> mean over rows i of logsumexp(row) - row[label]
                              with label = (37 * i) % 100
 @welford(x f32[32,4096]) -> (mean f32[32], M2 f32[32]) of each row
+@moments(x f32[64,2048]) -> (sum f32[64], sum of squares f32[64]) of each row
 """
 import math
 import os
@@ -70,6 +71,12 @@ def main(out):
     m2 = [sum((v - mu) ** 2 for v in row) for row, mu in zip(x, means)]
     save("welford", [("<f4", (32, 4096), flat(x))],
          [("<f4", (32,), means), ("<f4", (32,), m2)])
+
+    # moments: a sum and a sum of squares in one op.
+    x = matrix(rng, 64, 2048)
+    save("moments", [("<f4", (64, 2048), flat(x))],
+         [("<f4", (64,), [sum(row) for row in x]),
+          ("<f4", (64,), [sum(v * v for v in row) for row in x])])
 
 
 if __name__ == "__main__":
