@@ -154,6 +154,8 @@ TELowerIfPresentPass::TELowerIfPresentPass() {
   addStage(opOfDialect("math"), [&](OpPassManager &pm) {
     pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
   });
+  // Host math that LLVM has no intrinsic for (erf, ...): libm calls.
+  addIfPresent(te::isHostMathWithoutLLVMLowering, te::createTEHostMathToLibm());
   arith::ArithEmulateUnsupportedFloatsOptions hostPromote;
   hostPromote.sourceTypeStrs = {"bf16"};
   hostPromote.targetTypeStr = "f32";

@@ -6,8 +6,9 @@
 //
 // Declarations of te's passes on upstream dialects only
 // (te-decompose-aggregates, te-split-deallocs, te-bufferize-boundaries,
-// te-constant-globals, te-lower-if-present, te-split-entry-blocks,
-// te-strip-binary-properties), generated from Passes.td.
+// te-constant-globals, te-lower-if-present, te-host-math-to-libm,
+// te-split-entry-blocks, te-strip-binary-properties), generated from
+// Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,10 @@ namespace mlir::te {
 
 #define GEN_PASS_REGISTRATION
 #include "te/Transforms/Passes.h.inc"
+
+/// Whether `op` is a math op of host code (outside any gpu.module) that
+/// convert-to-llvm cannot lower (te-host-math-to-libm rewrites it).
+bool isHostMathWithoutLLVMLowering(Operation *op);
 
 } // namespace mlir::te
 

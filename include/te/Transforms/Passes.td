@@ -290,6 +290,7 @@ def TELowerIfPresent : Pass<"te-lower-if-present", "::mlir::ModuleOp"> {
     | `expand-strided-metadata` | a `memref` op other than `alloc`, `alloca`, `dealloc`, `global`, `get_global`, `extract_aligned_pointer_as_index`, `load`, `store`, `copy`, `dim` (views, reshapes, casts) |
     | `lower-affine` | an `affine` op |
     | `func.func(math-extend-to-supported-types)` (host math on bf16 / f16 computed in f32) | a `math` op |
+    | `te-host-math-to-libm` (host `erf`, `erfc`, `asinh`, `acosh`, `atanh`, `cbrt`: C library calls) | one of those ops outside a `gpu.module` |
     | `func.func(arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}, arith-expand{include-bf16=true include-f8e8m0=true})` (host bf16 arithmetic computed in f32, each op rounded back: no `__truncsfbf2` libcall, which older C runtimes lack), `gpu.module(arith-expand{include-f8e8m0=true})` (kernels keep bf16 conversions for the hardware's `cvt`) | an `arith` op other than `constant`, `index_cast`, `index_castui`, `addi`, `subi`, `muli`, `cmpi`, `select`, `andi`, `ori`, `xori`, `extui`, `extsi`, `trunci` |
     | `convert-scf-to-cf` | an `scf` op |
 
@@ -309,6 +310,43 @@ def TELowerIfPresent : Pass<"te-lower-if-present", "::mlir::ModuleOp"> {
   }];
   let statistics = [
     Statistic<"numStages", "stages-run", "lowering stages run">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// te-host-math-to-libm
+//===----------------------------------------------------------------------===//
+
+def TEHostMathToLibm : Pass<"te-host-math-to-libm", "::mlir::ModuleOp"> {
+  let summary = "host math ops without an LLVM lowering (erf, ...) become "
+                "C math library calls";
+  let description = [{
+    `convert-to-llvm` lowers most `math` ops to LLVM intrinsics, but not
+    `math.erf`, `erfc`, `asinh`, `acosh`, `atanh` or `cbrt`: they reached
+    the translation to LLVM IR and failed there ("missing
+    LLVMTranslationDialectInterface registration ... math.erf"), so a host
+    program with the exact GELU (`0.5 x (1 + erf(x / sqrt(2)))`) did not run
+    on the cpu target. This pass rewrites those ops outside any
+    `gpu.module` into calls of the C library (`erff` / `erf` for f32 / f64,
+    upstream's math-to-libm patterns; vectors element by element); kernels
+    keep them for the NVVM lowering, which calls libdevice. `te-pipeline`
+    runs it as a stage of `te-lower-if-present`, after
+    `math-extend-to-supported-types` (so bf16 and f16 are computed in f32).
+    A program using them links against libm (`scripts/te-aot.sh link` does;
+    te-run's JIT finds the functions in its process).
+
+    ```mlir
+    %y = math.erf %x : f32
+    // becomes
+    %y = func.call @erff(%x) : (f32) -> f32
+    func.func private @erff(f32) -> f32 attributes {llvm.readnone}
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numCalls", "libm-calls", "math ops made C library calls">
   ];
 }
 
