@@ -703,6 +703,41 @@ OpBuilder firstThread(OpBuilder &b, Location loc, Value tx) {
   return w.getThenBodyBuilder();
 }
 
+/// The loops of a reduction: the parallel ones (they index the outputs) and
+/// the reduced ones, in loop order, with their sizes.
+struct ReductionLoops {
+  ReductionLoops(linalg::GenericOp op, ArrayRef<Value> sizes)
+      : numLoops(sizes.size()) {
+    for (auto [i, it] : llvm::enumerate(op.getIteratorTypesArray())) {
+      bool isRed = it == utils::IteratorType::reduction;
+      (isRed ? red : par).push_back(i);
+      (isRed ? redSizes : parSizes).push_back(sizes[i]);
+    }
+  }
+
+  /// The loop indices of the output at linear index `p` and the reduction's
+  /// linear step `r` (both row-major over their loops).
+  SmallVector<Value> indices(OpBuilder &b, Location loc, Value p,
+                             Value r) const {
+    return indices(b, loc, delinearize(b, loc, p, parSizes), r);
+  }
+  /// The same with the output's indices `pIdx` given.
+  SmallVector<Value> indices(OpBuilder &b, Location loc, ArrayRef<Value> pIdx,
+                             Value r) const {
+    SmallVector<Value> ri = delinearize(b, loc, r, redSizes);
+    SmallVector<Value> idx(numLoops);
+    for (auto [k, d] : llvm::enumerate(par))
+      idx[d] = pIdx[k];
+    for (auto [k, d] : llvm::enumerate(red))
+      idx[d] = ri[k];
+    return idx;
+  }
+
+  size_t numLoops;
+  SmallVector<unsigned> par, red;
+  SmallVector<Value> parSizes, redSizes;
+};
+
 /// The buffer `v` views (through subviews, casts, reshapes), or `v`.
 Value rootBuffer(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
@@ -836,18 +871,12 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
   BlockArgument acc = op.getRegionOutputArgs()[0];
   unsigned accPos = combine->getOperand(0) == acc ? 0 : 1;
   Type accType = acc.getType();
-  SmallVector<unsigned> par, red;
-  SmallVector<Value> parSizes, redSizes;
-  for (auto [i, it] : llvm::enumerate(op.getIteratorTypesArray())) {
-    bool isRed = it == utils::IteratorType::reduction;
-    (isRed ? red : par).push_back(i);
-    (isRed ? redSizes : parSizes).push_back(sizes[i]);
-  }
+  ReductionLoops loops(op, sizes);
   bool innerReduced =
       op.getIteratorTypesArray().back() == utils::IteratorType::reduction;
   unsigned innerLoop = op.getNumLoops() - 1;
-  Value pTotal = product(b, loc, parSizes);
-  Value rTotal = product(b, loc, redSizes);
+  Value pTotal = product(b, loc, loops.parSizes);
+  Value rTotal = product(b, loc, loops.redSizes);
   Value zero = cidx(b, loc, 0), one = cidx(b, loc, 1);
   Value vlanes = cidx(b, loc, lanes);
   Value block = cidx(b, loc, kBlockSize);
@@ -880,14 +909,7 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
 
   // Loop indices from the output index p and the reduction index r.
   auto loopIndices = [&](OpBuilder &kb, Value p, Value r) {
-    SmallVector<Value> pi = delinearize(kb, loc, p, parSizes);
-    SmallVector<Value> ri = delinearize(kb, loc, r, redSizes);
-    SmallVector<Value> idx(sizes.size());
-    for (auto [k, d] : llvm::enumerate(par))
-      idx[d] = pi[k];
-    for (auto [k, d] : llvm::enumerate(red))
-      idx[d] = ri[k];
-    return idx;
+    return loops.indices(kb, loc, p, r);
   };
   auto alignment = [&](Type memref) {
     auto type = cast<MemRefType>(memref);
@@ -1120,13 +1142,7 @@ LogicalResult KernelLowering::lowerSerialReduction(linalg::GenericOp op) {
   for (Range r :
        cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
     sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
-  SmallVector<unsigned> par, red;
-  SmallVector<Value> parSizes, redSizes;
-  for (auto [i, it] : llvm::enumerate(iterators)) {
-    bool isRed = it == utils::IteratorType::reduction;
-    (isRed ? red : par).push_back(i);
-    (isRed ? redSizes : parSizes).push_back(sizes[i]);
-  }
+  ReductionLoops loops(op, sizes);
   if (remarks) {
     InFlightDiagnostic remark = op.emitRemark(
         "te-linalg-to-gpu: this reduction runs one GPU thread per output, "
@@ -1136,8 +1152,8 @@ LogicalResult KernelLowering::lowerSerialReduction(linalg::GenericOp op) {
       remark << " and it has " << op.getNumDpsInits() << " outputs";
     remark << ")";
   }
-  Value pTotal = product(b, loc, parSizes);
-  Value rTotal = product(b, loc, redSizes);
+  Value pTotal = product(b, loc, loops.parSizes);
+  Value rTotal = product(b, loc, loops.redSizes);
   Value zero = cidx(b, loc, 0), one = cidx(b, loc, 1);
   Value block = cidx(b, loc, kBlockSize);
   Value nonEmpty =
@@ -1157,15 +1173,9 @@ LogicalResult KernelLowering::lowerSerialReduction(linalg::GenericOp op) {
       arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, p, pTotal);
   auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
   OpBuilder tb = guard.getThenBodyBuilder();
-  SmallVector<Value> pIdx = delinearize(tb, loc, p, parSizes);
+  SmallVector<Value> pIdx = delinearize(tb, loc, p, loops.parSizes);
   auto loopIndices = [&](OpBuilder &lb, Value r) {
-    SmallVector<Value> ri = delinearize(lb, loc, r, redSizes);
-    SmallVector<Value> idx(sizes.size());
-    for (auto [k, d] : llvm::enumerate(par))
-      idx[d] = pIdx[k];
-    for (auto [k, d] : llvm::enumerate(red))
-      idx[d] = ri[k];
-    return idx;
+    return loops.indices(lb, loc, pIdx, r);
   };
   // The outputs' initial values, carried through the reduction loop.
   SmallVector<Value> outIdx = loopIndices(tb, zero);
