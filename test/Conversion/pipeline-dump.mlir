@@ -34,11 +34,12 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 30 passes:
+// SM90: Pass Manager with 31 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
 // SM90-NEXT: te-decompose-aggregates{softmax-in-f32=true},
+// SM90-NEXT: te-split-arg-reductions,
 // SM90-NEXT: te-infer-shapes,
 // SM90-NEXT: te-decompose-linear,
 // SM90-NEXT: te-fuse-accumulate,
@@ -73,11 +74,12 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 18 passes:
+// NOLLVM: Pass Manager with 19 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
 // NOLLVM-NEXT: te-decompose-aggregates{softmax-in-f32=true},
+// NOLLVM-NEXT: te-split-arg-reductions,
 // NOLLVM-NEXT: te-infer-shapes,
 // NOLLVM-NEXT: te-decompose-linear,
 // NOLLVM-NEXT: te-fuse-accumulate,
@@ -124,7 +126,7 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // share-emulated-operands=true adds te-share-emulated-operands after the
 // expansion on sm_90; the cpu backend computes its GEMMs from the quantized
 // buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 31 passes:
+// SHARE: Pass Manager with 32 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-share-emulated-operands,

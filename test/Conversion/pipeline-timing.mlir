@@ -25,7 +25,8 @@
 // TIMING-NEXT: TESetTarget
 // TIMING-NEXT: Inliner
 // TIMING: TEDecomposeAggregates
-// TIMING-NEXT: TEInferShapes
+// NATIVE-NEXT: TESplitArgReductions
+// TIMING: TEInferShapes
 // TIMING-NEXT: TEDecomposeLinear
 // REFERENCE-NEXT: ConvertTEToReference
 // TIMING-NEXT: TEFuseAccumulate

@@ -4,9 +4,10 @@
 // softmax cross-entropy loss whose labels come from linalg.index,
 // Welford's mean and variance (two outputs, the accumulators used beyond
 // one associative combiner), and a sum with a sum of squares in one op. On
-// GPU targets the argmax, the running average and Welford's run one thread
-// per output (te-linalg-to-gpu remarks on each); the loss's reductions are
-// parallel, and so are the two sums, split into one reduction each.
+// GPU targets the running average and Welford's run one thread per output
+// (te-linalg-to-gpu remarks on each); the argmax is two parallel reductions
+// (te-split-arg-reductions), the loss's reductions are parallel, and so are
+// the two sums, split into one reduction each.
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/Inputs/reductions.py %t
@@ -31,13 +32,14 @@
 // The GPU lowering (PTX: no CUDA toolkit needed).
 // RUN: te-opt %s --te-pipeline="target=sm_90 gpu-format=isa" 2>&1 | FileCheck %s --check-prefix=GPU
 // GPU-DAG: remark: te-linalg-to-gpu: this reduction runs one GPU thread per output{{.*}}and it has 2 outputs)
-// GPU-DAG: gpu.binary @argmax_reduce_serial_L{{[0-9]+}}_kernel
+// GPU-DAG: gpu.binary @argmax_reduce_rows_L{{[0-9]+}}_kernel
 // GPU-DAG: gpu.binary @ema_reduce_serial_L{{[0-9]+}}_kernel
 // GPU-DAG: gpu.binary @xent_reduce_rows_L{{[0-9]+}}_kernel
 // GPU-DAG: gpu.binary @welford_reduce_serial_L{{[0-9]+}}_kernel
 // GPU-DAG: gpu.binary @moments_reduce_rows_L{{[0-9]+}}_kernel
 // GPU-DAG: gpu.binary @moments_reduce_rows_L{{[0-9]+}}_kernel_0
 // GPU-NOT: moments_reduce_serial
+// GPU-NOT: argmax_reduce_serial
 // GPU-NOT: vector.step
 
 #in = affine_map<(i, j) -> (i, j)>

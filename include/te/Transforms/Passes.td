@@ -314,6 +314,70 @@ def TELowerIfPresent : Pass<"te-lower-if-present", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// te-split-arg-reductions
+//===----------------------------------------------------------------------===//
+
+def TESplitArgReductions : Pass<"te-split-arg-reductions"> {
+  let summary = "an argmax / argmin in one linalg.generic becomes two "
+                "parallel reductions and an elementwise op, same results";
+  let description = [{
+    An argmax (argmin) written as one `linalg.generic` on tensors that
+    carries the extremum and its first position through one reduced loop,
+    the form TOSA's and Torch-MLIR's lowerings write:
+
+    ```mlir
+    %m, %i = linalg.generic {... iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<64x32000xf32>) outs(%m0, %i0 : tensor<64xf32>, tensor<64xi32>) {
+    ^bb0(%a: f32, %m: f32, %i: i32):
+      %j = linalg.index 1 : index
+      %jc = arith.index_cast %j : index to i32
+      %gt = arith.cmpf ogt, %a, %m : f32      // argmin: olt
+      %v = arith.select %gt, %a, %m : f32
+      %k = arith.select %gt, %jc, %i : i32
+      linalg.yield %v, %k : f32, i32
+    }
+    ```
+
+    is rewritten, on tensors, as
+
+    * `M = maxnumf(m0, x[.., j, ..] for every j)` (argmin: `minnumf`), a
+      reduction with one associative combiner;
+    * `first = min over j of (x[j] == M and M > m0 ? j : INT64_MAX)` (i64,
+      `minsi`), likewise;
+    * an elementwise op over the outputs: `found = first != INT64_MAX`,
+      `i = found ? first : i0` (cast as the loop casts `j`),
+      `m = found ? x[.., first, ..] : m0`.
+
+    The results are the loop's, bit for bit: the loop keeps its initial
+    values unless an element is greater than `m0`, and then holds the first
+    element equal to the maximum (ties keep the first; a NaN is never taken,
+    as `>` is false and `maxnumf` ignores it); the value is that element's
+    own bits (`-0.0 == +0.0`, so `M`'s sign could differ).
+
+    Why: on GPU targets an op whose outputs read each other's accumulator
+    runs one thread per output (te-linalg-to-gpu), so an argmax over a
+    32000-entry vocabulary walks 32000 elements on one thread per row; the
+    two reductions run on te-linalg-to-gpu's parallel kernels. `te-pipeline`
+    runs this pass on GPU targets only, right after
+    `te-decompose-aggregates`; on the cpu target the loop is the fastest
+    form.
+
+    Matched: one reduced loop; the compared value an input of the op
+    indexed by loops only; the outputs indexed alike by every other loop,
+    a float and an integer or `index`; the region exactly the ops above
+    (`cmpf ogt %a, %m` or `olt %m, %a` for argmax, `olt %a, %m` or
+    `ogt %m, %a` for argmin; the position `linalg.index` of the reduced
+    loop, cast or not). Anything else is left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numSplit", "split", "argmax / argmin ops split">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // te-host-math-to-libm
 //===----------------------------------------------------------------------===//
 

@@ -62,6 +62,10 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // that every target lowers; their dynamic sizes are tensor.dim /
   // tensor.empty, which te-infer-shapes sees like any others.
   pm.addPass(createTEDecomposeAggregates());
+  // An argmax / argmin in one op: on GPU targets two parallel reductions
+  // (te-linalg-to-gpu would run it one thread per output).
+  if (isGPUTarget(options.target.getValue()))
+    pm.addPass(createTESplitArgReductions());
   pm.addPass(createTEInferShapes());
   pm.addPass(createTEDecomposeLinear());
   if (options.reference)
@@ -173,7 +177,8 @@ void mlir::te::registerTEPipeline() {
   PassPipelineRegistration<TEPipelineOptions>(
       "te-pipeline",
       "the te flow (DESIGN.md): te-set-target, inline, "
-      "te-decompose-aggregates, te-infer-shapes, "
+      "te-decompose-aggregates, te-split-arg-reductions (GPU targets), "
+      "te-infer-shapes, "
       "te-decompose-linear, convert-te-to-reference (reference=true), "
       "te-fuse-accumulate (fuse-accumulate=true), te-infer-usages, "
       "te-eliminate-aliases, te-expand-qtensors, canonicalize, "
