@@ -37,6 +37,14 @@
 // RUN: %te_src_root/scripts/te-aot.sh link %t/aot.o %t/aot %te_lib_dir > /dev/null
 // RUN: %t/aot --signature-file %t/aot.sig --entry mxfp8_cached --input %t/x.npy --input %t/mxfp8/_rowwise_data.npy --input %t/mxfp8/_rowwise_scale_inv.npy --compare %t/mxfp8-inside/result0.npy | FileCheck %s
 //
+// The high-precision twin (--reference) takes a quantized argument as its
+// nominal tensor: the weight itself; the quantized run is within MXFP8's
+// error of it.
+// RUN: te-run %s --entry mxfp8_cached --reference --print-signature | FileCheck %s --check-prefix=REFSIG
+// REFSIG: f32[32,128], f32[64,128] -> f32[32,64]
+// RUN: te-run %s --entry mxfp8_cached --reference --input %t/x.npy --input %t/w.npy --output-dir %t/mxfp8-ref --quiet
+// RUN: te-run %s --entry mxfp8_cached --input %t/x.npy --input %t/mxfp8/_rowwise_data.npy --input %t/mxfp8/_rowwise_scale_inv.npy --atol 1e30 --max-rel-err 0.06 --compare %t/mxfp8-ref/result0.npy | FileCheck %s
+//
 // A quantized result: the buffers te-quantize writes.
 // RUN: te-run %s --entry quantize_mxfp8 --input %t/w.npy --compare %t/mxfp8/_rowwise_data.npy --compare %t/mxfp8/_rowwise_scale_inv.npy | FileCheck %s --check-prefix=QOUT
 // QOUT: result 0: PASS

@@ -157,14 +157,18 @@ bool toHarnessType(Type type, ::te::run::TensorType &out, std::string &error) {
 
 /// The harness types of an entry's argument or result: a `!te.qtensor` is
 /// its buffers on the layout target (te-expand-qtensors' expansion, in TE's
-/// flatten order: data, scale_inv, then the columnwise copy's), anything
-/// else one type. A qtensor argument must be static: its buffers' `?`
-/// dimensions are not the logical one, which the harness's one size per
-/// `?` would assume.
-bool toHarnessTypes(Type type, mlir::te::Target layoutTarget, bool argument,
-                    std::vector<::te::run::TensorType> &out,
+/// flatten order: data, scale_inv, then the columnwise copy's), or in the
+/// high-precision twin (`reference`) its nominal tensor; anything else one
+/// type. A qtensor argument must be static: its buffers' `?` dimensions
+/// are not the logical one, which the harness's one size per `?` would
+/// assume.
+bool toHarnessTypes(Type type, mlir::te::Target layoutTarget, bool reference,
+                    bool argument, std::vector<::te::run::TensorType> &out,
                     std::string &error) {
   auto q = dyn_cast<mlir::te::QTensorType>(type);
+  if (q && reference)
+    return toHarnessTypes(q.getNominalTensorType(), layoutTarget, reference,
+                          argument, out, error);
   if (!q) {
     ::te::run::TensorType ht;
     if (!toHarnessType(type, ht, error))
@@ -479,13 +483,14 @@ int main(int argc, char **argv) {
     mlir::te::Target layoutTarget =
         target == "sm_100" ? mlir::te::Target::SM100 : mlir::te::Target::SM90;
     for (Type t : f.getArgumentTypes())
-      if (!toHarnessTypes(t, layoutTarget, /*argument=*/true, sig.args, err)) {
+      if (!toHarnessTypes(t, layoutTarget, reference, /*argument=*/true,
+                          sig.args, err)) {
         std::fprintf(stderr, "te-run: @%s: %s\n", entry.c_str(), err.c_str());
         return 1;
       }
     for (Type t : f.getResultTypes())
-      if (!toHarnessTypes(t, layoutTarget, /*argument=*/false, sig.results,
-                          err)) {
+      if (!toHarnessTypes(t, layoutTarget, reference, /*argument=*/false,
+                          sig.results, err)) {
         std::fprintf(stderr, "te-run: @%s: %s\n", entry.c_str(), err.c_str());
         return 1;
       }
