@@ -21,20 +21,13 @@ import random
 import struct
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import npyfile  # noqa: E402
+from npyfile import f32  # noqa: E402
+
 
 def write_npy(path, shape, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % (
-        ", ".join(str(d) for d in shape))
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
-        f.write(header.encode("latin1"))
-        f.write(struct.pack("<%df" % len(values), *values))
-
-
-def f32(x):
-    """x rounded to the nearest float32."""
-    return struct.unpack("<f", struct.pack("<f", x))[0]
+    npyfile.write(path, "<f4", shape, values)
 
 
 def bf16(x):
