@@ -10,7 +10,8 @@ on a te_rt context, as te-run does:
 
 Entry functions take and return ranked tensors (and scalars) of f32, f64,
 f16, bf16 (float32 values; results as float32), f8E4M3FN, f8E5M2, f8E8M0FNU
-(uint8 bit patterns), i8, i32, i64. Programs are compiled for target ``cpu`` (host
+(uint8 bit patterns), i1 (numpy bool), i8, i16, i32, i64 and index (int64).
+Programs are compiled for target ``cpu`` (host
 memory); on a cuda context the runtime stages the host buffers to the device
 around each runtime call (te_rt_context_set_host_memory).
 """
@@ -100,6 +101,7 @@ _CAPI_PROTOTYPES = {
     "mlirTypeIsAF16": (c_bool, [MlirType]),
     "mlirTypeIsABF16": (c_bool, [MlirType]),
     "mlirTypeIsAInteger": (c_bool, [MlirType]),
+    "mlirTypeIsAIndex": (c_bool, [MlirType]),
     "mlirTypeIsAFloat8E4M3FN": (c_bool, [MlirType]),
     "mlirTypeIsAFloat8E5M2": (c_bool, [MlirType]),
     "mlirTypeIsAFloat8E8M0FNU": (c_bool, [MlirType]),
@@ -244,15 +246,19 @@ def _element_name(capi, t):
     for fp8 in ("Float8E4M3FN", "Float8E5M2", "Float8E8M0FNU"):
         if getattr(capi, "mlirTypeIsA" + fp8)(t):
             return "f8" + fp8[6:]
+    if capi.mlirTypeIsAIndex(t):
+        return "int64"  # the lowering's index width
     if capi.mlirTypeIsAInteger(t):
         w = capi.mlirIntegerTypeGetWidth(t)
-        if w in (8, 32, 64):
+        if w == 1:
+            return "bool"  # one byte of 0 or 1, as memref<..xi1> is
+        if w in (8, 16, 32, 64):
             return f"int{w}"
     c = _Collector()
     capi.mlirTypePrint(t, c.callback, None)
     raise CompileError(f"element type {c.text()} is not supported by the "
                        "Python harness (f32, f64, f16, bf16, f8E4M3FN, "
-                       "f8E5M2, f8E8M0FNU, i8, i32, i64)")
+                       "f8E5M2, f8E8M0FNU, i1, i8, i16, i32, i64, index)")
 
 
 def _spec(capi, t):
@@ -271,7 +277,8 @@ def _spec(capi, t):
 
 
 _SCALAR_CTYPES = {"float32": ctypes.c_float, "float64": ctypes.c_double,
-                  "int8": ctypes.c_int8, "int32": ctypes.c_int32,
+                  "bool": ctypes.c_bool, "int8": ctypes.c_int8,
+                  "int16": ctypes.c_int16, "int32": ctypes.c_int32,
                   "int64": ctypes.c_int64}
 
 

@@ -45,6 +45,42 @@ func.func @current_group(%x: tensor<32x64xf32>) -> (tensor<32x64xf8E4M3FN>, tens
   return %d, %s : tensor<32x64xf8E4M3FN>, tensor<1xf32>
 }
 
+func.func @masked_argmax(%x: tensor<4x50xf32>, %mask: tensor<4x50xi1>, %bias: tensor<4xi16>, %base: index)
+    -> (tensor<4xi32>, tensor<4xindex>, i1) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i32
+  %em = tensor.empty() : tensor<4xf32>
+  %ei = tensor.empty() : tensor<4xi32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%em : tensor<4xf32>) -> tensor<4xf32>
+  %i0 = linalg.fill ins(%c0 : i32) outs(%ei : tensor<4xi32>) -> tensor<4xi32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x, %mask : tensor<4x50xf32>, tensor<4x50xi1>) outs(%m0, %i0 : tensor<4xf32>, tensor<4xi32>) {
+  ^bb0(%a: f32, %keep: i1, %m: f32, %i: i32):
+    %j = linalg.index 1 : index
+    %jc = arith.index_cast %j : index to i32
+    %gt = arith.cmpf ogt, %a, %m : f32
+    %take = arith.andi %gt, %keep : i1
+    %v = arith.select %take, %a, %m : f32
+    %k = arith.select %take, %jc, %i : i32
+    linalg.yield %v, %k : f32, i32
+  } -> (tensor<4xf32>, tensor<4xi32>)
+  %ep = tensor.empty() : tensor<4xindex>
+  %pos = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                         iterator_types = ["parallel"]}
+      ins(%r#1, %bias : tensor<4xi32>, tensor<4xi16>) outs(%ep : tensor<4xindex>) {
+  ^bb0(%k: i32, %b: i16, %o: index):
+    %b32 = arith.extsi %b : i16 to i32
+    %s = arith.addi %k, %b32 : i32
+    %si = arith.index_cast %s : i32 to index
+    %t = arith.addi %si, %base : index
+    linalg.yield %t : index
+  } -> tensor<4xindex>
+  %c0i = arith.constant 0 : index
+  %first = tensor.extract %mask[%c0i, %c0i] : tensor<4x50xi1>
+  return %r#1, %pos, %first : tensor<4xi32>, tensor<4xindex>, i1
+}
+
 func.func @two_results(%x: tensor<8x32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>) {
   %e = tensor.empty() : tensor<8x32xf32>
   %a = linalg.copy ins(%x : tensor<8x32xf32>) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
@@ -72,6 +108,27 @@ class Compile(unittest.TestCase):
         self.assertEqual([repr(a) for a in args],
                          ["float32[64,128]", "float32[32,128]", "float32[64]"])
         self.assertEqual([repr(r) for r in results], ["float32[32,64]"])
+
+    def test_integer_and_bool_tensors(self):
+        args, results = self.prog.signature("masked_argmax")
+        self.assertEqual([repr(a) for a in args],
+                         ["float32[4,50]", "bool[4,50]", "int16[4]",
+                          "int64"])
+        self.assertEqual([repr(r) for r in results],
+                         ["int32[4]", "int64[4]", "bool"])
+        rng = np.random.default_rng(5)
+        x = rng.standard_normal((4, 50)).astype(np.float32)
+        mask = rng.random((4, 50)) < 0.5
+        mask[:, 0] = True
+        bias = np.array([-3, 0, 7, 300], dtype=np.int16)
+        idx, pos, first = self.prog.run("masked_argmax", x, mask, bias, 1000)
+        # numpy: the first maximum among the kept entries.
+        want = np.argmax(np.where(mask, x, -np.inf), axis=1).astype(np.int32)
+        self.assertEqual(idx.dtype, np.int32)
+        np.testing.assert_array_equal(idx, want)
+        self.assertEqual(pos.dtype, np.int64)
+        np.testing.assert_array_equal(pos, want.astype(np.int64) + bias + 1000)
+        self.assertIs(bool(first), True)
 
     def test_quantize_dequantize_matches_runtime(self):
         # Target cpu executes sm_90 layouts.
