@@ -53,15 +53,21 @@ struct ArgReduction {
   unsigned indexOut; ///< the output holding its index
   unsigned dim;      ///< the reduced loop
   bool max;          ///< argmax (else argmin)
+  /// The value is `maximumf(x, m)` (`minimumf`), NaN-propagating, not a
+  /// select of x (Torch-MLIR's and IREE's form).
+  bool propagatesNaN = false;
 };
 
 /// Matches `op` as an argmax / argmin on tensors: one reduced loop, two
 /// outputs indexed alike (a float value, an integer or index position), and
 /// a region that is exactly
-///   %j = linalg.index <dim> [; %jc = arith.index_cast %j]
-///   %c = arith.cmpf ogt, %x, %m   (or olt %m, %x; argmin: olt %x, %m / ogt %m,
-///   %x) %v = arith.select %c, %x, %m %i = arith.select %c, %jc, %acc_i
-///   linalg.yield (%v, %i in the outputs' order)
+///
+///     %j = linalg.index <dim> [; %jc = arith.index_cast %j]
+///     %c = arith.cmpf ogt, %x, %m        (or olt %m, %x; argmin: olt / ogt)
+///     %v = arith.select %c, %x, %m       (or arith.maximumf %x, %m; argmin:
+///                                         minimumf)
+///     %i = arith.select %c, %jc, %acc_i
+///     linalg.yield (%v, %i in the outputs' order)
 std::optional<ArgReduction> matchArgReduction(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 2)
     return std::nullopt;
@@ -78,26 +84,47 @@ std::optional<ArgReduction> matchArgReduction(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   ArgReduction arg{op, 0, 0, 0, *dim, true};
-  // The two selects the yield returns, and their shared condition.
-  auto selV = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
-  auto selI = yield.getOperand(1).getDefiningOp<arith::SelectOp>();
-  if (!selV || !selI)
-    return std::nullopt;
-  if (!isa<FloatType>(selV.getType()))
-    std::swap(selV, selI);
-  arg.valueOut = yield.getOperand(0) == selV.getResult() ? 0 : 1;
+  // The yielded value (the float output's) and position (a select on the
+  // comparison).
+  arg.valueOut = isa<FloatType>(yield.getOperand(0).getType()) ? 0 : 1;
   arg.indexOut = 1 - arg.valueOut;
+  Value yieldedV = yield.getOperand(arg.valueOut);
+  auto selI = yield.getOperand(arg.indexOut).getDefiningOp<arith::SelectOp>();
   BlockArgument accV = op.getRegionOutputArgs()[arg.valueOut];
   BlockArgument accI = op.getRegionOutputArgs()[arg.indexOut];
-  if (!isa<FloatType>(accV.getType()) ||
+  if (!selI || !isa<FloatType>(accV.getType()) ||
       !(accI.getType().isSignlessInteger() || accI.getType().isIndex()) ||
-      selV.getCondition() != selI.getCondition() ||
-      selV.getFalseValue() != accV || selI.getFalseValue() != accI)
+      selI.getFalseValue() != accI)
     return std::nullopt;
-  auto x = dyn_cast<BlockArgument>(selV.getTrueValue());
+  // x: the input the value takes, by a select on the same comparison or by
+  // maximumf / minimumf with the running value.
+  BlockArgument x;
+  std::optional<bool> valueIsMax;
+  auto otherOperand = [&](Operation *binary) -> Value {
+    if (binary->getOperand(0) == accV)
+      return binary->getOperand(1);
+    if (binary->getOperand(1) == accV)
+      return binary->getOperand(0);
+    return Value();
+  };
+  Value xValue;
+  if (auto selV = yieldedV.getDefiningOp<arith::SelectOp>()) {
+    if (selV.getCondition() != selI.getCondition() ||
+        selV.getFalseValue() != accV)
+      return std::nullopt;
+    xValue = selV.getTrueValue();
+  } else if (auto mx = yieldedV.getDefiningOp<arith::MaximumFOp>()) {
+    xValue = otherOperand(mx);
+    valueIsMax = true;
+  } else if (auto mn = yieldedV.getDefiningOp<arith::MinimumFOp>()) {
+    xValue = otherOperand(mn);
+    valueIsMax = false;
+  }
+  x = dyn_cast_or_null<BlockArgument>(xValue);
   if (!x || x.getOwner() != &body || x.getArgNumber() >= op.getNumDpsInputs())
     return std::nullopt;
   arg.input = x.getArgNumber();
+  arg.propagatesNaN = valueIsMax.has_value();
   // The position: linalg.index of the reduced loop, cast to the index type.
   Value pos = selI.getTrueValue();
   if (auto cast = pos.getDefiningOp<arith::IndexCastOp>())
@@ -108,7 +135,7 @@ std::optional<ArgReduction> matchArgReduction(linalg::GenericOp op) {
   if (!index || index.getDim() != *dim)
     return std::nullopt;
   // The comparison: x against the running value, strictly.
-  auto cmp = selV.getCondition().getDefiningOp<arith::CmpFOp>();
+  auto cmp = selI.getCondition().getDefiningOp<arith::CmpFOp>();
   if (!cmp)
     return std::nullopt;
   arith::CmpFPredicate p = cmp.getPredicate();
@@ -120,6 +147,8 @@ std::optional<ArgReduction> matchArgReduction(linalg::GenericOp op) {
     arg.max = p == arith::CmpFPredicate::OLT;
   else
     return std::nullopt;
+  if (valueIsMax && *valueIsMax != arg.max)
+    return std::nullopt; // maximumf with an argmin's comparison, ...
   // Nothing else in the region; the outputs indexed alike, without the
   // reduced loop; the compared input indexed by loops only.
   unsigned expected = 5 + (pos != selI.getTrueValue() ? 1 : 0);
@@ -146,6 +175,7 @@ void splitArgReduction(RewriterBase &rewriter, const ArgReduction &arg) {
   Value x = op.getDpsInputs()[arg.input];
   Value initV = op.getDpsInits()[arg.valueOut];
   Value initI = op.getDpsInits()[arg.indexOut];
+  auto valueType = cast<FloatType>(getElementTypeOrSelf(initV.getType()));
   Type indexType = getElementTypeOrSelf(initI.getType());
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap xMap = maps[arg.input], outMap = maps[numInputs];
@@ -157,47 +187,124 @@ void splitArgReduction(RewriterBase &rewriter, const ArgReduction &arg) {
     return arith::ConstantIntOp::create(b, loc, i64, v);
   };
   const int64_t sentinel = std::numeric_limits<int64_t>::max();
-
-  // 1. The extremum, from the initial value (maxnumf / minnumf: NaN ignored).
-  auto extremum = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{initV.getType()}, ValueRange{x},
-      ValueRange{initV}, ArrayRef<AffineMap>{xMap, outMap}, iterators,
-      [&](OpBuilder &b, Location, ValueRange args) {
-        Value r =
-            arg.max
-                ? arith::MaxNumFOp::create(b, loc, args[1], args[0]).getResult()
-                : arith::MinNumFOp::create(b, loc, args[1], args[0])
-                      .getResult();
-        linalg::YieldOp::create(b, loc, r);
-      });
-  Value m = extremum.getResult(0);
-
-  // 2. The first position holding it, where it beats the initial value.
+  auto position = [&](OpBuilder &b) -> Value {
+    return arith::IndexCastOp::create(b, loc, i64,
+                                      linalg::IndexOp::create(b, loc, arg.dim));
+  };
+  // A reduction over the op's loops into a fresh i64 tensor of the outputs'
+  // shape, from INT64_MAX, of minsi(acc, body(args...)).
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, initI);
-  Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, i64).getResult();
-  Value none = i64Constant(rewriter, sentinel);
-  Value noneFilled =
-      linalg::FillOp::create(rewriter, loc, ValueRange{none}, ValueRange{empty})
-          .getResult(0);
-  auto first = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{noneFilled.getType()}, ValueRange{x, m, initV},
-      ValueRange{noneFilled}, ArrayRef<AffineMap>{xMap, outMap, outMap, outMap},
-      iterators, [&](OpBuilder &b, Location, ValueRange args) {
-        Value j = arith::IndexCastOp::create(
-            b, loc, i64, linalg::IndexOp::create(b, loc, arg.dim));
+  auto minPosition = [&](ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                         function_ref<Value(OpBuilder &, ValueRange)> body) {
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, sizes, i64).getResult();
+    Value none = linalg::FillOp::create(
+                     rewriter, loc, ValueRange{i64Constant(rewriter, sentinel)},
+                     ValueRange{empty})
+                     .getResult(0);
+    SmallVector<AffineMap> partMaps(inputMaps);
+    partMaps.push_back(outMap);
+    return linalg::GenericOp::create(
+               rewriter, loc, TypeRange{none.getType()}, inputs,
+               ValueRange{none}, partMaps, iterators,
+               [&](OpBuilder &b, Location, ValueRange args) {
+                 Value pos = body(b, args.drop_back());
+                 linalg::YieldOp::create(
+                     b, loc,
+                     arith::MinSIOp::create(b, loc, args.back(), pos)
+                         .getResult());
+               })
+        .getResult(0);
+  };
+  // A float reduction over the op's loops from the initial value.
+  auto floatReduction =
+      [&](ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+          function_ref<Value(OpBuilder &, ValueRange, Value)> combine) {
+        SmallVector<AffineMap> partMaps(inputMaps);
+        partMaps.push_back(outMap);
+        return linalg::GenericOp::create(
+                   rewriter, loc, TypeRange{initV.getType()}, inputs,
+                   ValueRange{initV}, partMaps, iterators,
+                   [&](OpBuilder &b, Location, ValueRange args) {
+                     linalg::YieldOp::create(
+                         b, loc, combine(b, args.drop_back(), args.back()));
+                   })
+            .getResult(0);
+      };
+  auto numCombine = [&](OpBuilder &b, Value acc, Value v) -> Value {
+    return arg.max ? arith::MaxNumFOp::create(b, loc, acc, v).getResult()
+                   : arith::MinNumFOp::create(b, loc, acc, v).getResult();
+  };
+
+  // The loop stops taking positions at the first NaN when its value
+  // propagates NaN (the running value is NaN from there on): k, the first
+  // NaN's position (INT64_MAX: none).
+  Value firstNaN;
+  if (arg.propagatesNaN)
+    firstNaN = minPosition({x}, {xMap}, [&](OpBuilder &b, ValueRange a) {
+      Value nan =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, a[0], a[0]);
+      return arith::SelectOp::create(b, loc, nan, position(b),
+                                     i64Constant(b, sentinel))
+          .getResult();
+    });
+  // 1. The extremum the positions are compared with, from the initial value
+  // (maxnumf / minnumf: NaN ignored; before k only).
+  Value m;
+  if (!arg.propagatesNaN) {
+    m = floatReduction({x}, {xMap}, [&](OpBuilder &b, ValueRange a, Value acc) {
+      return numCombine(b, acc, a[0]);
+    });
+  } else {
+    m = floatReduction(
+        {x, firstNaN}, {xMap, outMap},
+        [&](OpBuilder &b, ValueRange a, Value acc) {
+          Value before = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, position(b), a[1]);
+          Value nan = arith::ConstantOp::create(
+              b, loc,
+              b.getFloatAttr(valueType,
+                             APFloat::getNaN(valueType.getFloatSemantics())));
+          return numCombine(b, acc,
+                            arith::SelectOp::create(b, loc, before, a[0], nan));
+        });
+  }
+  // 2. The first position holding it, where it beats the initial value.
+  SmallVector<Value> firstInputs{x, m, initV};
+  SmallVector<AffineMap> firstMaps{xMap, outMap, outMap};
+  if (firstNaN) {
+    firstInputs.push_back(firstNaN);
+    firstMaps.push_back(outMap);
+  }
+  Value firstPos =
+      minPosition(firstInputs, firstMaps, [&](OpBuilder &b, ValueRange a) {
+        Value j = position(b);
         Value equal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                            args[0], args[1]);
+                                            a[0], a[1]);
         Value beats = arith::CmpFOp::create(b, loc,
                                             arg.max ? arith::CmpFPredicate::OGT
                                                     : arith::CmpFPredicate::OLT,
-                                            args[1], args[2]);
+                                            a[1], a[2]);
         Value take = arith::AndIOp::create(b, loc, equal, beats);
-        Value pos =
-            arith::SelectOp::create(b, loc, take, j, i64Constant(b, sentinel));
-        Value r = arith::MinSIOp::create(b, loc, args[3], pos);
-        linalg::YieldOp::create(b, loc, r);
+        if (a.size() == 4)
+          take = arith::AndIOp::create(
+              b, loc, take,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j,
+                                    a[3]));
+        return arith::SelectOp::create(b, loc, take, j,
+                                       i64Constant(b, sentinel))
+            .getResult();
       });
-  Value firstPos = first.getResult(0);
+  // The value of the NaN-propagating form: maximumf (minimumf) of all,
+  // exact in any order.
+  Value propagated;
+  if (arg.propagatesNaN)
+    propagated = floatReduction(
+        {x}, {xMap}, [&](OpBuilder &b, ValueRange a, Value acc) -> Value {
+          return arg.max
+                     ? arith::MaximumFOp::create(b, loc, acc, a[0]).getResult()
+                     : arith::MinimumFOp::create(b, loc, acc, a[0]).getResult();
+        });
 
   // 3. Over the outputs' loops (the reduced one dropped): the results.
   unsigned numLoops = op.getNumLoops();
@@ -224,23 +331,25 @@ void splitArgReduction(RewriterBase &rewriter, const ArgReduction &arg) {
         if (!indexType.isIndex())
           pos = arith::IndexCastOp::create(b, loc, indexType, at);
         Value idx = arith::SelectOp::create(b, loc, found, pos, args[2]);
-        SmallVector<Value> xIdx;
-        for (AffineExpr e : xMap.getResults()) {
-          unsigned d = cast<AffineDimExpr>(e).getPosition();
-          xIdx.push_back(d == arg.dim ? at
-                                      : linalg::IndexOp::create(
-                                            b, loc, d < arg.dim ? d : d - 1)
-                                            .getResult());
+        Value val = args[1];
+        if (!arg.propagatesNaN) {
+          SmallVector<Value> xIdx;
+          for (AffineExpr e : xMap.getResults()) {
+            unsigned d = cast<AffineDimExpr>(e).getPosition();
+            xIdx.push_back(d == arg.dim ? at
+                                        : linalg::IndexOp::create(
+                                              b, loc, d < arg.dim ? d : d - 1)
+                                              .getResult());
+          }
+          Value xv = tensor::ExtractOp::create(b, loc, x, xIdx);
+          val = arith::SelectOp::create(b, loc, found, xv, args[1]);
         }
-        Value xv = tensor::ExtractOp::create(b, loc, x, xIdx);
-        Value val = arith::SelectOp::create(b, loc, found, xv, args[1]);
-        SmallVector<Value> yields(2);
-        yields[0] = val;
-        yields[1] = idx;
+        SmallVector<Value> yields{val, idx};
         linalg::YieldOp::create(b, loc, yields);
       });
   SmallVector<Value> replacements(2);
-  replacements[arg.valueOut] = results.getResult(0);
+  replacements[arg.valueOut] =
+      arg.propagatesNaN ? propagated : results.getResult(0);
   replacements[arg.indexOut] = results.getResult(1);
   rewriter.replaceOp(op, replacements);
 }

@@ -14,6 +14,10 @@
 // RUN: te-run %t/split.mlir --entry argmax_i8 --input %t/x.npy --compare %t/argmax8_m.npy --compare %t/argmax8_i.npy --exact 0 --exact 1 | FileCheck %s
 // RUN: te-run %s --entry argmin_columns --input %t/x.npy --compare %t/argmin_m.npy --compare %t/argmin_i.npy --exact 0 --exact 1 | FileCheck %s
 // RUN: te-run %t/split.mlir --entry argmin_columns --input %t/x.npy --compare %t/argmin_m.npy --compare %t/argmin_i.npy --exact 0 --exact 1 | FileCheck %s
+// RUN: te-run %s --entry torch_argmax --input %t/x.npy --compare %t/torch_m.npy --compare %t/torch_i.npy --exact 0 --exact 1 | FileCheck %s
+// RUN: te-run %t/split.mlir --entry torch_argmax --input %t/x.npy --compare %t/torch_m.npy --compare %t/torch_i.npy --exact 0 --exact 1 | FileCheck %s
+// RUN: te-run %s --entry torch_argmin --input %t/x.npy --compare %t/torchmin_m.npy --compare %t/torchmin_i.npy --exact 0 --exact 1 | FileCheck %s
+// RUN: te-run %t/split.mlir --entry torch_argmin --input %t/x.npy --compare %t/torchmin_m.npy --compare %t/torchmin_i.npy --exact 0 --exact 1 | FileCheck %s
 // CHECK: result 0: PASS
 // CHECK: result 1: PASS
 //
@@ -32,6 +36,14 @@
 // SPLIT: arith.minnumf
 // SPLIT: arith.cmpf olt
 // SPLIT: arith.minsi
+// SPLIT-LABEL: func.func @torch_argmax(
+// SPLIT: arith.cmpf uno
+// SPLIT: arith.maxnumf
+// SPLIT: arith.minsi
+// SPLIT: arith.maximumf
+// SPLIT-LABEL: func.func @torch_argmin(
+// SPLIT: arith.minnumf
+// SPLIT: arith.minimumf
 // SPLIT-LABEL: func.func @last_index(
 // SPLIT-NOT: arith.minsi
 // SPLIT: arith.cmpf oge
@@ -44,10 +56,12 @@
 // GPU-DAG: gpu.binary @argmax_reduce_rows_L
 // GPU-DAG: gpu.binary @argmin_columns_reduce_columns_L
 // GPU-DAG: gpu.binary @last_index_reduce_serial_L
+// GPU-NOT: torch_argmax_reduce_serial
 //
 // Generated inputs for the GPU check (scripts/gpu-programs.py).
 // RUN: te-run %s --entry argmax --seed 2 --fill 2=7 | FileCheck %s --check-prefix=SEEDED
 // RUN: te-run %s --entry argmin_columns --seed 2 | FileCheck %s --check-prefix=SEEDED
+// RUN: te-run %s --entry torch_argmax --seed 2 | FileCheck %s --check-prefix=SEEDED
 // SEEDED: result 1:
 
 #in = affine_map<(i, j) -> (i, j)>
@@ -109,6 +123,48 @@ func.func @argmin_columns(%x: tensor<16x300xf32>) -> (tensor<300xf32>, tensor<30
     linalg.yield %k, %v : index, f32
   } -> (tensor<300xindex>, tensor<300xf32>)
   return %r#1, %r#0 : tensor<300xf32>, tensor<300xindex>
+}
+
+// Torch-MLIR's (and IREE's) form: the value by maximumf, NaN-propagating,
+// the position by the strict comparison; from -inf and 0.
+func.func @torch_argmax(%x: tensor<16x300xf32>) -> (tensor<16xf32>, tensor<16xi64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  %em = tensor.empty() : tensor<16xf32>
+  %ei = tensor.empty() : tensor<16xi64>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%em : tensor<16xf32>) -> tensor<16xf32>
+  %i0 = linalg.fill ins(%c0 : i64) outs(%ei : tensor<16xi64>) -> tensor<16xi64>
+  %r:2 = linalg.generic {indexing_maps = [#in, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x300xf32>) outs(%m0, %i0 : tensor<16xf32>, tensor<16xi64>) {
+  ^bb0(%a: f32, %m: f32, %i: i64):
+    %j = linalg.index 1 : index
+    %jc = arith.index_cast %j : index to i64
+    %v = arith.maximumf %a, %m : f32
+    %gt = arith.cmpf ogt, %a, %m : f32
+    %k = arith.select %gt, %jc, %i : i64
+    linalg.yield %v, %k : f32, i64
+  } -> (tensor<16xf32>, tensor<16xi64>)
+  return %r#0, %r#1 : tensor<16xf32>, tensor<16xi64>
+}
+
+func.func @torch_argmin(%x: tensor<16x300xf32>) -> (tensor<16xf32>, tensor<16xi64>) {
+  %inf = arith.constant 0x7F800000 : f32
+  %c0 = arith.constant 0 : i64
+  %em = tensor.empty() : tensor<16xf32>
+  %ei = tensor.empty() : tensor<16xi64>
+  %m0 = linalg.fill ins(%inf : f32) outs(%em : tensor<16xf32>) -> tensor<16xf32>
+  %i0 = linalg.fill ins(%c0 : i64) outs(%ei : tensor<16xi64>) -> tensor<16xi64>
+  %r:2 = linalg.generic {indexing_maps = [#in, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x300xf32>) outs(%m0, %i0 : tensor<16xf32>, tensor<16xi64>) {
+  ^bb0(%a: f32, %m: f32, %i: i64):
+    %j = linalg.index 1 : index
+    %jc = arith.index_cast %j : index to i64
+    %v = arith.minimumf %m, %a : f32
+    %lt = arith.cmpf olt, %a, %m : f32
+    %k = arith.select %lt, %jc, %i : i64
+    linalg.yield %v, %k : f32, i64
+  } -> (tensor<16xf32>, tensor<16xi64>)
+  return %r#0, %r#1 : tensor<16xf32>, tensor<16xi64>
 }
 
 // The last index of the maximum (oge): another reduction, left alone.

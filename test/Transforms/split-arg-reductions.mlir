@@ -8,9 +8,9 @@
 // A dynamic batch: the positions' tensor takes the output's size.
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME: (%[[X:.*]]: tensor<?x1000xf32>, %[[M0:.*]]: tensor<?xf32>, %[[I0:.*]]: tensor<?xi32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[I0]], %{{.*}} : tensor<?xi32>
 // CHECK: %[[M:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[X]] : tensor<?x1000xf32>) outs(%[[M0]] : tensor<?xf32>)
 // CHECK: arith.maxnumf
-// CHECK: %[[N:.*]] = tensor.dim %[[I0]], %{{.*}} : tensor<?xi32>
 // CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?xi64>
 // CHECK: %[[NONE:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%[[E]] : tensor<?xi64>)
 // CHECK: %[[FIRST:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[M]], %[[M0]] : {{.*}}) outs(%[[NONE]] : tensor<?xi64>)
@@ -101,4 +101,56 @@ func.func @others(%x: tensor<16x30xf32>, %y: tensor<2x16x30xf32>, %m0: tensor<16
     linalg.yield %nv, %k : f32, i32
   } -> (tensor<16xf32>, tensor<16xi32>)
   return %a#1, %b#1, %c#1 : tensor<16xi32>, tensor<16xi32>, tensor<16xi32>
+}
+
+// -----
+
+// Torch-MLIR's form (the value by maximumf, NaN-propagating): the first
+// NaN's position, the maximum before it, the first position holding it
+// before it, and the value by maximumf over all.
+// CHECK-LABEL: func.func @torch_form
+// CHECK: %[[K:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xi64>)
+// CHECK: arith.cmpf uno
+// CHECK: arith.minsi
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[K]] : {{.*}})
+// CHECK: arith.cmpi slt
+// CHECK: arith.maxnumf
+// CHECK: %[[FIRST:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[M]], %{{.*}}, %[[K]] : {{.*}})
+// CHECK: arith.minsi
+// CHECK: %[[V:.*]] = linalg.generic
+// CHECK: arith.maximumf
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} ins(%[[FIRST]]
+// CHECK-NOT: tensor.extract
+// CHECK: return %[[V]], %[[R]]#1
+func.func @torch_form(%x: tensor<8x64xf32>, %m0: tensor<8xf32>, %i0: tensor<8xi64>) -> (tensor<8xf32>, tensor<8xi64>) {
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%m0, %i0 : tensor<8xf32>, tensor<8xi64>) {
+  ^bb0(%a: f32, %m: f32, %i: i64):
+    %j = linalg.index 1 : index
+    %jc = arith.index_cast %j : index to i64
+    %v = arith.maximumf %a, %m : f32
+    %gt = arith.cmpf ogt, %a, %m : f32
+    %k = arith.select %gt, %jc, %i : i64
+    linalg.yield %v, %k : f32, i64
+  } -> (tensor<8xf32>, tensor<8xi64>)
+  return %r#0, %r#1 : tensor<8xf32>, tensor<8xi64>
+}
+
+// -----
+
+// maximumf with an argmin's comparison: not an argmax, left alone.
+// CHECK-LABEL: func.func @mixed
+// CHECK-NOT: arith.minsi
+func.func @mixed(%x: tensor<8x64xf32>, %m0: tensor<8xf32>, %i0: tensor<8xi64>) -> (tensor<8xf32>, tensor<8xi64>) {
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%m0, %i0 : tensor<8xf32>, tensor<8xi64>) {
+  ^bb0(%a: f32, %m: f32, %i: i64):
+    %j = linalg.index 1 : index
+    %jc = arith.index_cast %j : index to i64
+    %v = arith.maximumf %a, %m : f32
+    %lt = arith.cmpf olt, %a, %m : f32
+    %k = arith.select %lt, %jc, %i : i64
+    linalg.yield %v, %k : f32, i64
+  } -> (tensor<8xf32>, tensor<8xi64>)
+  return %r#0, %r#1 : tensor<8xf32>, tensor<8xi64>
 }

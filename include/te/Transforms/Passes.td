@@ -323,7 +323,7 @@ def TESplitArgReductions : Pass<"te-split-arg-reductions"> {
   let description = [{
     An argmax (argmin) written as one `linalg.generic` on tensors that
     carries the extremum and its first position through one reduced loop,
-    the form TOSA's and Torch-MLIR's lowerings write:
+    the form TOSA's and TTIR's lowerings write:
 
     ```mlir
     %m, %i = linalg.generic {... iterator_types = ["parallel", "reduction"]}
@@ -354,6 +354,13 @@ def TESplitArgReductions : Pass<"te-split-arg-reductions"> {
     as `>` is false and `maxnumf` ignores it); the value is that element's
     own bits (`-0.0 == +0.0`, so `M`'s sign could differ).
 
+    Torch-MLIR's and IREE's form computes the value with `arith.maximumf
+    %x, %m` (argmin: `minimumf`) instead of the select, which propagates
+    NaN: from the first NaN on (position `k`, a third reduction) the running
+    value is NaN and no position is taken. Then `M` and `first` look at the
+    positions before `k` only, and the value is `maximumf(m0, every x)`, a
+    fourth reduction (exact in any order).
+
     Why: on GPU targets an op whose outputs read each other's accumulator
     runs one thread per output (te-linalg-to-gpu), so an argmax over a
     32000-entry vocabulary walks 32000 elements on one thread per row; the
@@ -366,8 +373,10 @@ def TESplitArgReductions : Pass<"te-split-arg-reductions"> {
     indexed by loops only; the outputs indexed alike by every other loop,
     a float and an integer or `index`; the region exactly the ops above
     (`cmpf ogt %a, %m` or `olt %m, %a` for argmax, `olt %a, %m` or
-    `ogt %m, %a` for argmin; the position `linalg.index` of the reduced
-    loop, cast or not). Anything else is left alone.
+    `ogt %m, %a` for argmin; the value a `select` on that comparison or
+    `maximumf` / `minimumf` of `%a` and `%m` in either order; the position
+    `linalg.index` of the reduced loop, cast or not). Anything else (a
+    last-index argmax with `oge`, a masked one) is left alone.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",

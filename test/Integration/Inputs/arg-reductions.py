@@ -1,7 +1,8 @@
-"""Inputs and expected results of arg-reductions.mlir: the sequential loop
-`m, i = x > m ? (x, j) : (m, i)` (argmax; argmin with <) computed here in
-Python, independently of te, on rows full of ties, NaNs, infinities and
-signed zeros.
+"""Inputs and expected results of arg-reductions.mlir: the sequential loops
+`m, i = x > m ? (x, j) : (m, i)` (argmax; argmin with <) and Torch-MLIR's
+`i = x > m ? j : i; m = maximumf(x, m)` computed here in Python,
+independently of te, on rows full of ties, NaNs, infinities and signed
+zeros.
 
   arg-reductions.py DIR    writes DIR/<name>.npy (see main)
 """
@@ -47,6 +48,33 @@ def arg_loop(values, m, i, greater, cast):
     return m, i
 
 
+def maximumf(a, b):
+    """arith.maximumf: NaN if either is NaN; -0.0 below +0.0."""
+    if math.isnan(a) or math.isnan(b):
+        return NAN
+    if a == b == 0.0:
+        return a if math.copysign(1.0, a) > 0 else b
+    return max(a, b)
+
+
+def minimumf(a, b):
+    """arith.minimumf: NaN if either is NaN; -0.0 below +0.0."""
+    if math.isnan(a) or math.isnan(b):
+        return NAN
+    if a == b == 0.0:
+        return a if math.copysign(1.0, a) < 0 else b
+    return min(a, b)
+
+
+def torch_loop(values, m, i, greater):
+    """Torch-MLIR's form: m = maximumf(x, m) (minimumf), i = x > m ? j : i."""
+    for j, v in enumerate(values):
+        if (v > m) if greater else (v < m):
+            i = j
+        m = maximumf(v, m) if greater else minimumf(v, m)
+    return m, i
+
+
 def wrap8(j):
     return (j + 128) % 256 - 128
 
@@ -82,6 +110,14 @@ def main(out):
     resc = [arg_loop(col, INF, 0, False, lambda j: j) for col in cols]
     w("argmin_m", "<f4", (300,), [m for m, _ in resc])
     w("argmin_i", "<i8", (300,), [i for _, i in resc])
+    # Torch-MLIR's form (maximumf value, NaN-propagating), from -inf / 0
+    # over the rows; and its argmin (minimumf) from +inf.
+    rest = [torch_loop(row, -INF, 0, True) for row in x]
+    w("torch_m", "<f4", (16,), [m for m, _ in rest])
+    w("torch_i", "<i8", (16,), [i for _, i in rest])
+    resn = [torch_loop(row, INF, 0, False) for row in x]
+    w("torchmin_m", "<f4", (16,), [m for m, _ in resn])
+    w("torchmin_i", "<i8", (16,), [i for _, i in resn])
 
 
 if __name__ == "__main__":
