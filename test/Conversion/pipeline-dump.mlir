@@ -9,7 +9,7 @@
 // RUN: te-opt %s --te-pipeline="target=sm_90" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM90
 // RUN: te-opt %s --te-pipeline="target=sm_100 lower-to-llvm=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOLLVM
 // RUN: te-opt %s --te-pipeline="target=cpu reference=true fuse-accumulate=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TWIN
-// RUN: te-opt %s --te-pipeline="target=sm_90 share-emulated-operands=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHARE
+// RUN: te-opt %s --te-pipeline="target=sm_90 share-emulated-operands=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHARE
 // RUN: te-opt %s --te-pipeline="target=cpu share-emulated-operands=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSHARE
 
 // CPU: Pass Manager with 18 passes:
@@ -34,7 +34,7 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 31 passes:
+// SM90: Pass Manager with 32 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
@@ -47,6 +47,7 @@
 // SM90-NEXT: te-eliminate-aliases,
 // SM90-NEXT: te-expand-qtensors,
 // SM90-NEXT: canonicalize{{.*}},
+// SM90-NEXT: te-share-emulated-operands,
 // SM90-NEXT: te-bufferize-boundaries,
 // SM90-NEXT: te-constant-globals{alignment=64},
 // SM90-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
@@ -123,13 +124,12 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
   return %w : tensor<64x128xbf16>
 }
 
-// share-emulated-operands=true adds te-share-emulated-operands after the
-// expansion on sm_90; the cpu backend computes its GEMMs from the quantized
-// buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 32 passes:
+// te-share-emulated-operands runs after the expansion on sm_90 (SM90 above);
+// share-emulated-operands=false leaves it out; the cpu backend computes its
+// GEMMs from the quantized buffers, so target=cpu does not run it.
+// SHARE: Pass Manager with 31 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
-// SHARE-NEXT: te-share-emulated-operands,
 // SHARE-NEXT: te-bufferize-boundaries,
 // NOSHARE: Pass Manager with 18 passes:
 // NOSHARE-NOT: te-share-emulated-operands

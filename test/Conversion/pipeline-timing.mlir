@@ -34,7 +34,8 @@
 // TIMING-NEXT: TEEliminateAliases
 // TIMING-NEXT: TEExpandQTensors
 // TIMING-NEXT: Canonicalizer
-// TIMING-NEXT: TEBufferizeBoundaries
+// NATIVE-NEXT: TEShareEmulatedOperands
+// TIMING: TEBufferizeBoundaries
 // TIMING-NEXT: TEConstantGlobals
 // TIMING-NEXT: OneShotBufferizePass
 //

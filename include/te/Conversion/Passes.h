@@ -53,9 +53,8 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
       *this, "share-emulated-operands",
       llvm::cl::desc("target=sm_90: te-share-emulated-operands, one bf16 "
                      "dequantization per MXFP8/NVFP4 GEMM operand that "
-                     "several emulated GEMMs read (off until verified on an "
-                     "sm_90 GPU)"),
-      llvm::cl::init(false)};
+                     "several emulated GEMMs read"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> reference{
       *this, "reference",
       llvm::cl::desc("compile the program's high-precision twin instead: "

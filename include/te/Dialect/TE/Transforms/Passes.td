@@ -378,7 +378,7 @@ def TEShareEmulatedOperands : Pass<"te-share-emulated-operands"> {
 
     * it runs on buffer-level ops on tensors (after te-expand-qtensors), on
       a module whose `te.target` is sm_90, and only on GPU targets
-      (`te-pipeline target=sm_90 share-emulated-operands=true`; the cpu
+      (`te-pipeline target=sm_90`, unless `share-emulated-operands=false`; the cpu
       backend computes its GEMMs from the quantized buffers and refuses
       emulated operands);
     * a GEMM qualifies when `format::gemmEmulation` emulates it in bf16
