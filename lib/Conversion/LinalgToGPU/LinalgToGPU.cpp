@@ -127,6 +127,15 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
   return idx;
 }
 
+/// The sizes of `op`'s loops, as index values at `b`.
+SmallVector<Value> loopSizes(OpBuilder &b, Location loc, linalg::GenericOp op) {
+  SmallVector<Value> sizes;
+  for (Range r :
+       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+  return sizes;
+}
+
 /// The indices of an operand: its indexing map applied to the loop indices.
 SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
                             ArrayRef<Value> loopIdx) {
@@ -545,10 +554,7 @@ void KernelLowering::emitParallelKernel(OpBuilder &b, Location loc,
 LogicalResult KernelLowering::lowerParallel(linalg::GenericOp op) {
   Location loc = op.getLoc();
   OpBuilder b(op);
-  SmallVector<Value> sizes;
-  for (Range r :
-       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
-    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+  SmallVector<Value> sizes = loopSizes(b, loc, op);
   int64_t lanes = vectorLanes(op);
   if (lanes > 1 && !staticallyAligned(op, lanes))
     lanes = 1;
@@ -838,10 +844,7 @@ LogicalResult KernelLowering::lowerReduction(linalg::GenericOp op) {
     return lowerSerialReduction(op);
   Location loc = op.getLoc();
   OpBuilder b(op);
-  SmallVector<Value> sizes;
-  for (Range r :
-       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
-    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+  SmallVector<Value> sizes = loopSizes(b, loc, op);
   // Vector lanes as for an all-parallel op: along the innermost loop, which
   // the reduction walks (inner-reduced) or whose outputs a thread owns.
   int64_t lanes = vectorLanes(op);
@@ -1138,10 +1141,7 @@ LogicalResult KernelLowering::lowerSerialReduction(linalg::GenericOp op) {
   }
   Location loc = op.getLoc();
   OpBuilder b(op);
-  SmallVector<Value> sizes;
-  for (Range r :
-       cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc))
-    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+  SmallVector<Value> sizes = loopSizes(b, loc, op);
   ReductionLoops loops(op, sizes);
   if (remarks) {
     InFlightDiagnostic remark = op.emitRemark(
