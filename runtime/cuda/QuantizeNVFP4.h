@@ -297,19 +297,16 @@ template <typename F> __host__ __device__ __forceinline__ void fwht16(F x[16]) {
       }
 }
 
-/// The same function as rht16Sequential, fewer operations where that is
-/// provably exact. `sigBits` is the significand width of the values (8 for
-/// bf16, 11 for f16, 24 for f32). With E the exponent field, every non-zero
-/// term 0.25 * v_i is a multiple of 2^(Emin - 127 - sigBits - 1) and every
-/// partial sum of any order is below 2^(Emax - 127 + 3), so all of them are
-/// exact in a format of P bits when Emax - Emin <= P - 4 - sigBits: then the
-/// sequential sum and a Walsh-Hadamard butterfly give the same exact value
-/// (its zero made +0, as the sequential sum from +0.0 gives), rounded once
-/// to bf16. Spans up to 19 - sigBits use float (if every |v_i| < 2^126, so
-/// that no partial sum overflows), up to 48 - sigBits double (one bit of
-/// margin each); wider spans, infinities and NaNs take rht16Sequential.
-__host__ __device__ __forceinline__ void rht16(float v[16], uint32_t signMask,
-                                               int sigBits) {
+/// The exponent fields of a 16-value chunk: `mx` the bits of the largest
+/// |v_i| (>= 0x7F800000: an infinity or NaN), `mn` those of the smallest
+/// non-zero one (0x7FFFFFFF if all are zero), `span` their exponent
+/// difference.
+struct RHTChunkRange {
+  uint32_t mx, mn;
+  int span;
+};
+__host__ __device__ __forceinline__ RHTChunkRange
+rhtChunkRange(const float v[16]) {
   uint32_t mx = 0u, mn = 0x7FFFFFFFu;
 #pragma unroll
   for (int i = 0; i < 16; ++i) {
@@ -317,90 +314,166 @@ __host__ __device__ __forceinline__ void rht16(float v[16], uint32_t signMask,
     mx = b > mx ? b : mx;
     mn = b != 0u && b < mn ? b : mn;
   }
-  const int span = static_cast<int>(mx >> 23) - static_cast<int>(mn >> 23);
-  if (mx >= 0x7F800000u || span > 48 - sigBits) {
+  return {mx, mn, static_cast<int>(mx >> 23) - static_cast<int>(mn >> 23)};
+}
+
+/// The float butterfly of a chunk: u_j = sum_i (-1)^popcount(i & j) *
+/// (+-0.25 v_i, the sign of s_i), each addition rounded to float.
+__host__ __device__ __forceinline__ void
+rht16Float(const float v[16], uint32_t signMask, float u[16]) {
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    float t = 0.25f * v[i];
+    u[i] = ((signMask >> i) & 1u) ? -t : t;
+  }
+  fwht16(u);
+}
+
+/// The float butterfly's tiers (rht16, rht16Amax) for a chunk in `r`:
+///  * exact: every term 0.25 * v_i is a multiple of
+///    2^(Emin - 127 - sigBits - 1) and every partial sum of any order is below
+///    2^(Emax - 127 + 3), so all of them are exact in float when
+///    Emax - Emin <= 24 - 4 - sigBits - 1 (one bit of margin); the butterfly
+///    then gives the sequential sum's exact value. Also needs every
+///    |v_i| < 2^126, so that no partial sum overflows.
+///  * certified: otherwise, with the terms normal floats (or exact: bf16 and
+///    f16 values scaled by 0.25 are) and M = max |0.25 v_i| < 2^(E+1), each
+///    output's 15 roundings (2^(4-k) at level k, each at most 2^-24 of a
+///    partial sum below 2^k M (1 + 2^-24)^k) add up to less than
+///    2^-18 M (1 + 2^-20) < 2^(E-17) = eps. With delta = 2^(E-16), y + delta
+///    and y - delta rounded to float (half an ulp of values below 2^(E+6) is
+///    at most 2^(E-18)) still enclose y +- eps, so they enclose the exact
+///    sum; RNE to bf16 is monotone, so where both round to the same bf16
+///    value (bits, the sign of zero included) the exact sum rounds to it
+///    too. Where they do not (the sum within ~2^(E-15) of a bf16 rounding
+///    boundary, or of zero), the double tiers decide.
+/// rhtFloatDelta is that delta, 0 when the exact tier applies, negative
+/// when neither does.
+__host__ __device__ __forceinline__ float rhtFloatDelta(RHTChunkRange r,
+                                                        int sigBits) {
+  if (r.mx >= 0x7E800000u || r.span > 48 - sigBits)
+    return -1.0f;
+  if (r.span <= 19 - sigBits)
+    return 0.0f;
+  if ((r.mx >> 23) < 19u || (sigBits == 24 && (r.mn >> 23) < 3u))
+    return -1.0f;
+  return format::floatOf(((r.mx >> 23) - 18u) << 23);
+}
+
+/// rht16's tiers after the float butterfly, exact in double where
+/// Emax - Emin <= 48 - sigBits (as the float tier's bound, with double's 53
+/// bits), else rht16Sequential. Out of line on the GPU: the kernels calling
+/// rht16 take them rarely (infinities, NaNs, spans beyond the float tiers,
+/// sums near a bf16 rounding boundary) and do not hold their registers.
+__host__ __device__ __noinline__ inline void
+rht16Double(float v[16], uint32_t signMask, int sigBits) {
+  const RHTChunkRange r = rhtChunkRange(v);
+  if (r.mx >= 0x7F800000u || r.span > 48 - sigBits) {
     rht16Sequential(v, signMask);
     return;
   }
-  if (span <= 19 - sigBits && mx < 0x7E800000u) { // no float overflow either
-    float u[16];
-#pragma unroll
-    for (int i = 0; i < 16; ++i) {
-      float t = 0.25f * v[i];
-      u[i] = ((signMask >> i) & 1u) ? -t : t;
-    }
-    fwht16(u);
-#pragma unroll
-    for (int j = 0; j < 16; ++j)
-      v[j] = format::bf16ToFloat(format::floatToBF16(u[j] + 0.0f));
-    return;
-  }
   double u[16];
-#pragma unroll
   for (int i = 0; i < 16; ++i) {
     double t = 0.25 * static_cast<double>(v[i]);
     u[i] = ((signMask >> i) & 1u) ? -t : t;
   }
   fwht16(u);
-#pragma unroll
   for (int j = 0; j < 16; ++j)
     v[j] = doubleToBF16Finite(u[j] + 0.0);
 }
 
-/// max_j |rht16(v)_j| (v unchanged): in rht16's float and double tiers the
-/// max of the exact |sums|, rounded once (RNE to bf16 is monotone and odd,
-/// so rounding the largest magnitude gives the largest rounded one);
-/// otherwise rht16 and the max of its results (fmaxf: NaNs ignored).
-__host__ __device__ __forceinline__ float
-rht16Amax(const float v[16], uint32_t signMask, int sigBits) {
-  uint32_t mx = 0u, mn = 0x7FFFFFFFu;
+/// The same function as rht16Sequential, fewer operations where that is
+/// provably exact. `sigBits` is the significand width of the values (8 for
+/// bf16, 11 for f16, 24 for f32). The float butterfly where it is exact or
+/// certified (rhtFloatDelta), else rht16Double; the result's zeros are +0,
+/// as the sequential sum from +0.0 gives.
+__host__ __device__ __forceinline__ void rht16(float v[16], uint32_t signMask,
+                                               int sigBits) {
+  const float delta = rhtFloatDelta(rhtChunkRange(v), sigBits);
+  if (delta >= 0.0f) {
+    float u[16];
+    rht16Float(v, signMask, u);
+    bool certain = true;
 #pragma unroll
-  for (int i = 0; i < 16; ++i) {
-    uint32_t b = format::bitsOf(v[i]) & 0x7FFFFFFFu;
-    mx = b > mx ? b : mx;
-    mn = b != 0u && b < mn ? b : mn;
+    for (int j = 0; j < 16; ++j) {
+      const uint16_t hi = format::floatToBF16(u[j] + delta);
+      certain =
+          certain && (delta == 0.0f || hi == format::floatToBF16(u[j] - delta));
+      u[j] = format::bf16ToFloat(hi);
+    }
+    if (certain) {
+#pragma unroll
+      for (int j = 0; j < 16; ++j)
+        v[j] = u[j];
+      return;
+    }
   }
-  const int span = static_cast<int>(mx >> 23) - static_cast<int>(mn >> 23);
-  if (mx >= 0x7F800000u || span > 48 - sigBits) {
-    float w[16];
+  float w[16];
 #pragma unroll
+  for (int i = 0; i < 16; ++i)
+    w[i] = v[i];
+  rht16Double(w, signMask, sigBits);
+#pragma unroll
+  for (int j = 0; j < 16; ++j)
+    v[j] = w[j];
+}
+
+/// rht16Amax's tiers after the float butterfly (out of line on the GPU, as
+/// rht16Double): the largest exact |sum| in double, rounded once, or the
+/// largest result of rht16Sequential (fmaxf: NaNs ignored).
+__host__ __device__ __noinline__ inline float
+rht16AmaxDouble(const float *v, uint32_t signMask, int sigBits) {
+  const RHTChunkRange r = rhtChunkRange(v);
+  if (r.mx >= 0x7F800000u || r.span > 48 - sigBits) {
+    float w[16];
     for (int i = 0; i < 16; ++i)
       w[i] = v[i];
     rht16Sequential(w, signMask);
     float m = 0.0f;
-#pragma unroll
     for (int j = 0; j < 16; ++j)
       m = fmaxf(m, format::floatOf(format::bitsOf(w[j]) & 0x7FFFFFFFu));
     return m;
   }
-  if (span <= 19 - sigBits && mx < 0x7E800000u) {
-    float u[16];
-#pragma unroll
-    for (int i = 0; i < 16; ++i) {
-      float t = 0.25f * v[i];
-      u[i] = ((signMask >> i) & 1u) ? -t : t;
-    }
-    fwht16(u);
-    uint32_t m = 0u; // non-negative floats order as their bits
-#pragma unroll
-    for (int j = 0; j < 16; ++j) {
-      uint32_t b = format::bitsOf(u[j]) & 0x7FFFFFFFu;
-      m = b > m ? b : m;
-    }
-    return format::bf16ToFloat(format::floatToBF16(format::floatOf(m)));
-  }
   double u[16];
-#pragma unroll
   for (int i = 0; i < 16; ++i) {
     double t = 0.25 * static_cast<double>(v[i]);
     u[i] = ((signMask >> i) & 1u) ? -t : t;
   }
   fwht16(u);
   double m = 0.0;
-#pragma unroll
   for (int j = 0; j < 16; ++j)
     m = fmax(m, fabs(u[j]));
   return doubleToBF16Finite(m);
+}
+
+/// max_j |rht16(v)_j| (v unchanged). RNE to bf16 is monotone and odd, so
+/// rounding the largest exact |sum| gives the largest rounded one. In the
+/// float butterfly's exact tier that is its largest |u_j|; in its certified
+/// tier the largest |u_j| is within eps of the largest exact |sum| (the
+/// maximum moves by at most the largest error), so the same enclosure by
+/// +-delta decides; otherwise rht16AmaxDouble.
+__host__ __device__ __forceinline__ float
+rht16Amax(const float v[16], uint32_t signMask, int sigBits) {
+  const float delta = rhtFloatDelta(rhtChunkRange(v), sigBits);
+  if (delta >= 0.0f) {
+    float u[16];
+    rht16Float(v, signMask, u);
+    uint32_t m = 0u; // non-negative floats order as their bits
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      uint32_t b = format::bitsOf(u[j]) & 0x7FFFFFFFu;
+      m = b > m ? b : m;
+    }
+    const float mf = format::floatOf(m);
+    const uint16_t hi = format::floatToBF16(mf + delta);
+    if (delta == 0.0f || hi == format::floatToBF16(mf - delta))
+      return format::bf16ToFloat(hi);
+  }
+  float w[16];
+#pragma unroll
+  for (int i = 0; i < 16; ++i)
+    w[i] = v[i];
+  return rht16AmaxDouble(w, signMask, sigBits);
 }
 #endif
 

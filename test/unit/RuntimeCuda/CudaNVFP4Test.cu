@@ -142,7 +142,8 @@ float roundTo(float x, int sigBits) {
 
 /// Chunks of 16 values of `sigBits` significand bits: chunk c has its
 /// non-zero magnitudes in [2^e0, 2^(e0 + span)), span = c % 61, plus special
-/// chunks (zeros, -0, cancelling pairs, tiny values, inf, NaN).
+/// chunks (zeros, -0, cancelling pairs, tiny values, inf, NaN, sums on a bf16
+/// rounding boundary decided by a term far below).
 std::vector<float> rhtChunks(int sigBits, int n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> unit(1.0f, 2.0f);
@@ -183,6 +184,22 @@ std::vector<float> rhtChunks(int sigBits, int n, uint32_t seed) {
     case 9:
       x[rng() % 16] = NAN;
       break;
+    case 10: { // sums on a bf16 rounding boundary: 0.25 (2^e +- 2^(e-8)) is
+               // a midpoint (or a bf16 value), moved off it, or not, by a
+               // term 2^12..2^40 below (or 0), which float sums lose: the
+               // float tier's certificate must hand these to the exact tiers
+      const int minExp = sigBits == 11 ? -24 : sigBits == 8 ? -133 : -149;
+      const int e = std::min(eHi - 4, std::max(e0, eLo + 45));
+      for (int i = 0; i < 16; ++i)
+        x[i] = 0.0f;
+      x[0] = std::ldexp((rng() & 1) ? -1.0f : 1.0f, e);
+      x[1] = std::ldexp((rng() & 1) ? -1.0f : 1.0f, e - 8);
+      const int d = 12 + int(rng() % 29);
+      if (rng() % 4 != 0)
+        x[2 + rng() % 14] =
+            std::ldexp((rng() & 1) ? -1.0f : 1.0f, std::max(e - d, minExp));
+      break;
+    }
     default:
       break;
     }
