@@ -11,7 +11,8 @@
 //   the cpu;
 // * mxfp8DequantKernel, nvfp4DequantKernel (launchVectorDequantize): 16
 //   elements of the stored representation per thread, bf16 or fp32 out,
-//   hardware element decodes equal to Format's.
+//   hardware element decodes equal to Format's; NVFP4 to bf16 takes
+//   nvfp4DequantBF16Kernel (8 elements a piece, 4 pieces per thread).
 //
 //===----------------------------------------------------------------------===//
 
@@ -300,6 +301,71 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+/// NVFP4 to bf16, 8 elements a piece: a 4-byte load and one 16-byte store,
+/// so that a warp's loads and its stores each cover one contiguous range
+/// (the 16-element kernel's two 16-byte stores per thread leave every other
+/// 16 bytes of a warp's range to the other store); kPieces pieces per
+/// thread, a grid's width apart, their loads issued before any decode. The
+/// values are nvfp4DequantKernel's.
+constexpr int kPiece = 8, kPieces = 4;
+template <bool BlockOnly>
+__global__ void __launch_bounds__(kThreads)
+    nvfp4DequantBF16Kernel(VectorDequantArgs a) {
+  const int64_t perRow = a.C / kPiece;
+  const int64_t n = a.R * perRow;
+  const int64_t width = int64_t(gridDim.x) * blockDim.x;
+  const bool narrow = n <= int64_t(UINT32_MAX);
+  for (int64_t i0 = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i0 < n;
+       i0 += width * kPieces) {
+    uint32_t u[kPieces];
+    uint8_t sb[kPieces];
+    int64_t off[kPieces], row[kPieces];
+#pragma unroll
+    for (int k = 0; k < kPieces; ++k) {
+      const int64_t i = i0 + k * width;
+      off[k] = -1;
+      if (i >= n)
+        continue;
+      int64_t r, c0;
+      if (narrow) {
+        const uint32_t q =
+            static_cast<uint32_t>(i) / static_cast<uint32_t>(perRow);
+        r = q;
+        c0 = (static_cast<uint32_t>(i) - q * static_cast<uint32_t>(perRow)) *
+             int64_t(kPiece);
+      } else {
+        r = i / perRow;
+        c0 = (i - r * perRow) * kPiece;
+      }
+      off[k] = r * a.C + c0;
+      row[k] = r;
+      u[k] = __ldg(reinterpret_cast<const uint32_t *>(a.data + off[k] / 2));
+      sb[k] = __ldg(a.scale + scaleAt(a, r, c0 / kNVFP4BlockSize, false));
+    }
+#pragma unroll
+    for (int k = 0; k < kPieces; ++k) {
+      if (off[k] < 0)
+        continue;
+      float f;
+      if constexpr (BlockOnly) {
+        f = decodeE4M3(sb[k]);
+      } else {
+        const float g = a.rowScaled ? a.amax[row[k]] : a.amax[0];
+        f = nvfp4DequantFactor(sb[k], g, a.e4m3Max);
+      }
+      uint32_t w[4];
+#pragma unroll
+      for (int j = 0; j < kPiece; j += 2) {
+        const float2 e = e2m1x2ToFloat2(u[k] >> (4 * j));
+        w[j / 2] = static_cast<uint32_t>(floatToBF16(e.x * f)) |
+                   (static_cast<uint32_t>(floatToBF16(e.y * f)) << 16);
+      }
+      *reinterpret_cast<uint4 *>(static_cast<uint16_t *>(a.out) + off[k]) =
+          make_uint4(w[0], w[1], w[2], w[3]);
+    }
+  }
+}
+
 template <bool BF16Out>
 void launchMX(const VectorDequantArgs &a, bool e5, unsigned grid,
               cudaStream_t stream) {
@@ -358,10 +424,11 @@ cudaError_t launchVectorDequantize(const VectorDequantArgs &a,
     else
       launchMX<false>(a, e5, grid, stream);
   } else if (bf16) {
+    const unsigned g = gridFor((2 * n + kPieces - 1) / kPieces);
     if (a.blockScaleOnly)
-      nvfp4DequantKernel<true, true><<<grid, kThreads, 0, stream>>>(a);
+      nvfp4DequantBF16Kernel<true><<<g, kThreads, 0, stream>>>(a);
     else
-      nvfp4DequantKernel<true, false><<<grid, kThreads, 0, stream>>>(a);
+      nvfp4DequantBF16Kernel<false><<<g, kThreads, 0, stream>>>(a);
   } else {
     if (a.blockScaleOnly)
       nvfp4DequantKernel<false, true><<<grid, kThreads, 0, stream>>>(a);
