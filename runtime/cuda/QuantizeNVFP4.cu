@@ -30,7 +30,7 @@
 //    the butterfly in double where exact, or Format's sequential double sum;
 //    the same bf16 results. With the RHT, the kernel quantizes its two
 //    columns one after the other and asks for 3 blocks per SM (80
-//    registers), the amax pass (AmaxScale.cu) for 4.
+//    registers), as does the amax pass (AmaxScale.cu).
 // BF16 inputs take nvfp4Fused16Kernel<RHT, SR> instead: the same
 // values, with an unpadded XOR-swizzled tile (swz), lanes mapped so that
 // every code store covers whole 32-byte sectors (4 lanes per row / column),
