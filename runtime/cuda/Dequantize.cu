@@ -175,19 +175,20 @@ __device__ __forceinline__ float2 e2m1x2ToFloat2(uint32_t pair) {
   return make_float2(f.x * 16384.0f, f.y * 16384.0f);
 }
 
-/// Row and first column of chunk i of a [R, C] tensor of `perRow` chunks per
-/// row: a 32-bit division where the chunk count allows (a 64-bit one is
-/// several times the work of a chunk's decode).
+/// Row and first column of chunk i (of `Elems` elements) of a [R, C] tensor
+/// of `perRow` chunks per row: a 32-bit division where the chunk count
+/// allows (a 64-bit one is several times the work of a chunk's decode).
+template <int Elems = kChunk>
 __device__ __forceinline__ void chunkAt(int64_t i, int64_t n, int64_t perRow,
                                         int64_t &r, int64_t &c0) {
   if (n <= int64_t(UINT32_MAX)) {
     const uint32_t q = static_cast<uint32_t>(i) / static_cast<uint32_t>(perRow);
     r = q;
     c0 = (static_cast<uint32_t>(i) - q * static_cast<uint32_t>(perRow)) *
-         int64_t(kChunk);
+         int64_t(Elems);
   } else {
     r = i / perRow;
-    c0 = (i - r * perRow) * kChunk;
+    c0 = (i - r * perRow) * Elems;
   }
 }
 
@@ -314,7 +315,6 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t perRow = a.C / kPiece;
   const int64_t n = a.R * perRow;
   const int64_t width = int64_t(gridDim.x) * blockDim.x;
-  const bool narrow = n <= int64_t(UINT32_MAX);
   for (int64_t i0 = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i0 < n;
        i0 += width * kPieces) {
     uint32_t u[kPieces];
@@ -327,16 +327,7 @@ __global__ void __launch_bounds__(kThreads)
       if (i >= n)
         continue;
       int64_t r, c0;
-      if (narrow) {
-        const uint32_t q =
-            static_cast<uint32_t>(i) / static_cast<uint32_t>(perRow);
-        r = q;
-        c0 = (static_cast<uint32_t>(i) - q * static_cast<uint32_t>(perRow)) *
-             int64_t(kPiece);
-      } else {
-        r = i / perRow;
-        c0 = (i - r * perRow) * kPiece;
-      }
+      chunkAt<kPiece>(i, n, perRow, r, c0);
       off[k] = r * a.C + c0;
       row[k] = r;
       u[k] = __ldg(reinterpret_cast<const uint32_t *>(a.data + off[k] / 2));
