@@ -25,9 +25,11 @@
 //    as 8 bytes of the [K, M] columnwise data; f32: 32 rows of column
 //    t % 128, one 16-byte store.
 //  * RHT: rht16 (QuantizeNVFP4.h): a float Walsh-Hadamard butterfly where
-//    the exponent span of the chunk makes every partial sum exact, or where
-//    an error bound certifies its bf16 rounding; else (rarely, out of line)
-//    the butterfly in double where exact, or Format's sequential double sum;
+//    the exponent span of the chunk makes every partial sum exact, else two
+//    exact float butterflies of the terms split at 2^-20 of the largest,
+//    added with one rounding (a warp takes the split one for all its lanes
+//    as soon as one lane needs it); else (rarely, out of line) the
+//    butterfly in double where exact, or Format's sequential double sum;
 //    the same bf16 results. With the RHT, the kernel quantizes its two
 //    columns one after the other and asks for 3 blocks per SM (80
 //    registers), as does the amax pass (AmaxScale.cu).
