@@ -142,7 +142,7 @@ constexpr int kG = kNVFP4BlockSize; // 16
 /// grid-stride loop, warp shuffles and one atomicMax per warp and value
 /// (non-negative floats order as their bits).
 template <InKind T>
-__global__ void __launch_bounds__(kThreads, 3)
+__global__ void __launch_bounds__(kThreads)
     nvfp4AmaxRHTKernel(const Storage<T> *x, int64_t M, int64_t K,
                        uint32_t signMask, float *amax) {
   using S = Storage<T>;

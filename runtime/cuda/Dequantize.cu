@@ -11,9 +11,7 @@
 //   the cpu;
 // * mxfp8DequantKernel, nvfp4DequantKernel (launchVectorDequantize): 16
 //   elements of the stored representation per thread, bf16 or fp32 out,
-//   hardware element decodes equal to Format's; to bf16 they take
-//   mxfp8DequantBF16Kernel / nvfp4DequantBF16Kernel (8 elements a piece,
-//   one 16-byte store, 4 pieces per thread).
+//   hardware element decodes equal to Format's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,20 +174,19 @@ __device__ __forceinline__ float2 e2m1x2ToFloat2(uint32_t pair) {
   return make_float2(f.x * 16384.0f, f.y * 16384.0f);
 }
 
-/// Row and first column of chunk i (of `Elems` elements) of a [R, C] tensor
-/// of `perRow` chunks per row: a 32-bit division where the chunk count
-/// allows (a 64-bit one is several times the work of a chunk's decode).
-template <int Elems = kChunk>
+/// Row and first column of chunk i of a [R, C] tensor of `perRow` chunks per
+/// row: a 32-bit division where the chunk count allows (a 64-bit one is
+/// several times the work of a chunk's decode).
 __device__ __forceinline__ void chunkAt(int64_t i, int64_t n, int64_t perRow,
                                         int64_t &r, int64_t &c0) {
   if (n <= int64_t(UINT32_MAX)) {
     const uint32_t q = static_cast<uint32_t>(i) / static_cast<uint32_t>(perRow);
     r = q;
     c0 = (static_cast<uint32_t>(i) - q * static_cast<uint32_t>(perRow)) *
-         int64_t(Elems);
+         int64_t(kChunk);
   } else {
     r = i / perRow;
-    c0 = (i - r * perRow) * Elems;
+    c0 = (i - r * perRow) * kChunk;
   }
 }
 
@@ -303,138 +300,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// NVFP4 to bf16, 8 elements a piece: a 4-byte load and one 16-byte store,
-/// so that a warp's loads and its stores each cover one contiguous range
-/// (the 16-element kernel's two 16-byte stores per thread leave every other
-/// 16 bytes of a warp's range to the other store); kPieces pieces per
-/// thread, a grid's width apart, their loads issued before any decode. The
-/// values are nvfp4DequantKernel's.
-constexpr int kPiece = 8, kPieces = 4;
-
-/// Piece i of kPiece elements of a [R, C] tensor of n pieces, `perRow` per
-/// row: false past the end (off = -1), else its row, first column and
-/// element offset.
-__device__ __forceinline__ bool pieceAt(int64_t i, int64_t n, int64_t perRow,
-                                        int64_t C, int64_t &r, int64_t &c0,
-                                        int64_t &off) {
-  off = -1;
-  if (i >= n)
-    return false;
-  chunkAt<kPiece>(i, n, perRow, r, c0);
-  off = r * C + c0;
-  return true;
-}
-template <bool BlockOnly>
-__global__ void __launch_bounds__(kThreads)
-    nvfp4DequantBF16Kernel(VectorDequantArgs a) {
-  const int64_t perRow = a.C / kPiece;
-  const int64_t n = a.R * perRow;
-  const int64_t width = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i0 = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i0 < n;
-       i0 += width * kPieces) {
-    uint32_t u[kPieces];
-    uint8_t sb[kPieces];
-    int64_t off[kPieces], row[kPieces];
-#pragma unroll
-    for (int k = 0; k < kPieces; ++k) {
-      int64_t r, c0;
-      if (!pieceAt(i0 + k * width, n, perRow, a.C, r, c0, off[k]))
-        continue;
-      row[k] = r;
-      u[k] = __ldg(reinterpret_cast<const uint32_t *>(a.data + off[k] / 2));
-      sb[k] = __ldg(a.scale + scaleAt(a, r, c0 / kNVFP4BlockSize, false));
-    }
-#pragma unroll
-    for (int k = 0; k < kPieces; ++k) {
-      if (off[k] < 0)
-        continue;
-      float f;
-      if constexpr (BlockOnly) {
-        f = decodeE4M3(sb[k]);
-      } else {
-        const float g = a.rowScaled ? a.amax[row[k]] : a.amax[0];
-        f = nvfp4DequantFactor(sb[k], g, a.e4m3Max);
-      }
-      uint32_t w[4];
-#pragma unroll
-      for (int j = 0; j < kPiece; j += 2) {
-        const float2 e = e2m1x2ToFloat2(u[k] >> (4 * j));
-        w[j / 2] = static_cast<uint32_t>(floatToBF16(e.x * f)) |
-                   (static_cast<uint32_t>(floatToBF16(e.y * f)) << 16);
-      }
-      *reinterpret_cast<uint4 *>(static_cast<uint16_t *>(a.out) + off[k]) =
-          make_uint4(w[0], w[1], w[2], w[3]);
-    }
-  }
-}
-
-/// MXFP8 to bf16 in nvfp4DequantBF16Kernel's pieces: 8 codes (an 8-byte
-/// load; column blocks: their 8 scales, one 8-byte load where the compact
-/// scale matrix allows), one 16-byte store; the values are
-/// mxfp8DequantKernel's.
-template <bool E5M2, bool ColumnBlocks>
-__global__ void __launch_bounds__(kThreads)
-    mxfp8DequantBF16Kernel(VectorDequantArgs a) {
-  const int64_t perRow = a.C / kPiece;
-  const int64_t n = a.R * perRow;
-  const int64_t width = int64_t(gridDim.x) * blockDim.x;
-  const bool vectorScales = ColumnBlocks && !a.swizzled &&
-                            a.scaleCols % kPiece == 0 &&
-                            reinterpret_cast<uintptr_t>(a.scale) % 8 == 0;
-  for (int64_t i0 = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i0 < n;
-       i0 += width * kPieces) {
-    uint2 u[kPieces], sw[kPieces];
-    int64_t off[kPieces];
-#pragma unroll
-    for (int k = 0; k < kPieces; ++k) {
-      int64_t r, c0;
-      if (!pieceAt(i0 + k * width, n, perRow, a.C, r, c0, off[k]))
-        continue;
-      u[k] = __ldg(reinterpret_cast<const uint2 *>(a.data + off[k]));
-      if constexpr (!ColumnBlocks) {
-        sw[k].x = __ldg(a.scale + scaleAt(a, r, c0 / kMXFP8BlockSize, false));
-        sw[k].y = 0;
-      } else {
-        const int64_t sr = r / kMXFP8BlockSize;
-        if (vectorScales) {
-          sw[k] = __ldg(
-              reinterpret_cast<const uint2 *>(a.scale + sr * a.scaleCols + c0));
-        } else {
-          uint32_t q[2] = {0, 0};
-#pragma unroll
-          for (int e = 0; e < kPiece; ++e)
-            q[e / 4] |=
-                static_cast<uint32_t>(__ldg(
-                    a.scale + scaleAt(a, sr, c0 + e, /*transposed=*/true)))
-                << (8 * (e % 4));
-          sw[k] = make_uint2(q[0], q[1]);
-        }
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kPieces; ++k) {
-      if (off[k] < 0)
-        continue;
-      const uint32_t w[2] = {u[k].x, u[k].y}, s[2] = {sw[k].x, sw[k].y};
-      const float rowScale = decodeE8M0(static_cast<uint8_t>(s[0]));
-      uint32_t o[4];
-#pragma unroll
-      for (int j = 0; j < kPiece; j += 2) {
-        const float2 f = fp8x2ToFloat2<E5M2>(w[j / 4] >> (8 * (j % 4)));
-        float s0 = rowScale, s1 = rowScale;
-        if constexpr (ColumnBlocks) {
-          s0 = decodeE8M0(static_cast<uint8_t>(s[j / 4] >> (8 * (j % 4))));
-          s1 = decodeE8M0(static_cast<uint8_t>(s[j / 4] >> (8 * (j % 4 + 1))));
-        }
-        o[j / 2] = static_cast<uint32_t>(floatToBF16(f.x * s0)) |
-                   (static_cast<uint32_t>(floatToBF16(f.y * s1)) << 16);
-      }
-      *reinterpret_cast<uint4 *>(static_cast<uint16_t *>(a.out) + off[k]) =
-          make_uint4(o[0], o[1], o[2], o[3]);
-    }
-  }
-}
-
 template <bool BF16Out>
 void launchMX(const VectorDequantArgs &a, bool e5, unsigned grid,
               cudaStream_t stream) {
@@ -486,32 +351,17 @@ cudaError_t launchVectorDequantize(const VectorDequantArgs &a,
     return cudaSuccess;
   const unsigned grid = gridFor(n);
   const bool bf16 = a.outType == DType::BF16;
-  // The bf16 kernels: 8-element pieces, kPieces per thread.
-  const unsigned pieceGrid = gridFor((2 * n + kPieces - 1) / kPieces);
   if (a.recipe == Recipe::MXFP8) {
     const bool e5 = a.fp8 == DType::E5M2;
-    if (bf16) {
-      if (e5 && a.columnBlocks)
-        mxfp8DequantBF16Kernel<true, true>
-            <<<pieceGrid, kThreads, 0, stream>>>(a);
-      else if (e5)
-        mxfp8DequantBF16Kernel<true, false>
-            <<<pieceGrid, kThreads, 0, stream>>>(a);
-      else if (a.columnBlocks)
-        mxfp8DequantBF16Kernel<false, true>
-            <<<pieceGrid, kThreads, 0, stream>>>(a);
-      else
-        mxfp8DequantBF16Kernel<false, false>
-            <<<pieceGrid, kThreads, 0, stream>>>(a);
-    } else {
-      launchMX<false>(a, e5, grid, stream);
-    }
-  } else if (bf16) {
-    const unsigned g = pieceGrid;
-    if (a.blockScaleOnly)
-      nvfp4DequantBF16Kernel<true><<<g, kThreads, 0, stream>>>(a);
+    if (bf16)
+      launchMX<true>(a, e5, grid, stream);
     else
-      nvfp4DequantBF16Kernel<false><<<g, kThreads, 0, stream>>>(a);
+      launchMX<false>(a, e5, grid, stream);
+  } else if (bf16) {
+    if (a.blockScaleOnly)
+      nvfp4DequantKernel<true, true><<<grid, kThreads, 0, stream>>>(a);
+    else
+      nvfp4DequantKernel<true, false><<<grid, kThreads, 0, stream>>>(a);
   } else {
     if (a.blockScaleOnly)
       nvfp4DequantKernel<false, true><<<grid, kThreads, 0, stream>>>(a);

@@ -24,15 +24,9 @@
 //    an RHT chunk when the RHT is on, per column), each stored transposed
 //    as 8 bytes of the [K, M] columnwise data; f32: 32 rows of column
 //    t % 128, one 16-byte store.
-//  * RHT: rht16 (QuantizeNVFP4.h): a float Walsh-Hadamard butterfly where
-//    the exponent span of the chunk makes every partial sum exact, else two
-//    exact float butterflies of the terms split at 2^-20 of the largest,
-//    added with one rounding (a warp takes the split one for all its lanes
-//    as soon as one lane needs it); else (rarely, out of line) the
-//    butterfly in double where exact, or Format's sequential double sum;
-//    the same bf16 results. With the RHT, the kernel quantizes its two
-//    columns one after the other and asks for 3 blocks per SM (80
-//    registers), as does the amax pass (AmaxScale.cu).
+//  * RHT: rht16 (QuantizeNVFP4.h): Walsh-Hadamard butterflies in float or
+//    double where the exponent span of the chunk makes every partial sum
+//    exact, else Format's sequential double sum; the same bf16 results.
 // BF16 inputs take nvfp4Fused16Kernel<RHT, SR> instead: the same
 // values, with an unpadded XOR-swizzled tile (swz), lanes mapped so that
 // every code store covers whole 32-byte sectors (4 lanes per row / column),
@@ -340,7 +334,7 @@ __device__ __forceinline__ int swz(int r) {
 /// the shared tile (8 threads per tile, 2 rows each); the codes are then the
 /// 1D kernel's with that amax, rowwise and columnwise alike.
 template <InKind T, bool RHT, bool SR, bool TWO_D = false>
-__global__ void __launch_bounds__(kThreads, RHT ? 3 : 1)
+__global__ void __launch_bounds__(kThreads)
     nvfp4Fused16Kernel(const NVFP4FusedArgs a) {
   static_assert(T != InKind::F32, "16-bit inputs");
   static_assert(!TWO_D || (!RHT && !SR), "2D tiles: plain rounding, no RHT");
@@ -470,34 +464,21 @@ __global__ void __launch_bounds__(kThreads, RHT ? 3 : 1)
                                                 ((p >> 2) ^ swz(r)))[p & 3];
     }
     const int64_t k = k0 + 2 * p, m = m0 + 16 * j;
-    if constexpr (RHT) {
-      // One column at a time (not unrolled), so that only one transformed
-      // group is live: the kernel's registers bound its occupancy.
-#pragma unroll 1
-      for (int h = 0; h < 2; ++h) {
-        float v[kG];
-#pragma unroll
-        for (int i = 0; i < kG; ++i) {
-          float pair[2];
-          unpackWord<T>(w[i], pair);
-          v[i] = h ? pair[1] : pair[0];
-        }
-        rht16(v, a.signMask, sigBits<T>());
-        const uint32_t c =
-            encodeFP8x4(nvfp4BlockScaleValue(groupAmax(v), sEncCol), 0.0f, 0.0f,
-                        0.0f, /*e5m2=*/false) &
-            0xFFu;
-        const uint2 q =
-            encodeGroup(v, elementFactor(factors[1], c, sDecCol), SR, a.seed,
-                        a.colOffset, uint64_t((k + h) * M + m));
-        *reinterpret_cast<uint2 *>(a.colData + (k + h) * (M / 2) + m / 2) = q;
-        a.colScale[(k + h) * a.colScaleStride + m / kG] =
-            static_cast<uint8_t>(c);
-      }
-      return;
-    }
     float amax[2];
-    if constexpr (TWO_D) {
+    float v[2][kG];
+    if constexpr (RHT) {
+#pragma unroll
+      for (int i = 0; i < kG; ++i) {
+        float pair[2];
+        unpackWord<T>(w[i], pair);
+        v[0][i] = pair[0];
+        v[1][i] = pair[1];
+      }
+      rht16(v[0], a.signMask, sigBits<T>());
+      rht16(v[1], a.signMask, sigBits<T>());
+      amax[0] = groupAmax(v[0]);
+      amax[1] = groupAmax(v[1]);
+    } else if constexpr (TWO_D) {
       // Columns 2 p, 2 p + 1 lie in tile column 2 p / 16.
       amax[0] = amax[1] = tileAmax[j][p >> 3];
     } else {
@@ -521,7 +502,10 @@ __global__ void __launch_bounds__(kThreads, RHT ? 3 : 1)
       const uint32_t c = (codes >> (8 * h)) & 0xFFu;
       const float factor = elementFactor(factors[1], c, sDecCol);
       uint2 q;
-      if constexpr (SR) {
+      if constexpr (RHT) {
+        q = encodeGroup(v[h], factor, SR, a.seed, a.colOffset,
+                        uint64_t((k + h) * M + m));
+      } else if constexpr (SR) {
         float u[kG];
 #pragma unroll
         for (int i = 0; i < kG; ++i) {

@@ -297,16 +297,19 @@ template <typename F> __host__ __device__ __forceinline__ void fwht16(F x[16]) {
       }
 }
 
-/// The exponent fields of a 16-value chunk: `mx` the bits of the largest
-/// |v_i| (>= 0x7F800000: an infinity or NaN), `mn` those of the smallest
-/// non-zero one (0x7FFFFFFF if all are zero), `span` their exponent
-/// difference.
-struct RHTChunkRange {
-  uint32_t mx, mn;
-  int span;
-};
-__host__ __device__ __forceinline__ RHTChunkRange
-rhtChunkRange(const float v[16]) {
+/// The same function as rht16Sequential, fewer operations where that is
+/// provably exact. `sigBits` is the significand width of the values (8 for
+/// bf16, 11 for f16, 24 for f32). With E the exponent field, every non-zero
+/// term 0.25 * v_i is a multiple of 2^(Emin - 127 - sigBits - 1) and every
+/// partial sum of any order is below 2^(Emax - 127 + 3), so all of them are
+/// exact in a format of P bits when Emax - Emin <= P - 4 - sigBits: then the
+/// sequential sum and a Walsh-Hadamard butterfly give the same exact value
+/// (its zero made +0, as the sequential sum from +0.0 gives), rounded once
+/// to bf16. Spans up to 19 - sigBits use float (if every |v_i| < 2^126, so
+/// that no partial sum overflows), up to 48 - sigBits double (one bit of
+/// margin each); wider spans, infinities and NaNs take rht16Sequential.
+__host__ __device__ __forceinline__ void rht16(float v[16], uint32_t signMask,
+                                               int sigBits) {
   uint32_t mx = 0u, mn = 0x7FFFFFFFu;
 #pragma unroll
   for (int i = 0; i < 16; ++i) {
@@ -314,221 +317,90 @@ rhtChunkRange(const float v[16]) {
     mx = b > mx ? b : mx;
     mn = b != 0u && b < mn ? b : mn;
   }
-  return {mx, mn, static_cast<int>(mx >> 23) - static_cast<int>(mn >> 23)};
-}
-
-/// The float butterfly of a chunk: u_j = sum_i (-1)^popcount(i & j) *
-/// (+-0.25 v_i, the sign of s_i), each addition rounded to float.
-__host__ __device__ __forceinline__ void
-rht16Float(const float v[16], uint32_t signMask, float u[16]) {
-#pragma unroll
-  for (int i = 0; i < 16; ++i) {
-    float t = 0.25f * v[i];
-    u[i] = ((signMask >> i) & 1u) ? -t : t;
-  }
-  fwht16(u);
-}
-
-/// rht16's tiers after the float ones: the butterfly in double where
-/// Emax - Emin <= 48 - sigBits (the float tier's bound with double's 53
-/// bits), else rht16Sequential. Out of line on the GPU: the kernels calling
-/// rht16 take it rarely (infinities, NaNs, spans beyond the float tiers,
-/// values below 2^-98, split sums on a bf16 rounding boundary) and do not
-/// hold its registers.
-__host__ __device__ __noinline__ inline void
-rht16Double(float v[16], uint32_t signMask, int sigBits) {
-  const RHTChunkRange r = rhtChunkRange(v);
-  if (r.mx >= 0x7F800000u || r.span > 48 - sigBits) {
+  const int span = static_cast<int>(mx >> 23) - static_cast<int>(mn >> 23);
+  if (mx >= 0x7F800000u || span > 48 - sigBits) {
     rht16Sequential(v, signMask);
     return;
   }
-  double u[16];
-  for (int i = 0; i < 16; ++i) {
-    double t = 0.25 * static_cast<double>(v[i]);
-    u[i] = ((signMask >> i) & 1u) ? -t : t;
-  }
-  fwht16(u);
-  for (int j = 0; j < 16; ++j)
-    v[j] = doubleToBF16Finite(u[j] + 0.0);
-}
-
-/// rht16Amax's tiers after the float ones (out of line on the GPU, as
-/// rht16Double): the largest exact |sum| in double, rounded once, or the
-/// largest result of rht16Sequential (fmaxf: NaNs ignored).
-__host__ __device__ __noinline__ inline float
-rht16AmaxDouble(const float *v, uint32_t signMask, int sigBits) {
-  const RHTChunkRange r = rhtChunkRange(v);
-  if (r.mx >= 0x7F800000u || r.span > 48 - sigBits) {
-    float w[16];
-    for (int i = 0; i < 16; ++i)
-      w[i] = v[i];
-    rht16Sequential(w, signMask);
-    float m = 0.0f;
-    for (int j = 0; j < 16; ++j)
-      m = fmaxf(m, format::floatOf(format::bitsOf(w[j]) & 0x7FFFFFFFu));
-    return m;
-  }
-  double u[16];
-  for (int i = 0; i < 16; ++i) {
-    double t = 0.25 * static_cast<double>(v[i]);
-    u[i] = ((signMask >> i) & 1u) ? -t : t;
-  }
-  fwht16(u);
-  double m = 0.0;
-  for (int j = 0; j < 16; ++j)
-    m = fmax(m, fabs(u[j]));
-  return doubleToBF16Finite(m);
-}
-
-/// Which float tier of rht16 / rht16Amax takes a chunk in `r` of values of
-/// `sigBits` significand bits (u_i = +-0.25 v_i below; every term u_i is a
-/// multiple of q = 2^(Emin - 127 - 2 - sigBits + 1) and below 2^(Emax - 127 -
-/// 1)):
-///  * kRHTFloat: every partial sum of any order is a multiple of q below
-///    2^(Emax - 127 + 3), exact in float when Emax - Emin <= 19 - sigBits (one
-///    bit of margin), so the float butterfly gives the sequential sum's exact
-///    value. Also needs every |v_i| < 2^126 (no partial sum overflows).
-///  * kRHTSplit: each term split as u_i = h_i + l_i, h_i the nearest
-///    multiple of 2^G, G = E - 19 with 2^E <= max |u_i| < 2^(E+1) (one
-///    rounding, (u_i + 1.5 * 2^(G+23)) - 1.5 * 2^(G+23), exact as |u_i| <=
-///    2^(G+22)), l_i = u_i - h_i exact (|l_i| <= 2^(G-1), a multiple of q).
-///    Both butterflies are exact: the h sums are multiples of 2^G of at most
-///    2^(G+24), the l sums multiples of q below 2^(G+3), 24 bits when
-///    Emax - Emin <= 41 - sigBits. So y_j = H_j + L_j exactly, and
-///    s_j = fl(H_j + L_j) is y_j rounded once (to nearest): RNE to bf16 of
-///    s_j is that of y_j unless s_j is a bf16 midpoint (rounding is monotone,
-///    and midpoints are floats), which rhtSplit reports. Needs the terms
-///    normal (Emin >= 3) and 2^G normal (Emax >= 30); every |v_i| < 2^126.
-///  * kRHTExact: the rest (rht16Double / rht16AmaxDouble).
-enum RHTTier { kRHTFloat, kRHTSplit, kRHTExact };
-__host__ __device__ __forceinline__ RHTTier rhtTier(RHTChunkRange r,
-                                                    int sigBits) {
-  if (r.mx >= 0x7E800000u)
-    return kRHTExact;
-  if (r.span <= 19 - sigBits)
-    return kRHTFloat;
-  if (r.span <= 41 - sigBits && (r.mn >> 23) >= 3u && (r.mx >> 23) >= 30u)
-    return kRHTSplit;
-  return kRHTExact;
-}
-
-/// True if rhtTier's split applies to the chunk in `r` (also where the plain
-/// float tier does).
-__host__ __device__ __forceinline__ bool rhtSplitApplies(RHTChunkRange r,
-                                                         int sigBits) {
-  return r.mx < 0x7E800000u && r.span <= 41 - sigBits && (r.mn >> 23) >= 3u &&
-         (r.mx >> 23) >= 30u;
-}
-
-/// On the GPU, the tier of a lane's chunk for the whole warp: the plain float
-/// tier only if every active lane takes it, else the split one where it
-/// applies (both are exact, so any lane may take either; the warp then runs
-/// one of them instead of both). On the host, the chunk's own tier.
-__host__ __device__ __forceinline__ RHTTier rhtWarpTier(RHTChunkRange r,
-                                                        int sigBits) {
-  RHTTier tier = rhtTier(r, sigBits);
-#if defined(__CUDA_ARCH__)
-  const bool allFloat = __all_sync(__activemask(), tier == kRHTFloat);
-  if (tier == kRHTFloat && !allFloat && rhtSplitApplies(r, sigBits))
-    tier = kRHTSplit;
-#endif
-  return tier;
-}
-
-/// The split tier's sums (rhtTier): s_j = fl(H_j + L_j) in s (+0 for a zero
-/// sum). Returns false if some s_j is a bf16 rounding midpoint (its bf16
-/// value then depends on the sign of y_j - s_j; the caller takes the exact
-/// tier).
-__host__ __device__ __forceinline__ bool
-rhtSplit(const float v[16], uint32_t signMask, RHTChunkRange r, float s[16]) {
-  // 1.5 * 2^(G + 23), G = E - 19, E = (mx >> 23) - 127 - 2.
-  const float magic =
-      format::floatOf((((r.mx >> 23) - 21u + 23u) << 23) | 0x400000u);
-  float h[16], l[16];
-#pragma unroll
-  for (int i = 0; i < 16; ++i) {
-    float t = 0.25f * v[i];
-    t = ((signMask >> i) & 1u) ? -t : t;
-    h[i] = (t + magic) - magic;
-    l[i] = t - h[i];
-  }
-  fwht16(h);
-  fwht16(l);
-  bool clean = true;
-#pragma unroll
-  for (int j = 0; j < 16; ++j) {
-    s[j] = (h[j] + l[j]) + 0.0f;
-    clean = clean && (format::bitsOf(s[j]) & 0xFFFFu) != 0x8000u;
-  }
-  return clean;
-}
-
-/// The same function as rht16Sequential, fewer operations where that is
-/// provably exact. `sigBits` is the significand width of the values (8 for
-/// bf16, 11 for f16, 24 for f32). The float butterfly or the split one
-/// (rhtWarpTier), else rht16Double; the result's zeros are +0, as the
-/// sequential sum from +0.0 gives.
-__host__ __device__ __forceinline__ void rht16(float v[16], uint32_t signMask,
-                                               int sigBits) {
-  const RHTChunkRange r = rhtChunkRange(v);
-  const RHTTier tier = rhtWarpTier(r, sigBits);
-  if (tier == kRHTFloat) {
+  if (span <= 19 - sigBits && mx < 0x7E800000u) { // no float overflow either
     float u[16];
-    rht16Float(v, signMask, u);
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      float t = 0.25f * v[i];
+      u[i] = ((signMask >> i) & 1u) ? -t : t;
+    }
+    fwht16(u);
 #pragma unroll
     for (int j = 0; j < 16; ++j)
       v[j] = format::bf16ToFloat(format::floatToBF16(u[j] + 0.0f));
     return;
   }
-  if (tier == kRHTSplit) {
-    float s[16];
-    if (rhtSplit(v, signMask, r, s)) {
+  double u[16];
 #pragma unroll
-      for (int j = 0; j < 16; ++j)
-        v[j] = format::bf16ToFloat(format::floatToBF16(s[j]));
-      return;
-    }
+  for (int i = 0; i < 16; ++i) {
+    double t = 0.25 * static_cast<double>(v[i]);
+    u[i] = ((signMask >> i) & 1u) ? -t : t;
   }
-  float w[16];
-#pragma unroll
-  for (int i = 0; i < 16; ++i)
-    w[i] = v[i];
-  rht16Double(w, signMask, sigBits);
+  fwht16(u);
 #pragma unroll
   for (int j = 0; j < 16; ++j)
-    v[j] = w[j];
+    v[j] = doubleToBF16Finite(u[j] + 0.0);
 }
 
-/// max_j |rht16(v)_j| (v unchanged). RNE to bf16 is monotone and odd, so
-/// rounding the largest exact |sum| gives the largest rounded one. In the
-/// float tier that is the largest |u_j| rounded; in the split tier the
-/// largest |s_j| is the largest exact |sum| rounded once to float (rounding
-/// to nearest is monotone and odd too), so its bf16 rounding is right unless
-/// it is a bf16 midpoint; otherwise rht16AmaxDouble.
+/// max_j |rht16(v)_j| (v unchanged): in rht16's float and double tiers the
+/// max of the exact |sums|, rounded once (RNE to bf16 is monotone and odd,
+/// so rounding the largest magnitude gives the largest rounded one);
+/// otherwise rht16 and the max of its results (fmaxf: NaNs ignored).
 __host__ __device__ __forceinline__ float
 rht16Amax(const float v[16], uint32_t signMask, int sigBits) {
-  const RHTChunkRange r = rhtChunkRange(v);
-  const RHTTier tier = rhtWarpTier(r, sigBits);
-  if (tier != kRHTExact) {
+  uint32_t mx = 0u, mn = 0x7FFFFFFFu;
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    uint32_t b = format::bitsOf(v[i]) & 0x7FFFFFFFu;
+    mx = b > mx ? b : mx;
+    mn = b != 0u && b < mn ? b : mn;
+  }
+  const int span = static_cast<int>(mx >> 23) - static_cast<int>(mn >> 23);
+  if (mx >= 0x7F800000u || span > 48 - sigBits) {
+    float w[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+      w[i] = v[i];
+    rht16Sequential(w, signMask);
+    float m = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+      m = fmaxf(m, format::floatOf(format::bitsOf(w[j]) & 0x7FFFFFFFu));
+    return m;
+  }
+  if (span <= 19 - sigBits && mx < 0x7E800000u) {
     float u[16];
-    if (tier == kRHTFloat)
-      rht16Float(v, signMask, u);
-    else
-      rhtSplit(v, signMask, r, u);
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      float t = 0.25f * v[i];
+      u[i] = ((signMask >> i) & 1u) ? -t : t;
+    }
+    fwht16(u);
     uint32_t m = 0u; // non-negative floats order as their bits
 #pragma unroll
     for (int j = 0; j < 16; ++j) {
       uint32_t b = format::bitsOf(u[j]) & 0x7FFFFFFFu;
       m = b > m ? b : m;
     }
-    if (tier == kRHTFloat || (m & 0xFFFFu) != 0x8000u)
-      return format::bf16ToFloat(format::floatToBF16(format::floatOf(m)));
+    return format::bf16ToFloat(format::floatToBF16(format::floatOf(m)));
   }
-  float w[16];
+  double u[16];
 #pragma unroll
-  for (int i = 0; i < 16; ++i)
-    w[i] = v[i];
-  return rht16AmaxDouble(w, signMask, sigBits);
+  for (int i = 0; i < 16; ++i) {
+    double t = 0.25 * static_cast<double>(v[i]);
+    u[i] = ((signMask >> i) & 1u) ? -t : t;
+  }
+  fwht16(u);
+  double m = 0.0;
+#pragma unroll
+  for (int j = 0; j < 16; ++j)
+    m = fmax(m, fabs(u[j]));
+  return doubleToBF16Finite(m);
 }
 #endif
 
