@@ -12,11 +12,12 @@
 // RUN: te-opt %s --te-pipeline="target=sm_90 share-emulated-operands=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHARE
 // RUN: te-opt %s --te-pipeline="target=cpu share-emulated-operands=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSHARE
 
-// CPU: Pass Manager with 18 passes:
+// CPU: Pass Manager with 19 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: te-set-target{remarks=true target=cpu},
 // CPU-NEXT: inline{{.*}},
 // CPU-NEXT: te-decompose-aggregates{softmax-in-f32=true},
+// CPU-NEXT: te-expand-integer-powers,
 // CPU-NEXT: te-infer-shapes,
 // CPU-NEXT: te-decompose-linear,
 // CPU-NEXT: te-fuse-accumulate,
@@ -34,11 +35,12 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 32 passes:
+// SM90: Pass Manager with 33 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
 // SM90-NEXT: te-decompose-aggregates{softmax-in-f32=true},
+// SM90-NEXT: te-expand-integer-powers,
 // SM90-NEXT: te-split-arg-reductions,
 // SM90-NEXT: te-infer-shapes,
 // SM90-NEXT: te-decompose-linear,
@@ -75,11 +77,12 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 19 passes:
+// NOLLVM: Pass Manager with 20 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
 // NOLLVM-NEXT: te-decompose-aggregates{softmax-in-f32=true},
+// NOLLVM-NEXT: te-expand-integer-powers,
 // NOLLVM-NEXT: te-split-arg-reductions,
 // NOLLVM-NEXT: te-infer-shapes,
 // NOLLVM-NEXT: te-decompose-linear,
@@ -98,11 +101,12 @@
 // NOLLVM-NEXT: te-linalg-to-gpu{remarks=true}
 // NOLLVM-NEXT: )
 
-// TWIN: Pass Manager with 18 passes:
+// TWIN: Pass Manager with 19 passes:
 // TWIN-NEXT: builtin.module(
 // TWIN-NEXT: te-set-target{remarks=true target=cpu},
 // TWIN-NEXT: inline{{.*}},
 // TWIN-NEXT: te-decompose-aggregates{softmax-in-f32=true},
+// TWIN-NEXT: te-expand-integer-powers,
 // TWIN-NEXT: te-infer-shapes,
 // TWIN-NEXT: te-decompose-linear,
 // TWIN-NEXT: convert-te-to-reference,
@@ -127,9 +131,9 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // te-share-emulated-operands runs after the expansion on sm_90 (SM90 above);
 // share-emulated-operands=false leaves it out; the cpu backend computes its
 // GEMMs from the quantized buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 31 passes:
+// SHARE: Pass Manager with 32 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-bufferize-boundaries,
-// NOSHARE: Pass Manager with 18 passes:
+// NOSHARE: Pass Manager with 19 passes:
 // NOSHARE-NOT: te-share-emulated-operands

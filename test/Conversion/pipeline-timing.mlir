@@ -25,6 +25,7 @@
 // TIMING-NEXT: TESetTarget
 // TIMING-NEXT: Inliner
 // TIMING: TEDecomposeAggregates
+// TIMING: TEExpandIntegerPowers
 // NATIVE-NEXT: TESplitArgReductions
 // TIMING: TEInferShapes
 // TIMING-NEXT: TEDecomposeLinear

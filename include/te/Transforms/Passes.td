@@ -424,6 +424,42 @@ def TEHostMathToLibm : Pass<"te-host-math-to-libm", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// te-expand-integer-powers
+//===----------------------------------------------------------------------===//
+
+def TEExpandIntegerPowers : Pass<"te-expand-integer-powers"> {
+  let summary = "math.ipowi as multiplications (exponentiation by squaring)";
+  let description = [{
+    `math.ipowi` has no LLVM or NVVM lowering (translation failed with
+    "missing LLVMTranslationDialectInterface registration ... math.ipowi"),
+    and upstream's `convert-math-to-funcs` outlines it into a loop of
+    unstructured control flow, which neither target's lowering takes. This
+    pass expands every `math.ipowi` on a signless integer of 2 bits or more
+    (scalar or vector) into straight-line exponentiation by squaring: one
+    step per bit of the exponent below its sign bit (a multiplication of the
+    base by itself and a `select` of the product), so it runs inside
+    kernels and vectorizes like any elementwise op. Multiplications wrap
+    modulo 2^bits, as the loop's do. A negative exponent gives what
+    upstream's outlined implementation gives: 1 for a base of 1, -1 or 1 for
+    a base of -1 (odd or even exponent), and 0 for any other base; a base of
+    0 (a division by zero there) gives 0 too. `te-pipeline` runs it on every
+    target after `te-decompose-aggregates`, at tensor level.
+
+    ```mlir
+    %y = math.ipowi %x, %e : i32
+    // becomes, for bits k = 0..30 of %e (p0 = 1, b0 = %x):
+    //   p(k+1) = (%e >> k) & 1 ? p(k) * b(k) : p(k);  b(k+1) = b(k) * b(k)
+    // then %y = %e < 0 ? (%x == 1 ? 1 : %x == -1 ? (odd %e ? -1 : 1) : 0)
+    //                  : p31
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numExpanded", "expanded", "math.ipowi ops expanded">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // te-strip-binary-properties
 //===----------------------------------------------------------------------===//
 

@@ -62,6 +62,8 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // that every target lowers; their dynamic sizes are tensor.dim /
   // tensor.empty, which te-infer-shapes sees like any others.
   pm.addPass(createTEDecomposeAggregates());
+  // math.ipowi, which no target lowers, as multiplications.
+  pm.addPass(createTEExpandIntegerPowers());
   // An argmax / argmin in one op: on GPU targets two parallel reductions
   // (te-linalg-to-gpu would run it one thread per output).
   if (isGPUTarget(options.target.getValue()))
@@ -177,7 +179,8 @@ void mlir::te::registerTEPipeline() {
   PassPipelineRegistration<TEPipelineOptions>(
       "te-pipeline",
       "the te flow (DESIGN.md): te-set-target, inline, "
-      "te-decompose-aggregates, te-split-arg-reductions (GPU targets), "
+      "te-decompose-aggregates, te-expand-integer-powers, "
+      "te-split-arg-reductions (GPU targets), "
       "te-infer-shapes, "
       "te-decompose-linear, convert-te-to-reference (reference=true), "
       "te-fuse-accumulate (fuse-accumulate=true), te-infer-usages, "
