@@ -11,11 +11,13 @@
 // RUN: te-opt %s --te-pipeline="target=cpu reference=true fuse-accumulate=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TWIN
 // RUN: te-opt %s --te-pipeline="target=sm_90 share-emulated-operands=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHARE
 // RUN: te-opt %s --te-pipeline="target=cpu share-emulated-operands=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSHARE
+// RUN: te-opt %s --te-pipeline="target=sm_90 fuse-elementwise=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
 
-// CPU: Pass Manager with 19 passes:
+// CPU: Pass Manager with 21 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: te-set-target{remarks=true target=cpu},
 // CPU-NEXT: inline{{.*}},
+// CPU-NEXT: convert-elementwise-to-linalg,
 // CPU-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // CPU-NEXT: te-expand-integer-powers,
 // CPU-NEXT: te-infer-shapes,
@@ -25,6 +27,7 @@
 // CPU-NEXT: te-eliminate-aliases,
 // CPU-NEXT: te-expand-qtensors,
 // CPU-NEXT: canonicalize{{.*}},
+// CPU-NEXT: te-fuse-elementwise,
 // CPU-NEXT: te-bufferize-boundaries,
 // CPU-NEXT: te-constant-globals{alignment=64},
 // CPU-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
@@ -35,10 +38,11 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 33 passes:
+// SM90: Pass Manager with 35 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
+// SM90-NEXT: convert-elementwise-to-linalg,
 // SM90-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // SM90-NEXT: te-expand-integer-powers,
 // SM90-NEXT: te-split-arg-reductions,
@@ -49,6 +53,7 @@
 // SM90-NEXT: te-eliminate-aliases,
 // SM90-NEXT: te-expand-qtensors,
 // SM90-NEXT: canonicalize{{.*}},
+// SM90-NEXT: te-fuse-elementwise,
 // SM90-NEXT: te-share-emulated-operands,
 // SM90-NEXT: te-bufferize-boundaries,
 // SM90-NEXT: te-constant-globals{alignment=64},
@@ -77,10 +82,11 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 20 passes:
+// NOLLVM: Pass Manager with 22 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
+// NOLLVM-NEXT: convert-elementwise-to-linalg,
 // NOLLVM-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // NOLLVM-NEXT: te-expand-integer-powers,
 // NOLLVM-NEXT: te-split-arg-reductions,
@@ -91,6 +97,7 @@
 // NOLLVM-NEXT: te-eliminate-aliases,
 // NOLLVM-NEXT: te-expand-qtensors,
 // NOLLVM-NEXT: canonicalize{{.*}},
+// NOLLVM-NEXT: te-fuse-elementwise,
 // NOLLVM-NEXT: te-bufferize-boundaries,
 // NOLLVM-NEXT: te-constant-globals{alignment=64},
 // NOLLVM-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
@@ -101,10 +108,11 @@
 // NOLLVM-NEXT: te-linalg-to-gpu{remarks=true}
 // NOLLVM-NEXT: )
 
-// TWIN: Pass Manager with 19 passes:
+// TWIN: Pass Manager with 21 passes:
 // TWIN-NEXT: builtin.module(
 // TWIN-NEXT: te-set-target{remarks=true target=cpu},
 // TWIN-NEXT: inline{{.*}},
+// TWIN-NEXT: convert-elementwise-to-linalg,
 // TWIN-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // TWIN-NEXT: te-expand-integer-powers,
 // TWIN-NEXT: te-infer-shapes,
@@ -114,6 +122,7 @@
 // TWIN-NEXT: te-eliminate-aliases,
 // TWIN-NEXT: te-expand-qtensors,
 // TWIN-NEXT: canonicalize{{.*}},
+// TWIN-NEXT: te-fuse-elementwise,
 // TWIN-NEXT: te-bufferize-boundaries,
 // TWIN-NEXT: te-constant-globals{alignment=64},
 // TWIN-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
@@ -131,9 +140,16 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // te-share-emulated-operands runs after the expansion on sm_90 (SM90 above);
 // share-emulated-operands=false leaves it out; the cpu backend computes its
 // GEMMs from the quantized buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 32 passes:
+// SHARE: Pass Manager with 34 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
+// SHARE-NEXT: te-fuse-elementwise,
 // SHARE-NEXT: te-bufferize-boundaries,
-// NOSHARE: Pass Manager with 19 passes:
+// NOSHARE: Pass Manager with 21 passes:
 // NOSHARE-NOT: te-share-emulated-operands
+
+// fuse-elementwise=false leaves te-fuse-elementwise out (on every target);
+// arith / math ops on whole tensors still become linalg.generic ops.
+// NOFUSE: Pass Manager with 34 passes:
+// NOFUSE: convert-elementwise-to-linalg,
+// NOFUSE-NOT: te-fuse-elementwise

@@ -24,6 +24,7 @@
 // TIMING: Parser
 // TIMING-NEXT: TESetTarget
 // TIMING-NEXT: Inliner
+// TIMING: ConvertElementwiseToLinalgPass
 // TIMING: TEDecomposeAggregates
 // TIMING: TEExpandIntegerPowers
 // NATIVE-NEXT: TESplitArgReductions
@@ -35,6 +36,7 @@
 // TIMING-NEXT: TEEliminateAliases
 // TIMING-NEXT: TEExpandQTensors
 // TIMING-NEXT: Canonicalizer
+// TIMING-NEXT: TEFuseElementwise
 // NATIVE-NEXT: TEShareEmulatedOperands
 // TIMING: TEBufferizeBoundaries
 // TIMING-NEXT: TEConstantGlobals

@@ -55,6 +55,12 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
                      "dequantization per MXFP8/NVFP4 GEMM operand that "
                      "several emulated GEMMs read"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("te-fuse-elementwise: elementwise linalg ops fused "
+                     "into the op reading their result (one kernel or loop "
+                     "nest, not one per op)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> reference{
       *this, "reference",
       llvm::cl::desc("compile the program's high-precision twin instead: "

@@ -7,7 +7,8 @@
 // Declarations of te's passes on upstream dialects only
 // (te-decompose-aggregates, te-split-deallocs, te-bufferize-boundaries,
 // te-constant-globals, te-lower-if-present, te-host-math-to-libm,
-// te-split-arg-reductions, te-split-entry-blocks, te-strip-binary-properties),
+// te-split-arg-reductions, te-split-entry-blocks, te-strip-binary-properties,
+// te-expand-integer-powers, te-fuse-elementwise),
 // generated from Passes.td.
 //
 //===----------------------------------------------------------------------===//

@@ -460,6 +460,74 @@ def TEExpandIntegerPowers : Pass<"te-expand-integer-powers"> {
 }
 
 //===----------------------------------------------------------------------===//
+// te-fuse-elementwise
+//===----------------------------------------------------------------------===//
+
+def TEFuseElementwise : Pass<"te-fuse-elementwise"> {
+  let summary = "fuse elementwise linalg ops on tensors into their consumers "
+                "(one kernel or loop nest, not one per op)";
+  let description = [{
+    A model written as one op per operation -- a GELU as `linalg.mul`,
+    `linalg.add`, `math.tanh` on tensors, ..., as front ends and users
+    write it -- would otherwise run one kernel (on the cpu target one loop
+    nest) per op, each reading and writing the whole tensor. This pass, on
+    tensors:
+
+    1. generalizes every named linalg op that is elementwise and has an
+       input (`linalg.add`, `linalg.exp`, `linalg.elementwise`, `linalg.map`,
+       `linalg.broadcast`, `linalg.transpose`, `linalg.copy`, ...; not
+       `linalg.fill`, which step 2 folds as it is);
+    2. applies upstream's elementwise fusion patterns
+       (`linalg::populateElementwiseOpsFusionPatterns`): an all-parallel
+       `linalg.generic` is inlined into the `linalg.generic` that reads its
+       result -- an elementwise op or a reduction, whose combiner is then
+       `combine(acc, f(inputs))` --; a fill or a splat constant read as an
+       input becomes a scalar in the region; an output the region does not
+       read becomes a `tensor.empty`; operands and results left unused are
+       dropped.
+
+    A producer is fused only where that computes nothing twice: its result
+    has one use, the consumer, and the consumer reads it through a
+    permutation of its loops -- or the producer computes nothing (a
+    broadcast, a transpose, a copy: its region only yields an input), so a
+    bias broadcast over the rows is read from the bias itself. A consumer
+    with the shape of a matrix product or a convolution is left alone, so
+    that it still becomes one cuBLASLt call on GPU targets. Fusion moves
+    each element's ops into one region in the same order: every result is
+    the unfused program's, bit for bit.
+
+    `te-pipeline` runs it after `te-expand-qtensors` (te's own rewrites of
+    linalg ops, `te-fuse-accumulate`, have matched by then), on every
+    target; `fuse-elementwise=false` leaves it out.
+
+    ```mlir
+    %h = linalg.add ins(%x, %b : tensor<?x4096xf32>, tensor<?x4096xf32>)
+        outs(%e : tensor<?x4096xf32>) -> tensor<?x4096xf32>
+    %g = linalg.generic {... ["parallel", "parallel"]} ins(%h : ...) outs(%e : ...) {
+    ^bb0(%v: f32, %o: f32):
+      %t = math.tanh %v : f32
+      linalg.yield %t : f32
+    } -> tensor<?x4096xf32>
+    // becomes one op:
+    %g = linalg.generic {... ["parallel", "parallel"]} ins(%x, %b : ...) outs(%e : ...) {
+    ^bb0(%x0: f32, %b0: f32, %o: f32):
+      %v = arith.addf %x0, %b0 : f32
+      %t = math.tanh %v : f32
+      linalg.yield %t : f32
+    } -> tensor<?x4096xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numGeneralized", "generalized",
+              "named elementwise ops generalized">,
+    Statistic<"numFused", "fused", "producers fused into their consumer">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // te-strip-binary-properties
 //===----------------------------------------------------------------------===//
 

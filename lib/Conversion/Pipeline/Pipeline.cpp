@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -58,6 +59,9 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // first: their dynamic signatures would otherwise survive to bufferization
   // and leave casts the LLVM lowering cannot reconcile.
   pm.addPass(createInlinerPass());
+  // arith / math ops on whole tensors (`arith.addf %a, %b : tensor<...>`)
+  // become elementwise linalg.generic ops, which every target lowers.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   // Aggregated linalg ops (linalg.softmax) become the linalg ops on tensors
   // that every target lowers; their dynamic sizes are tensor.dim /
   // tensor.empty, which te-infer-shapes sees like any others.
@@ -81,6 +85,11 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   pm.addPass(createTEEliminateAliases());
   pm.addPass(createTEExpandQTensors());
   pm.addPass(createCanonicalizerPass());
+  // Elementwise ops into the op reading their result: one kernel (one loop
+  // nest) instead of one per op; after te's own matches of linalg ops
+  // (te-fuse-accumulate).
+  if (options.fuseElementwise)
+    pm.addPass(createTEFuseElementwise());
   // Emulated GEMMs (MXFP8 / NVFP4 on sm_90) that read one operand share its
   // dequantization; the cpu backend computes from the quantized buffers.
   if (options.shareEmulatedOperands && options.target.getValue() == "sm_90")

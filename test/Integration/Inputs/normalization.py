@@ -18,19 +18,11 @@
 import math
 import os
 import random
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import npyfile  # noqa: E402
-from npyfile import f32  # noqa: E402
-
-
-def bf16(x):
-    """x (a float32) rounded to the nearest bfloat16, ties to even."""
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return struct.unpack("<f", struct.pack("<I", bits))[0]
+from npyfile import bf16, f32  # noqa: E402
 
 
 def main(out):

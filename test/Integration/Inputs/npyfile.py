@@ -43,3 +43,10 @@ def read(path):
 def f32(x):
     """`x` rounded to the nearest f32."""
     return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def bf16(x):
+    """`x` (a float32) rounded to the nearest bfloat16, ties to even."""
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
