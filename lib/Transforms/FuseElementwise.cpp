@@ -68,6 +68,10 @@ bool shouldFuse(OpOperand *fused) {
   auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
   if (!producer || !consumer || !producer->hasOneUse())
     return false;
+  // A producer outside the loop (or branch) of its consumer: fused, it would
+  // run on every iteration.
+  if (producer->getBlock() != consumer->getBlock())
+    return false;
   if (isMatrixProduct(consumer) || linalg::isaConvolutionOpInterface(consumer))
     return false;
   return consumer.getMatchingIndexingMap(fused).isPermutation() ||

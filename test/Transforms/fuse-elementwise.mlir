@@ -214,3 +214,33 @@ func.func @buffers(%x: memref<16xf32>, %y: memref<16xf32>, %t: memref<16xf32>, %
   linalg.exp ins(%t : memref<16xf32>) outs(%z : memref<16xf32>)
   return
 }
+
+// -----
+
+// A producer outside the loop of its consumer is not fused: it would run on
+// every iteration.
+// CHECK-LABEL: func.func @loop_invariant(
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: scf.for
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[E]], %{{.*}} :
+// CHECK-NOT: math.exp
+// CHECK: scf.yield
+#l = affine_map<(d0) -> (d0)>
+func.func @loop_invariant(%x: tensor<64xf32>, %acc: tensor<64xf32>, %n: index) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<64xf32>
+  %ex = linalg.exp ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %acc) -> tensor<64xf32> {
+    %s = linalg.generic {indexing_maps = [#l, #l, #l], iterator_types = ["parallel"]}
+        ins(%ex, %a : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+    ^bb0(%p: f32, %q: f32, %o: f32):
+      %t = arith.addf %p, %q : f32
+      linalg.yield %t : f32
+    } -> tensor<64xf32>
+    scf.yield %s : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}

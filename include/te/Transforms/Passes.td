@@ -487,7 +487,8 @@ def TEFuseElementwise : Pass<"te-fuse-elementwise"> {
        dropped.
 
     A producer is fused only where that computes nothing twice: its result
-    has one use, the consumer, and the consumer reads it through a
+    has one use, the consumer, in the same block (not inside a loop or a
+    branch the producer is outside of), and the consumer reads it through a
     permutation of its loops -- or the producer computes nothing (a
     broadcast, a transpose, a copy: its region only yields an input), so a
     bias broadcast over the rows is read from the bias itself. A consumer
