@@ -44,9 +44,11 @@ func.func @step(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %t: tensor<?x5
 }
 
 // Before the LLVM lowering: no linalg and no memref.copy left on the host;
-// the fill and the loss are kernels (the loss two: partials, then their
-// sum); the weight quantized once, the slice passed by address; the loss
-// read by the host through the runtime, once per microbatch.
+// the loss is two kernels (partials, then their sum with the fill's value:
+// the fill of its output has no kernel of its own; the vector kernels, and
+// the scalar ones for a misaligned slice); the weight quantized once, the
+// slice passed by address; the loss read by the host through the runtime,
+// once per microbatch.
 // DEVICE-LABEL: func.func @step
 // DEVICE-NOT: linalg.
 // DEVICE-NOT: memref.copy
@@ -55,10 +57,13 @@ func.func @step(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %t: tensor<?x5
 // DEVICE: memref.extract_strided_metadata
 // DEVICE: call @te_rt_mlir_quantize
 // DEVICE: call @te_rt_mlir_gemm
-// DEVICE: gpu.launch
-// DEVICE: gpu.launch
+// DEVICE-NOT: _elementwise
+// DEVICE: gpu.launch {{.*}} module(@step_reduce_rows_L[[#LOSS:]]_kernel)
 // DEVICE: gpu.all_reduce add
-// DEVICE: gpu.launch
+// DEVICE: gpu.launch {{.*}} module(@step_reduce_combine_L[[#LOSS]]_kernel)
+// DEVICE: gpu.launch {{.*}} module(@step_reduce_rows_L[[#LOSS]]_kernel_0)
+// DEVICE: gpu.launch {{.*}} module(@step_reduce_combine_L[[#LOSS]]_kernel_0)
+// DEVICE-NOT: gpu.launch
 // DEVICE: call @te_rt_mlir_read
 // DEVICE-NOT: linalg.
 // DEVICE-NOT: memref.copy
@@ -67,7 +72,7 @@ func.func @step(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %t: tensor<?x5
 // through gpu.launch_func (mgpu* calls, libte_rt); host allocations are the
 // runtime's (MLIR's generic allocation functions); the loss kernel reads
 // 16 bytes at a time.
-// ISA-DAG: gpu.binary @step_elementwise_scalar_L{{[0-9]+}}_kernel
+// ISA-DAG: gpu.binary @step_reduce_combine_L{{[0-9]+}}_kernel
 // ISA-DAG: gpu.launch_func @step_reduce_rows_L[[L:[0-9]+]]_kernel::@step_reduce_rows_L[[L]]_kernel
 // ISA-DAG: llvm.call @_mlir_memref_to_llvm_alloc
 // ISA-DAG: llvm.call @te_rt_mlir_read

@@ -332,6 +332,11 @@ public:
   /// Whether to remark on reductions that run serially per output.
   bool remarks = true;
 
+  /// The initial value of a reduction's output buffer that a folded
+  /// `linalg.fill` would have written (foldReductionFills), for the
+  /// reduction being lowered: its kernels take it instead of loading it.
+  DenseMap<Value, Value> filledInitial;
+
 private:
   /// Lanes of the vector kernel of `op`, or 1 where only the scalar one
   /// applies.
@@ -347,6 +352,12 @@ private:
                      Operation *combine, int64_t lanes);
   /// A reduction of any other form: one thread per output.
   LogicalResult lowerSerialReduction(linalg::GenericOp op);
+  /// The initial value of `out`[at]: the folded fill's value, else a load.
+  Value initialValue(OpBuilder &b, Location loc, Value out, ValueRange at) {
+    if (Value v = filledInitial.lookup(out))
+      return v;
+    return memref::LoadOp::create(b, loc, out, at);
+  }
 
   RewriterBase &rewriter;
   KernelNamer &namer;
@@ -1056,7 +1067,7 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
       OpBuilder wb = firstThread(kb, loc, tx);
       SmallVector<Value> at =
           applyMap(wb, loc, outMap, loopIndices(wb, p, zero));
-      Value initial = memref::LoadOp::create(wb, loc, out, at);
+      Value initial = initialValue(wb, loc, out, at);
       memref::StoreOp::create(
           wb, loc, applyCombiner(wb, loc, combine, accPos, initial, total), out,
           at);
@@ -1109,7 +1120,7 @@ void KernelLowering::emitReduction(OpBuilder &b, Location loc,
       OpBuilder wb = w.getThenBodyBuilder();
       SmallVector<Value> at =
           applyMap(wb, loc, outMap, loopIndices(wb, p, zero));
-      Value total = memref::LoadOp::create(wb, loc, out, at);
+      Value total = initialValue(wb, loc, out, at);
       for (int64_t k = 0; k < kCombineSlices; ++k) {
         Value slot =
             arith::AddIOp::create(wb, loc, q, cidx(wb, loc, k * perBlock));
@@ -1181,9 +1192,9 @@ LogicalResult KernelLowering::lowerSerialReduction(linalg::GenericOp op) {
   SmallVector<Value> outIdx = loopIndices(tb, zero);
   SmallVector<Value> initial;
   for (OpOperand &o : op.getDpsInitsMutable())
-    initial.push_back(memref::LoadOp::create(
-        tb, loc, o.get(),
-        applyMap(tb, loc, op.getMatchingIndexingMap(&o), outIdx)));
+    initial.push_back(
+        initialValue(tb, loc, o.get(),
+                     applyMap(tb, loc, op.getMatchingIndexingMap(&o), outIdx)));
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto loop = scf::ForOp::create(
@@ -1379,7 +1390,16 @@ struct TELinalgToGPUPass
     KernelNamer namer(module);
     KernelLowering lowering(rewriter, namer);
     lowering.remarks = remarks;
+    DenseMap<Operation *, SmallVector<linalg::FillOp>> folded =
+        foldReductionFills(work);
     for (Operation *op : work) {
+      if (!op)
+        continue; // a fill folded into its reduction
+      lowering.filledInitial.clear();
+      for (linalg::FillOp fill : folded.lookup(op)) {
+        lowering.filledInitial[fill.getDpsInits()[0]] = fill.getInputs()[0];
+        rewriter.eraseOp(fill);
+      }
       rewriter.setInsertionPoint(op);
       if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         auto c = linalg::CopyOp::create(rewriter, copy.getLoc(),
@@ -1444,6 +1464,69 @@ struct TELinalgToGPUPass
                            : lowering.lowerParallel(generic)))
         return signalPassFailure();
     }
+  }
+
+  /// The fills of `work` that write a reduction's output right before it,
+  /// by reduction (their entries in `work` become null): the reduction's
+  /// kernels take the fill's value as the output's initial value, and the
+  /// fill's own kernel (a launch, a write of the output and its reads)
+  /// goes. Only where nothing but the reduction sees the fill's values: only
+  /// ops that touch no memory (or allocate) between the fill and the
+  /// reduction; no input of the reduction a view of the output's buffer;
+  /// every element of the output written by the reduction (its indexing
+  /// map a projected permutation of the loops, no constants). Not for
+  /// matrix products, which accumulate into the output
+  /// (te_rt_mlir_matmul).
+  static DenseMap<Operation *, SmallVector<linalg::FillOp>>
+  foldReductionFills(SmallVectorImpl<Operation *> &work) {
+    DenseMap<Operation *, SmallVector<linalg::FillOp>> folded;
+    DenseMap<Operation *, unsigned> position;
+    for (auto [i, op] : llvm::enumerate(work))
+      position[op] = i;
+    for (Operation *op : work) {
+      auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+      if (!linalgOp || !linalgOp.hasPureBufferSemantics() ||
+          linalgOp.getNumReductionLoops() == 0 || matchDenseMatmul(linalgOp))
+        continue;
+      for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+        Value out = init.get();
+        linalg::FillOp fill = fillBefore(op, out);
+        if (!fill || !position.count(fill) ||
+            llvm::is_contained(folded[op], fill) ||
+            !linalgOp.getMatchingIndexingMap(&init).isProjectedPermutation(
+                /*allowZeroInResults=*/false) ||
+            llvm::any_of(linalgOp.getDpsInputs(), [&](Value in) {
+              return isa<MemRefType>(in.getType()) &&
+                     viewRoot(in) == viewRoot(out);
+            }))
+          continue;
+        folded[op].push_back(fill);
+        work[position[fill]] = nullptr;
+      }
+    }
+    return folded;
+  }
+
+  /// The memref `v` is a view of (through view-like ops), or `v`.
+  static Value viewRoot(Value v) {
+    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+      v = view.getViewSource();
+    return v;
+  }
+
+  /// The linalg.fill of `out` before `op` in its block with only ops that
+  /// touch no memory (or allocate) between them; else null.
+  static linalg::FillOp fillBefore(Operation *op, Value out) {
+    for (Operation *prev = op->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      if (auto fill = dyn_cast<linalg::FillOp>(prev))
+        return fill.getDpsInits()[0] == out ? fill : nullptr;
+      if (isa<memref::AllocOp, memref::AllocaOp>(prev) ||
+          isMemoryEffectFree(prev))
+        continue;
+      return nullptr;
+    }
+    return nullptr;
   }
 
   /// A copy the runtime does as one memcpy (convert-te-to-runtime).
