@@ -55,8 +55,10 @@ namespace {
 
 /// The te passes in pipeline order (DESIGN.md, "The flow").
 const char *const kTEPasses[] = {
-    "te-decompose-aggregates", "te-infer-shapes",      "te-decompose-linear",
-    "te-infer-usages",         "te-eliminate-aliases", "te-expand-qtensors",
+    "te-decompose-aggregates", "te-expand-integer-powers",
+    "te-infer-shapes",         "te-decompose-linear",
+    "te-infer-usages",         "te-eliminate-aliases",
+    "te-expand-qtensors",      "te-fuse-elementwise",
     "te-bufferize-boundaries",
 };
 
