@@ -8,7 +8,9 @@
 #       driver calls) + mlir-translate --mlir-to-llvmir + llc -filetype=obj.
 #       T is cpu, sm_90 (default) or sm_100. Writes OUT.o and OUT.sig for
 #       te-aot-run: line 1 the entry's signature (te-run --print-signature),
-#       line 2 `target T` (a file without it is read as target cpu). Needs
+#       line 2 `target T` (a file without it is read as target cpu), line 3
+#       `shape-checks on|off` (on: the object checks its dynamic sizes,
+#       te-check-shapes; a file without it is read as off). Needs
 #       the MLIR build (TE_BUILD_DIR, default build) and LLVM 22
 #       (LLVM_PREFIX, default /usr/lib/llvm-22).
 #   scripts/te-aot.sh link OBJ.o EXE RUNTIME_BUILD_DIR   (extra compiler flags: TE_AOT_CXXFLAGS)
@@ -25,7 +27,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
-usage() { sed -n '2,23p' "$0"; exit 2; }
+usage() { sed -n '2,25p' "$0"; exit 2; }
 
 cmd=${1:-}
 case "$cmd" in
@@ -53,8 +55,15 @@ if [ "$cmd" = compile ]; then
   "$BIN/te-run" "$in" --entry "$entry" --target "$target" "${popts[@]}" --emit-lowered "$tmp/lowered.mlir"
   "$LLVM/mlir-translate" --mlir-to-llvmir "$tmp/lowered.mlir" -o "$tmp/module.ll"
   "$LLVM/llc" -O2 -filetype=obj -relocation-model=pic "$tmp/module.ll" -o "$out"
-  printf '%s\ntarget %s\n' "$sig" "$target" > "${out%.o}.sig"
-  echo "te-aot.sh: wrote $out and ${out%.o}.sig ($sig; target $target)"
+  # te-check-shapes marks the module: its entry checks that operands agree
+  # in their dynamic sizes, so the driver lets each `?` of --input files
+  # take its own size.
+  checks=off
+  if head -c 4096 "$tmp/lowered.mlir" | grep -q '^module attributes {[^}]*te\.shape_checks'; then
+    checks=on
+  fi
+  printf '%s\ntarget %s\nshape-checks %s\n' "$sig" "$target" "$checks" > "${out%.o}.sig"
+  echo "te-aot.sh: wrote $out and ${out%.o}.sig ($sig; target $target; shape checks $checks)"
 else
   [ $# -eq 3 ] || usage
   obj=$1; exe=$2; rt=$3

@@ -607,6 +607,36 @@ void te_rt_mlir_allreduce_max_impl(const te_rt_mlir_allreduce_max_args &a) {
 }
 
 //===----------------------------------------------------------------------===//
+// Run-time checks of compiled code
+//===----------------------------------------------------------------------===//
+
+void te_rt_mlir_check_failed_impl(const te_rt_mlir_check_failed_args &a) {
+  const char *message =
+      a.message ? static_cast<const char *>(a.message) : "(no message)";
+  switch (a.kind) {
+  case 0:
+  case 1:
+    record(TE_RT_INVALID_ARGUMENT, "shape check",
+           (std::string(message) + " is " + std::to_string(a.size) +
+            ", expected " + (a.kind == 1 ? "at least " : "") +
+            std::to_string(a.expected))
+               .c_str());
+    return;
+  case 2:
+    record(TE_RT_INVALID_ARGUMENT, "assertion failed", message);
+    return;
+  default:
+    record(TE_RT_INVALID_ARGUMENT, "te_rt_mlir_check_failed",
+           ("unknown kind " + std::to_string(a.kind) + " of check: " + message)
+               .c_str());
+  }
+}
+
+int32_t te_rt_mlir_status_impl(const te_rt_mlir_status_args &) {
+  return state().status;
+}
+
+//===----------------------------------------------------------------------===//
 // Context memory of compiled code
 //===----------------------------------------------------------------------===//
 

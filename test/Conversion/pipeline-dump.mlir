@@ -12,8 +12,9 @@
 // RUN: te-opt %s --te-pipeline="target=sm_90 share-emulated-operands=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHARE
 // RUN: te-opt %s --te-pipeline="target=cpu share-emulated-operands=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSHARE
 // RUN: te-opt %s --te-pipeline="target=sm_90 fuse-elementwise=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
+// RUN: te-opt %s --te-pipeline="target=cpu check-shapes=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECK
 
-// CPU: Pass Manager with 21 passes:
+// CPU: Pass Manager with 23 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: te-set-target{remarks=true target=cpu},
 // CPU-NEXT: inline{{.*}},
@@ -28,17 +29,19 @@
 // CPU-NEXT: te-expand-qtensors,
 // CPU-NEXT: canonicalize{{.*}},
 // CPU-NEXT: te-fuse-elementwise,
+// CPU-NEXT: te-check-shapes,
 // CPU-NEXT: te-bufferize-boundaries,
 // CPU-NEXT: te-constant-globals{alignment=64},
 // CPU-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // CPU-NEXT: te-deallocate,
 // CPU-NEXT: convert-te-to-runtime{device-memory=false},
 // CPU-NEXT: te-lower-if-present,
+// CPU-NEXT: te-lower-checks,
 // CPU-NEXT: convert-to-llvm{{.*}},
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 35 passes:
+// SM90: Pass Manager with 37 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
@@ -55,6 +58,7 @@
 // SM90-NEXT: canonicalize{{.*}},
 // SM90-NEXT: te-fuse-elementwise,
 // SM90-NEXT: te-share-emulated-operands,
+// SM90-NEXT: te-check-shapes,
 // SM90-NEXT: te-bufferize-boundaries,
 // SM90-NEXT: te-constant-globals{alignment=64},
 // SM90-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
@@ -66,6 +70,7 @@
 // SM90-NEXT: gpu-launch-sink-index-computations,
 // SM90-NEXT: gpu-kernel-outlining{{.*}},
 // SM90-NEXT: te-lower-if-present,
+// SM90-NEXT: te-lower-checks,
 // SM90-NEXT: nvvm-attach-target{O=3 chip=sm_90 {{.*}} features=+ptx80 {{.*}}},
 // SM90-NEXT: gpu.module(
 // SM90-NEXT: convert-gpu-to-nvvm{{.*}},
@@ -82,7 +87,7 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 22 passes:
+// NOLLVM: Pass Manager with 23 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
@@ -98,6 +103,7 @@
 // NOLLVM-NEXT: te-expand-qtensors,
 // NOLLVM-NEXT: canonicalize{{.*}},
 // NOLLVM-NEXT: te-fuse-elementwise,
+// NOLLVM-NEXT: te-check-shapes,
 // NOLLVM-NEXT: te-bufferize-boundaries,
 // NOLLVM-NEXT: te-constant-globals{alignment=64},
 // NOLLVM-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
@@ -108,7 +114,7 @@
 // NOLLVM-NEXT: te-linalg-to-gpu{remarks=true}
 // NOLLVM-NEXT: )
 
-// TWIN: Pass Manager with 21 passes:
+// TWIN: Pass Manager with 23 passes:
 // TWIN-NEXT: builtin.module(
 // TWIN-NEXT: te-set-target{remarks=true target=cpu},
 // TWIN-NEXT: inline{{.*}},
@@ -123,12 +129,14 @@
 // TWIN-NEXT: te-expand-qtensors,
 // TWIN-NEXT: canonicalize{{.*}},
 // TWIN-NEXT: te-fuse-elementwise,
+// TWIN-NEXT: te-check-shapes,
 // TWIN-NEXT: te-bufferize-boundaries,
 // TWIN-NEXT: te-constant-globals{alignment=64},
 // TWIN-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // TWIN-NEXT: te-deallocate,
 // TWIN-NEXT: convert-te-to-runtime{device-memory=false},
 // TWIN-NEXT: te-lower-if-present,
+// TWIN-NEXT: te-lower-checks,
 // TWIN-NEXT: convert-to-llvm{{.*}},
 // TWIN-NEXT: reconcile-unrealized-casts
 // TWIN-NEXT: )
@@ -140,16 +148,22 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // te-share-emulated-operands runs after the expansion on sm_90 (SM90 above);
 // share-emulated-operands=false leaves it out; the cpu backend computes its
 // GEMMs from the quantized buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 34 passes:
+// SHARE: Pass Manager with 36 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-fuse-elementwise,
-// SHARE-NEXT: te-bufferize-boundaries,
-// NOSHARE: Pass Manager with 21 passes:
+// SHARE-NEXT: te-check-shapes,
+// NOSHARE: Pass Manager with 23 passes:
 // NOSHARE-NOT: te-share-emulated-operands
 
 // fuse-elementwise=false leaves te-fuse-elementwise out (on every target);
 // arith / math ops on whole tensors still become linalg.generic ops.
-// NOFUSE: Pass Manager with 34 passes:
+// NOFUSE: Pass Manager with 36 passes:
 // NOFUSE: convert-elementwise-to-linalg,
 // NOFUSE-NOT: te-fuse-elementwise
+
+// check-shapes=false leaves te-check-shapes out; te-lower-checks still runs
+// (it lowers the program's own cf.assert ops).
+// NOCHECK: Pass Manager with 22 passes:
+// NOCHECK-NOT: te-check-shapes
+// NOCHECK: te-lower-checks

@@ -79,7 +79,7 @@ func.func @step(%x: tensor<?x256xbf16>, %w: tensor<512x256xbf16>, %t: tensor<?x5
 // ISA-NOT: llvm.call @malloc
 
 // target=cpu keeps the host path: loops on the host, no kernels.
-// CPU-NOT: gpu.
+// CPU-NOT: {{ gpu\.}}
 // CPU: llvm.call @te_rt_mlir_gemm
 
 // The object: kernels loaded lazily by libte_rt (mgpuModuleLoad in a global

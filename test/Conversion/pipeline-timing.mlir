@@ -38,7 +38,8 @@
 // TIMING-NEXT: Canonicalizer
 // TIMING-NEXT: TEFuseElementwise
 // NATIVE-NEXT: TEShareEmulatedOperands
-// TIMING: TEBufferizeBoundaries
+// TIMING-NEXT: TECheckShapes
+// TIMING-NEXT: TEBufferizeBoundaries
 // TIMING-NEXT: TEConstantGlobals
 // TIMING-NEXT: OneShotBufferizePass
 //
@@ -77,6 +78,7 @@
 // REFERENCE-NEXT: SCFToControlFlowPass
 // REFERENCE-NEXT: ConvertTEToRuntime
 // TIMING-NEXT: LowerIfPresent
+// TIMING-NEXT: TELowerChecks
 // NATIVE-NOT: Pipeline
 // NATIVE-NEXT: GpuNVVMAttachTarget
 // NATIVE-NEXT: TESplitEntryBlocks

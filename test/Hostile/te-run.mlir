@@ -30,10 +30,14 @@
 // RUN: not te-run %s --entry outer --dynamic-dim 8388608 --fill 0=1 --fill 1=1 2>&1 | FileCheck %s --check-prefix=PROGOOM
 // PROGOOM: te-run: out of memory allocating 2814749767{{[0-9]+}} bytes in the compiled program
 //
-// Every `?` takes one size: --input arrays that disagree were run, the
-// compiled code reading past the smaller one.
+// --input arrays whose `?` disagree were run, the compiled code reading past
+// the smaller one. The compiled code checks them (te-check-shapes): a
+// runtime error naming the op, its location and both sizes. Compiled
+// without the checks, every `?` takes one size.
 // RUN: not te-run %s --entry add --input %t/in/a4x8.npy --input %t/in/a5x8.npy 2>&1 | FileCheck %s --check-prefix=DYNAGREE
-// DYNAGREE: te-run: argument 1 (f32[?,8]): {{.*}}a5x8.npy has 5 at the dynamic dimension 0, argument 0 ({{.*}}a4x8.npy) dimension 0 has 4: every `?` dimension takes one size
+// DYNAGREE: te-run: runtime error in shape check: linalg.generic at {{.*}}te-run.mlir:[[@LINE+92]]:8: dimension 0 of operand 1 (loop d0, the size of dimension 0 of operand 0) is 5, expected 4
+// RUN: not te-run %s --entry add --pipeline-options check-shapes=false --input %t/in/a4x8.npy --input %t/in/a5x8.npy 2>&1 | FileCheck %s --check-prefix=DYNONE
+// DYNONE: te-run: argument 1 (f32[?,8]): {{.*}}a5x8.npy has 5 at the dynamic dimension 0, argument 0 ({{.*}}a4x8.npy) dimension 0 has 4: every `?` dimension takes one size (the program was compiled without te-check-shapes)
 // RUN: te-run %s --entry add --input %t/in/a4x8.npy --input %t/in/a4x8.npy | FileCheck %s --check-prefix=ADD
 // ADD: result 0: f32[4,8] min 0 max 62
 //

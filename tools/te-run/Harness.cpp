@@ -393,9 +393,14 @@ bool parseSignatureFile(const std::string &text, Signature &out,
     std::string key = line.substr(0, space);
     std::string value =
         space == std::string::npos ? "" : trim(line.substr(space));
+    if (key == "shape-checks" && (value == "on" || value == "off")) {
+      out.shapeChecks = value == "on";
+      continue;
+    }
     if (key != "target" || value.empty()) {
       *error = "signature file: unknown line '" + line +
-               "' (expected 'target cpu|sm_90|sm_100')";
+               "' (expected 'target cpu|sm_90|sm_100' or "
+               "'shape-checks on|off')";
       return false;
     }
     target = value;
@@ -768,9 +773,10 @@ bool makeArguments(const Signature &sig, const Options &opts,
       return false;
     }
   }
-  // Every `?` dimension of every argument has one size: the compiled code
-  // assumes, unchecked, that the operands of an elementwise op or a GEMM
-  // agree, and reads past the smaller one otherwise.
+  // Generated arguments give every `?` dimension one size. Files give
+  // theirs: each its own where the compiled code checks that operands agree
+  // (te-check-shapes), else one size across the files, since code without
+  // the checks would read past the smaller of two operands that disagree.
   int64_t dynamicSize = opts.inputs.empty() ? opts.dynamicDim : -1;
   std::string dynamicFrom = "--dynamic-dim";
   std::mt19937_64 rng(opts.seed);
@@ -880,7 +886,7 @@ bool makeArguments(const Signature &sig, const Options &opts,
                  std::to_string(d) + " = " + std::to_string(a.shape[d]);
         return false;
       }
-      if (t.shape[d] >= 0)
+      if (t.shape[d] >= 0 || sig.shapeChecks)
         continue;
       if (dynamicSize < 0) {
         dynamicSize = a.shape[d];
@@ -891,7 +897,8 @@ bool makeArguments(const Signature &sig, const Options &opts,
                  std::to_string(a.shape[d]) + " at the dynamic dimension " +
                  std::to_string(d) + ", " + dynamicFrom + " has " +
                  std::to_string(dynamicSize) +
-                 ": every `?` dimension takes one size";
+                 ": every `?` dimension takes one size (the program was "
+                 "compiled without te-check-shapes)";
         return false;
       }
     }
@@ -1419,10 +1426,11 @@ const char *kHarnessFlagsHelp =
     "                       |i1, <i2, <i4, <i8, |u1, <u2, <u4, <u8 or |b1,\n"
     "                       converted exactly (a value out of the type's\n"
     "                       range is an error; i1 takes 0 and 1; |u1 is an\n"
-    "                       i8's raw bytes); every `?` dimension takes one\n"
-    "                       size across the files; for a scalar argument,\n"
-    "                       its value (read exactly: out of the type's range\n"
-    "                       is an error)\n"
+    "                       i8's raw bytes); each `?` dimension takes its\n"
+    "                       file's size (one size across the files for a\n"
+    "                       program compiled without te-check-shapes); for\n"
+    "                       a scalar argument, its value (read exactly: out\n"
+    "                       of the type's range is an error)\n"
     "  --seed N             without --input: standard-normal arguments from\n"
     "                       seed N (default 0), random 0/1 for i1; other\n"
     "                       integer tensors are not generated (they are\n"

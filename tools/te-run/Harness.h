@@ -62,6 +62,10 @@ struct TensorType {
 
 struct Signature {
   std::vector<TensorType> args, results;
+  /// The compiled entry checks that its operands agree in their dynamic
+  /// sizes (te-check-shapes: the module's `te.shape_checks`), so --input
+  /// files may give each `?` its own size.
+  bool shapeChecks = false;
   std::string str() const;
 };
 
@@ -71,7 +75,8 @@ bool parseSignature(const std::string &text, Signature &out,
 
 /// Parses a signature file (scripts/te-aot.sh compile): the signature on the
 /// first line, then `key value` lines; `target T` is the target the module
-/// was compiled for (`cpu` if absent).
+/// was compiled for (`cpu` if absent), `shape-checks on|off` whether it
+/// checks its dynamic sizes (`off` if absent).
 bool parseSignatureFile(const std::string &text, Signature &out,
                         std::string &target, std::string *error);
 

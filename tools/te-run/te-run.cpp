@@ -531,6 +531,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "te-run: lowering %s failed\n", file.c_str());
     return 1;
   }
+  sig.shapeChecks = (*module)->hasAttr("te.shape_checks");
   {
     std::string err;
     if (!addPackedEntry(*module, entry, sig, err)) {

@@ -61,6 +61,13 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
                      "into the op reading their result (one kernel or loop "
                      "nest, not one per op)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> checkShapes{
+      *this, "check-shapes",
+      llvm::cl::desc("te-check-shapes: run-time checks that operands agree "
+                     "in size (dynamic dimensions), a failed one stops the "
+                     "program with a message instead of reading or writing "
+                     "past a buffer"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> reference{
       *this, "reference",
       llvm::cl::desc("compile the program's high-precision twin instead: "

@@ -146,6 +146,55 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
   ];
 }
 
+def TELowerChecks : Pass<"te-lower-checks", "::mlir::ModuleOp"> {
+  let summary = "lower te.check_size and cf.assert to a failure the caller sees, and an early return";
+  let description = [{
+    Runs on functions whose structured control flow is lowered to blocks
+    (te-pipeline: right after te-lower-if-present). A failed check must
+    stop the program -- the ops after it would read or write past a buffer
+    -- but never the process (upstream's `cf.assert` lowering calls
+    `abort`). So, in each `func.func`:
+
+    * `te.check_size` compares its sizes (`arith.cmpi eq` / `sge`) and
+      branches; on failure it calls `te_rt_mlir_check_failed` with its
+      message and both sizes, which records
+      `shape check: <message> is <size>, expected [at least] <expected>` in
+      the runtime's sticky status (`te_rt_current_error`);
+    * `cf.assert` (the program's own, or upstream's runtime verification)
+      likewise, recording `assertion failed: <op> at <location>: <message>`;
+    * after a call of a function that may fail (one that checks, or calls
+      one that does), the caller asks `te_rt_mlir_status` and fails too;
+    * a failing function returns at once, zero values for its results (a
+      memref result is a null descriptor, so that a caller that frees
+      results after a failure frees nothing). The buffers the function had
+      allocated so far are not freed.
+
+    Checks inside `gpu.module` kernels are not lowered here.
+
+    ```mlir
+    te.check_size %kb eq %k, "linalg.matmul at prog.mlir:9:8: ..."
+    // becomes
+    %ok = arith.cmpi eq, %kb, %k : index
+    cf.cond_br %ok, ^continue, ^failed
+    ^failed:
+      func.call @te_rt_mlir_check_failed(%message, %c0_i32, %kb_i64, %k_i64)
+      cf.br ^return_zeros
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect"
+  ];
+  let statistics = [
+    Statistic<"numChecks", "checks-lowered",
+              "te.check_size and cf.assert ops lowered">,
+    Statistic<"numCallsChecked", "calls-checked",
+              "calls of functions that may fail followed by a status check">
+  ];
+}
+
 def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
   let summary = "run every linalg op and strided copy on memrefs as a GPU kernel";
   let description = [{

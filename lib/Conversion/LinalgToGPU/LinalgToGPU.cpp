@@ -62,6 +62,7 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "te/Dialect/TE/IR/TEOps.h"
 
 #include "te_rt.h"
 
@@ -1521,7 +1522,9 @@ struct TELinalgToGPUPass
          prev = prev->getPrevNode()) {
       if (auto fill = dyn_cast<linalg::FillOp>(prev))
         return fill.getDpsInits()[0] == out ? fill : nullptr;
-      if (isa<memref::AllocOp, memref::AllocaOp>(prev) ||
+      // A failed te.check_size returns before the reduction: nothing sees
+      // the fill's values either way.
+      if (isa<memref::AllocOp, memref::AllocaOp, mlir::te::CheckSizeOp>(prev) ||
           isMemoryEffectFree(prev))
         continue;
       return nullptr;

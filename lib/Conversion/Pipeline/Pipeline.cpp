@@ -94,6 +94,10 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // dequantization; the cpu backend computes from the quantized buffers.
   if (options.shareEmulatedOperands && options.target.getValue() == "sm_90")
     pm.addPass(createTEShareEmulatedOperands());
+  // Run-time checks that operands agree in their dynamic sizes, on the
+  // ops as they will run (after the last transformation on tensors).
+  if (options.checkShapes)
+    pm.addPass(createTECheckShapes());
   // Entry points get their memref signature first: one-shot-bufferize's
   // function-boundary analysis is O(arguments x results) otherwise
   // (docs/performance.md "Compile time").
@@ -143,6 +147,9 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // The LLVM lowering. Each stage before convert-to-llvm runs only when the
   // module has an op it lowers (on GPU targets the kernels' too).
   pm.addPass(createTELowerIfPresent());
+  // Failed checks (te-check-shapes, cf.assert): a message in the runtime's
+  // status and an early return, on the functions' blocks.
+  pm.addPass(createTELowerChecks());
   if (gpu) {
     // sm_90 needs PTX 8.0, sm_100 PTX 8.6 (mlir-gpu-path.md §5). Device
     // code to NVVM; host allocations through the runtime (libte_rt
@@ -196,11 +203,13 @@ void mlir::te::registerTEPipeline() {
       "te-eliminate-aliases, te-expand-qtensors, canonicalize, "
       "te-share-emulated-operands (target=sm_90, unless "
       "share-emulated-operands=false), "
+      "te-check-shapes (unless check-shapes=false), "
       "te-bufferize-boundaries, te-constant-globals, one-shot-bufferize, "
       "te-deallocate, convert-te-to-runtime (GPU targets: with "
       "te-linalg-to-gpu, device memory); unless lower-to-llvm=false, "
       "te-lower-if-present (GPU targets: kernel outlining before it, NVVM "
-      "and gpu-module-to-binary after it) and convert-to-llvm. "
+      "and gpu-module-to-binary after it), te-lower-checks and "
+      "convert-to-llvm. "
       "--dump-pass-pipeline lists the passes for given options",
       buildTEPipeline);
 }

@@ -872,3 +872,22 @@ func.func @linear_grad_scalar_input(%dy: tensor<32x64xbf16>,
         !te.qtensor<64x128xbf16, #te.current<f8E4M3FN>, columnwise>
   return
 }
+
+// -----
+
+// check_size: a message names what is checked
+func.func @f(%a: index, %b: index) {
+  // expected-error @+1 {{'te.check_size' op expected a message naming the size it checks}}
+  te.check_size %a eq %b, ""
+  return
+}
+
+// -----
+
+// check_size: the relation
+func.func @f(%a: index, %b: index) {
+  // expected-error @+1 {{expected 'eq' or 'ge', got 'lt'}}
+  te.check_size %a lt %b, "dimension 0"
+  return
+}
+

@@ -13,9 +13,11 @@
 
 #include "te/Dialect/TE/IR/TEOps.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -767,6 +769,51 @@ static void printLogicalShape(OpAsmPrinter &printer, Operation *,
       printer << dim;
   });
   printer << ']';
+}
+
+//===----------------------------------------------------------------------===//
+// CheckSizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CheckSizeOp::verify() {
+  if (getMessage().empty())
+    return emitOpError("expected a message naming the size it checks");
+  return success();
+}
+
+LogicalResult CheckSizeOp::canonicalize(CheckSizeOp op,
+                                        PatternRewriter &rewriter) {
+  bool holds = op.getSize() == op.getExpected();
+  if (!holds) {
+    std::optional<int64_t> size = getConstantIntValue(op.getSize());
+    std::optional<int64_t> expected = getConstantIntValue(op.getExpected());
+    if (!size || !expected)
+      return failure();
+    holds = op.getAtLeast() ? *size >= *expected : *size == *expected;
+  }
+  if (!holds)
+    return failure();
+  rewriter.eraseOp(op);
+  return success();
+}
+
+/// `eq` or `ge` (the unit attribute `at_least`).
+static ParseResult parseSizeRelation(OpAsmParser &parser, UnitAttr &atLeast) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  if (keyword == "ge")
+    atLeast = parser.getBuilder().getUnitAttr();
+  else if (keyword != "eq")
+    return parser.emitError(loc)
+           << "expected 'eq' or 'ge', got '" << keyword << "'";
+  return success();
+}
+
+static void printSizeRelation(OpAsmPrinter &printer, Operation *,
+                              UnitAttr atLeast) {
+  printer << (atLeast ? "ge" : "eq");
 }
 
 #define GET_OP_CLASSES

@@ -531,6 +531,46 @@ def TE_FromBuffersOp : TE_Op<"from_buffers", [Pure]> {
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Run-time checks
+//===----------------------------------------------------------------------===//
+
+def TE_CheckSizeOp : TE_Op<"check_size", [MemoryEffects<[MemWrite]>]> {
+  let summary = "stop the program unless a run-time size is what the program needs";
+  let description = [{
+    Checks at run time that `size` equals `expected` (`eq`) or is at least
+    `expected` (`ge`). te-check-shapes places these before the ops of a
+    program whose operands must agree in size (the loops of a linalg op, a
+    `tensor.cast` to a static size, the bounds of a slice or an element), so
+    that operands of mismatched sizes are an error instead of a read or a
+    write past a buffer.
+
+    When the check fails, the program records a failure in the runtime's
+    sticky status (`te_rt_current_status`, `te_rt_current_error`) with the
+    message `shape check: <message> is <size>, expected <expected>` (`at
+    least <expected>` for `ge`) and returns at once from the entry function:
+    later ops do not run, results are null memrefs and zeros. te-lower-checks
+    lowers it (after the structured control flow is lowered to blocks).
+
+    The op writes no memory; it is declared as writing so that it is neither
+    removed nor moved. It folds away when both sizes are constants that
+    satisfy it, or the same value.
+
+    ```mlir
+    // The matmul's reduction loop d2 has the size of dimension 1 of %a.
+    te.check_size %b_rows eq %a_cols,
+        "linalg.matmul at prog.mlir:9:8: dimension 0 of operand 1 (loop d2, dimension 1 of operand 0)"
+    ```
+  }];
+  let arguments = (ins Index:$size, Index:$expected, UnitAttr:$at_least,
+                       StrAttr:$message);
+  let assemblyFormat = [{
+    $size custom<SizeRelation>($at_least) $expected `,` $message attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
+}
+
 include "te/Dialect/TE/IR/TEBufferOps.td"
 
 #endif // TE_DIALECT_TE_IR_TEOPS_TD

@@ -535,4 +535,67 @@ def TEDeallocate : Pass<"te-deallocate", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// te-check-shapes
+//===----------------------------------------------------------------------===//
+
+def TECheckShapes : Pass<"te-check-shapes", "::mlir::ModuleOp"> {
+  let summary = "check at run time that the operands of every op agree in size";
+  let description = [{
+    A program on dynamic shapes (`tensor<?x?xf32>`) states in its ops which
+    sizes must agree: the operands of a `linalg.matmul` share their `k`, the
+    inputs of an elementwise op have the output's shape. The compiled code
+    takes each loop's size from one operand and assumes the others agree,
+    so operands of other sizes would be read or written past their buffers.
+    This pass places a `te.check_size` before each op whose sizes are not
+    known to agree at compile time:
+
+    * a linalg op (named or generic, on tensors or memrefs): each dimension
+      of an operand indexed by a loop (`d2`) equals the loop's size, which
+      is the size of the first operand dimension indexed by that loop alone
+      (what the loops are built from); a dimension indexed by any other
+      expression (`d0 + d1`, a constant) is at least the expression's
+      largest value + 1, unless some loop is empty;
+    * `tensor.cast` to a static size: the source's dimension equals it;
+    * `tensor.extract_slice` / `tensor.insert_slice`: each offset is at
+      least 0 and the slice ends inside the tensor (offset + (size - 1) ·
+      stride + 1, for a non-empty slice); an inserted source has the
+      slice's sizes (same rank);
+    * `tensor.extract` / `tensor.insert`: each index is inside the tensor;
+    * `tensor.expand_shape`: each source dimension equals the product of
+      its output dimensions.
+
+    Only ops of the functions' control flow are checked (in `func.func`,
+    `scf.for`, `scf.if`, `scf.while`, `scf.execute_region`,
+    `scf.index_switch`), not ops in the body of a linalg op or of a
+    `tensor.generate`, which run per element. Sizes are taken from the
+    values that define them (a `tensor.empty`'s operands, an op's tied
+    init), so a program whose shapes agree by construction gets no checks; a
+    size known to disagree at compile time is an error here. te ops need
+    none: the runtime checks their sizes on every call. The module gets the
+    unit attribute `te.shape_checks`, by which te-run and the AOT driver
+    know that inputs of any sizes are safe to pass.
+
+    te-pipeline runs it after the last transformation on tensors (unless
+    `check-shapes=false`); te-lower-checks lowers the checks.
+
+    ```mlir
+    %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>)
+                       outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+    // gets, before it (%k = dim 1 of %a, %kb = dim 0 of %b, ...):
+    te.check_size %kb eq %k, "linalg.matmul at prog.mlir:9:8: dimension 0 of operand 1 (loop d2, the size of dimension 1 of operand 0)"
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::te::TEDialect"];
+  let statistics = [
+    Statistic<"numChecks", "checks", "te.check_size ops placed">,
+    Statistic<"numOpsChecked", "ops-checked",
+              "ops with at least one run-time check">
+  ];
+}
+
 #endif // TE_DIALECT_TE_TRANSFORMS_PASSES_TD

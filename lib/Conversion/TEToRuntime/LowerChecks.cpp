@@ -1,0 +1,220 @@
+//===- LowerChecks.cpp - te.check_size and cf.assert to early returns ----===//
+//
+// Part of te.
+//
+//===----------------------------------------------------------------------===//
+//
+// te-lower-checks: a failed check records its message in the runtime's
+// sticky status and its function returns zeros at once; so does a caller of
+// a function that may fail (Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "te/Conversion/Passes.h"
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "te/Conversion/RuntimeAbi.h"
+#include "te/Dialect/TE/IR/TEOps.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::te {
+#define GEN_PASS_DEF_TELOWERCHECKS
+#include "te/Conversion/Passes.h.inc"
+} // namespace mlir::te
+
+using namespace mlir;
+using namespace mlir::te;
+
+namespace {
+
+/// `file:line:col` of the first file location in `loc`, else its text.
+std::string locationText(Location loc) {
+  std::string text;
+  loc->walk([&](Location l) {
+    if (auto file = dyn_cast<FileLineColLoc>(l)) {
+      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+              ":" + Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (text.empty()) {
+    llvm::raw_string_ostream os(text);
+    loc.print(os);
+  }
+  return text;
+}
+
+class TELowerChecksPass
+    : public mlir::te::impl::TELowerChecksBase<TELowerChecksPass> {
+public:
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // The functions that may fail: those with a check, then their callers.
+    llvm::SetVector<func::FuncOp> mayFail;
+    llvm::DenseMap<func::FuncOp, SmallVector<func::CallOp>> callers;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      bool checks = false;
+      func.walk([&](Operation *op) {
+        if (isa<mlir::te::CheckSizeOp, cf::AssertOp>(op))
+          checks = true;
+        else if (auto call = dyn_cast<func::CallOp>(op))
+          if (auto callee =
+                  module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()))
+            if (!callee.isExternal())
+              callers[callee].push_back(call);
+      });
+      if (checks)
+        mayFail.insert(func);
+    }
+    for (size_t i = 0; i < mayFail.size(); ++i)
+      for (func::CallOp call : callers.lookup(mayFail[i]))
+        mayFail.insert(call->getParentOfType<func::FuncOp>());
+    if (mayFail.empty())
+      return;
+
+    LLVMTypeConverter types(module.getContext());
+    for (func::FuncOp func : mayFail)
+      if (failed(lower(func, mayFail, types)))
+        return signalPassFailure();
+  }
+
+private:
+  /// The address of the NUL-terminated string `text` (one global each).
+  Value message(OpBuilder &b, Location loc, ModuleOp module, StringRef text) {
+    std::string &name = messages[text];
+    if (name.empty())
+      name = "__te_check_message_" + std::to_string(messages.size() - 1);
+    if (auto global = module.lookupSymbol<LLVM::GlobalOp>(name))
+      return LLVM::AddressOfOp::create(b, loc, global);
+    std::string terminated = text.str();
+    terminated.push_back('\0');
+    return LLVM::createGlobalString(loc, b, name, terminated,
+                                    LLVM::Linkage::Internal);
+  }
+
+  LogicalResult lower(func::FuncOp func,
+                      const llvm::SetVector<func::FuncOp> &mayFail,
+                      const LLVMTypeConverter &types) {
+    ModuleOp module = func->getParentOfType<ModuleOp>();
+    Region &body = func.getBody();
+    Location funcLoc = func.getLoc();
+    SmallVector<Operation *> points;
+    func.walk([&](Operation *op) {
+      if (isa<mlir::te::CheckSizeOp, cf::AssertOp>(op))
+        points.push_back(op);
+      else if (auto call = dyn_cast<func::CallOp>(op))
+        if (auto callee =
+                module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()))
+          if (mayFail.contains(callee))
+            points.push_back(op);
+    });
+    for (Operation *op : points)
+      if (op->getParentRegion() != &body)
+        return op->emitOpError(
+            "is inside a region of its function: te-lower-checks runs after "
+            "the structured control flow is lowered to blocks");
+
+    // The block that returns zeros.
+    OpBuilder b(func.getContext());
+    Block *fail = b.createBlock(&body, body.end());
+    SmallVector<Value> zeros;
+    for (Type t : func.getResultTypes()) {
+      Type lowered = types.convertType(t);
+      if (!lowered)
+        return func.emitOpError("result type ")
+               << t
+               << " has no LLVM type for the early return of a failed "
+                  "check";
+      Value zero = LLVM::ZeroOp::create(b, funcLoc, lowered);
+      if (lowered != t)
+        zero = UnrealizedConversionCastOp::create(b, funcLoc, t, zero)
+                   .getResult(0);
+      zeros.push_back(zero);
+    }
+    func::ReturnOp::create(b, funcLoc, zeros);
+
+    func::FuncOp checkFailed =
+        declareRuntimeEntryPoint(b, module, "te_rt_mlir_check_failed");
+    LLVM::LLVMFuncOp status =
+        declareRuntimeEntryPointLLVM(b, module, "te_rt_mlir_status");
+    if (!status)
+      return module.emitError("te_rt_mlir_status is declared as a func.func; "
+                              "te-lower-checks calls it as an llvm.func");
+
+    for (Operation *op : points) {
+      Location loc = op->getLoc();
+      Block *block = op->getBlock();
+      b.setInsertionPoint(op);
+      Value ok;
+      Value msg, kind, size, expected;
+      if (auto check = dyn_cast<mlir::te::CheckSizeOp>(op)) {
+        ok =
+            arith::CmpIOp::create(b, loc,
+                                  check.getAtLeast() ? arith::CmpIPredicate::sge
+                                                     : arith::CmpIPredicate::eq,
+                                  check.getSize(), check.getExpected());
+        msg = message(b, loc, module, check.getMessage());
+        kind = arith::ConstantIntOp::create(b, loc, check.getAtLeast() ? 1 : 0,
+                                            32);
+        size =
+            arith::IndexCastOp::create(b, loc, b.getI64Type(), check.getSize());
+        expected = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                              check.getExpected());
+        ++numChecks;
+      } else if (auto assertOp = dyn_cast<cf::AssertOp>(op)) {
+        ok = assertOp.getArg();
+        msg = message(
+            b, loc, module,
+            ("cf.assert at " + locationText(loc) + ": " + assertOp.getMsg())
+                .str());
+        kind = arith::ConstantIntOp::create(b, loc, 2, 32);
+        size = expected = arith::ConstantIntOp::create(b, loc, 0, 64);
+        ++numChecks;
+      } else {
+        // After the call: did the callee fail?
+        b.setInsertionPointAfter(op);
+        Value s =
+            LLVM::CallOp::create(b, loc, status, ValueRange{}).getResult();
+        Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+        ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s, zero);
+        ++numCallsChecked;
+      }
+      // The rest of the block continues: from the check (erased below), or
+      // after the call's status test.
+      Block *rest =
+          block->splitBlock(msg ? op : ok.getDefiningOp()->getNextNode());
+      b.setInsertionPointToEnd(block);
+      if (msg) {
+        // The report: its own block, then the shared return.
+        Block *report = b.createBlock(fail);
+        func::CallOp::create(b, loc, checkFailed,
+                             ValueRange{msg, kind, size, expected});
+        cf::BranchOp::create(b, loc, fail);
+        b.setInsertionPointToEnd(block);
+        cf::CondBranchOp::create(b, loc, ok, rest, ValueRange{}, report,
+                                 ValueRange{});
+        op->erase();
+      } else {
+        cf::CondBranchOp::create(b, loc, ok, rest, ValueRange{}, fail,
+                                 ValueRange{});
+      }
+    }
+    return success();
+  }
+
+  llvm::StringMap<std::string> messages;
+};
+
+} // namespace
