@@ -623,7 +623,7 @@ void te_rt_mlir_check_failed_impl(const te_rt_mlir_check_failed_args &a) {
                .c_str());
     return;
   case 2:
-    record(TE_RT_INVALID_ARGUMENT, "assertion failed", message);
+    record(TE_RT_INVALID_ARGUMENT, "cf.assert", message);
     return;
   default:
     record(TE_RT_INVALID_ARGUMENT, "te_rt_mlir_check_failed",

@@ -154,6 +154,11 @@ a4 = path("a4x8.npy", npy("<f4", [4, 8], vals[:128]))
 a5 = path("a5x8.npy", npy("<f4", [5, 8], vals))
 case("te-run --input arrays whose ? dims disagree",
      [run, prog, "--entry", "add", "--input", a4, "--input", a5], 1,
+     r"runtime error in shape check: linalg\.generic at .*: dimension 0 of "
+     r"operand 1 .* is 5, expected 4")
+case("te-run --input arrays whose ? dims disagree, compiled without checks",
+     [run, prog, "--entry", "add", "--pipeline-options", "check-shapes=false",
+      "--input", a4, "--input", a5], 1,
      r"has 5 at the dynamic dimension 0, .* has 4: every `\?` dimension takes one size")
 case("te-run --input 99999999999999999999 for i64",
      [run, prog, "--entry", "si64", "--input", "99999999999999999999"], 1,

@@ -15,7 +15,7 @@
 // RUN: te-run %s --entry gelu_chain --input %t/x.npy --input %t/b.npy --pipeline-options "fuse-elementwise=false" --output-dir %t/unfused --quiet
 // RUN: te-run %s --entry gelu_chain --input %t/x.npy --input %t/b.npy --compare %t/unfused/result0.npy | FileCheck %s --check-prefix=ONE
 //
-// A mask and a scalar scale on 31 x 31 (te-run takes one size for every `?`), and each row's sum of squares (the
+// A mask and a scalar scale on 31 x 31, and each row's sum of squares (the
 // square fused into the reduction): the f32 results exactly.
 // RUN: te-run %s --entry masked_rows --input %t/m.npy --input %t/mask.npy --input 1.5 --compare %t/want-masked.npy --compare %t/want-rows.npy | FileCheck %s --check-prefix=TWO
 // RUN: te-run %s --entry masked_rows --input %t/m.npy --input %t/mask.npy --input 1.5 --pipeline-options "fuse-elementwise=false" --output-dir %t/unfused --quiet

@@ -59,7 +59,7 @@ const char *const kTEPasses[] = {
     "te-infer-shapes",         "te-decompose-linear",
     "te-infer-usages",         "te-eliminate-aliases",
     "te-expand-qtensors",      "te-fuse-elementwise",
-    "te-bufferize-boundaries",
+    "te-check-shapes",         "te-bufferize-boundaries",
 };
 
 /// The whole flow (registered by registerTEPipeline), each on a fresh clone.

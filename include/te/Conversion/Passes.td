@@ -161,7 +161,7 @@ def TELowerChecks : Pass<"te-lower-checks", "::mlir::ModuleOp"> {
       `shape check: <message> is <size>, expected [at least] <expected>` in
       the runtime's sticky status (`te_rt_current_error`);
     * `cf.assert` (the program's own, or upstream's runtime verification)
-      likewise, recording `assertion failed: <op> at <location>: <message>`;
+      likewise, recording `cf.assert: <file>:<line>:<column>: <message>`;
     * after a call of a function that may fail (one that checks, or calls
       one that does), the caller asks `te_rt_mlir_status` and fails too;
     * a failing function returns at once, zero values for its results (a

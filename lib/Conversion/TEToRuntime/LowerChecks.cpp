@@ -157,31 +157,17 @@ private:
       Location loc = op->getLoc();
       Block *block = op->getBlock();
       b.setInsertionPoint(op);
+      auto check = dyn_cast<mlir::te::CheckSizeOp>(op);
+      auto assertOp = dyn_cast<cf::AssertOp>(op);
       Value ok;
-      Value msg, kind, size, expected;
-      if (auto check = dyn_cast<mlir::te::CheckSizeOp>(op)) {
+      if (check) {
         ok =
             arith::CmpIOp::create(b, loc,
                                   check.getAtLeast() ? arith::CmpIPredicate::sge
                                                      : arith::CmpIPredicate::eq,
                                   check.getSize(), check.getExpected());
-        msg = message(b, loc, module, check.getMessage());
-        kind = arith::ConstantIntOp::create(b, loc, check.getAtLeast() ? 1 : 0,
-                                            32);
-        size =
-            arith::IndexCastOp::create(b, loc, b.getI64Type(), check.getSize());
-        expected = arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                              check.getExpected());
-        ++numChecks;
-      } else if (auto assertOp = dyn_cast<cf::AssertOp>(op)) {
+      } else if (assertOp) {
         ok = assertOp.getArg();
-        msg = message(
-            b, loc, module,
-            ("cf.assert at " + locationText(loc) + ": " + assertOp.getMsg())
-                .str());
-        kind = arith::ConstantIntOp::create(b, loc, 2, 32);
-        size = expected = arith::ConstantIntOp::create(b, loc, 0, 64);
-        ++numChecks;
       } else {
         // After the call: did the callee fail?
         b.setInsertionPointAfter(op);
@@ -193,23 +179,40 @@ private:
       }
       // The rest of the block continues: from the check (erased below), or
       // after the call's status test.
-      Block *rest =
-          block->splitBlock(msg ? op : ok.getDefiningOp()->getNextNode());
+      Block *rest = block->splitBlock(
+          check || assertOp ? op : ok.getDefiningOp()->getNextNode());
       b.setInsertionPointToEnd(block);
-      if (msg) {
-        // The report: its own block, then the shared return.
-        Block *report = b.createBlock(fail);
-        func::CallOp::create(b, loc, checkFailed,
-                             ValueRange{msg, kind, size, expected});
-        cf::BranchOp::create(b, loc, fail);
-        b.setInsertionPointToEnd(block);
-        cf::CondBranchOp::create(b, loc, ok, rest, ValueRange{}, report,
-                                 ValueRange{});
-        op->erase();
-      } else {
+      if (!check && !assertOp) {
         cf::CondBranchOp::create(b, loc, ok, rest, ValueRange{}, fail,
                                  ValueRange{});
+        continue;
       }
+      // The report, in a block of its own (nothing of it runs while the
+      // check holds), then the shared return.
+      Block *report = b.createBlock(fail);
+      Value msg, kind, size, expected;
+      if (check) {
+        msg = message(b, loc, module, check.getMessage());
+        kind = arith::ConstantIntOp::create(b, loc, check.getAtLeast() ? 1 : 0,
+                                            32);
+        size =
+            arith::IndexCastOp::create(b, loc, b.getI64Type(), check.getSize());
+        expected = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                              check.getExpected());
+      } else {
+        msg = message(b, loc, module,
+                      (locationText(loc) + ": " + assertOp.getMsg()).str());
+        kind = arith::ConstantIntOp::create(b, loc, 2, 32);
+        size = expected = arith::ConstantIntOp::create(b, loc, 0, 64);
+      }
+      func::CallOp::create(b, loc, checkFailed,
+                           ValueRange{msg, kind, size, expected});
+      cf::BranchOp::create(b, loc, fail);
+      b.setInsertionPointToEnd(block);
+      cf::CondBranchOp::create(b, loc, ok, rest, ValueRange{}, report,
+                               ValueRange{});
+      op->erase();
+      ++numChecks;
     }
     return success();
   }

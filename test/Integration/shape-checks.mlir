@@ -1,0 +1,97 @@
+// Programs on dynamic shapes, run with inputs of their own sizes: every
+// `?` takes its --input file's size (te-check-shapes places the checks that
+// make that safe). Operands whose sizes disagree stop the program with a
+// message naming the op, its location, the dimension and both sizes; te-run
+// exits 1, nothing is read or written past a buffer, the process does not
+// abort. Results against an independent oracle (Inputs/shape-checks.py).
+//
+// RUN: rm -rf %t && %python %S/Inputs/shape-checks.py %t
+//
+// x (5x7) . w (7x3) + b (3): non-square `?x?` operands.
+// RUN: te-run %s --entry linear --input %t/x.npy --input %t/w.npy --input %t/b.npy --compare %t/want-linear.npy | FileCheck %s --check-prefix=PASS
+// RUN: not te-run %s --entry linear --input %t/x.npy --input %t/w-short.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=SHORT
+// RUN: not te-run %s --entry linear --input %t/x.npy --input %t/w.npy --input %t/b-long.npy 2>&1 | FileCheck %s --check-prefix=LONG
+// The same on the GPU target's lowering: the checks are host code before
+// the kernels and the GEMM.
+// RUN: te-opt %s --te-pipeline="target=sm_90 lower-to-llvm=false" | FileCheck %s --check-prefix=GPU
+//
+// Three microbatches of 4 rows, summed: the slice of a fourth is past the
+// 12 rows.
+// RUN: te-run %s --entry sum_blocks --input %t/rows.npy --input 3 --compare %t/want-sum.npy | FileCheck %s --check-prefix=PASS
+// RUN: not te-run %s --entry sum_blocks --input %t/rows.npy --input 4 2>&1 | FileCheck %s --check-prefix=PAST
+//
+// The program's own cf.assert: a message and exit 1, not abort().
+// RUN: te-run %s --entry scaled --input %t/v.npy --input 2.5 --compare %t/want-scaled.npy | FileCheck %s --check-prefix=PASS
+// RUN: not te-run %s --entry scaled --input %t/v.npy --input -1 2>&1 | FileCheck %s --check-prefix=ASSERT
+//
+// Compiled without the checks, te-run keeps one size for every `?`.
+// RUN: not te-run %s --entry linear --pipeline-options check-shapes=false --input %t/x.npy --input %t/w.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=UNCHECKED
+//
+// Ahead of time (scripts/te-aot.sh): the signature file says the object
+// checks its shapes, and the driver takes each `?` from its file too.
+// RUN: env TE_BUILD_DIR=%te_lib_dir/.. %te_src_root/scripts/te-aot.sh compile %s %t/linear.o --entry linear --target cpu | FileCheck %s --check-prefix=AOTON
+// RUN: %te_src_root/scripts/te-aot.sh link %t/linear.o %t/linear %te_lib_dir > /dev/null
+// RUN: %t/linear --signature-file %t/linear.sig --entry linear --input %t/x.npy --input %t/w.npy --input %t/b.npy --compare %t/want-linear.npy | FileCheck %s --check-prefix=PASS
+// RUN: not %t/linear --signature-file %t/linear.sig --entry linear --input %t/x.npy --input %t/w-short.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=AOTSHORT
+// RUN: env TE_BUILD_DIR=%te_lib_dir/.. %te_src_root/scripts/te-aot.sh compile %s %t/unchecked.o --entry linear --target cpu --pipeline-options check-shapes=false | FileCheck %s --check-prefix=AOTOFF
+// AOTON: shape checks on
+// AOTSHORT: te-aot-run: runtime error in shape check: linalg.matmul at {{.*}} is 6, expected 7
+// AOTOFF: shape checks off
+//
+// Seeded (gpu-programs.py compiles it for gpu-check): one size for all.
+// RUN: te-run %s --entry linear --seed 3 --dynamic-dim 33 | FileCheck %s --check-prefix=RAN
+//
+// PASS: result 0: PASS
+// RAN: result 0: f32[33,33]
+// SHORT: te-run: runtime error in shape check: linalg.matmul at {{.*}}shape-checks.mlir:[[#@LINE+18]]:8: dimension 0 of operand 1 (loop d2, the size of dimension 1 of operand 0) is 6, expected 7
+// LONG: te-run: runtime error in shape check: linalg.generic at {{.*}}shape-checks.mlir:[[#@LINE+16]]:11: dimension 1 of operand 1 (loop d1, the size of dimension 0 of operand 0) is 3, expected 4
+// PAST: te-run: runtime error in shape check: tensor.extract_slice at {{.*}}shape-checks.mlir:[[#@LINE+31]]:12: dimension 0 of the source (the slice's offset + size) is 12, expected at least 16
+// ASSERT: te-run: runtime error in cf.assert: {{.*}}shape-checks.mlir:[[#@LINE+41]]:3: the scale must be positive
+// UNCHECKED: every `?` dimension takes one size (the program was compiled without te-check-shapes)
+// GPU-LABEL: func.func @linear(
+// GPU: te.check_size
+// GPU: gpu.launch
+// GPU: call @te_rt_mlir_matmul
+
+// y = x . w + b
+func.func @linear(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %w, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %bias = linalg.broadcast ins(%b : tensor<?xf32>) outs(%e : tensor<?x?xf32>) dimensions = [0]
+  %y = linalg.matmul ins(%x, %w : tensor<?x?xf32>, tensor<?x?xf32>)
+                     outs(%bias : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// The sum of `count` blocks of 4 rows.
+func.func @sum_blocks(%rows: tensor<?x8xf32>, %count: index) -> tensor<4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %sum = scf.for %i = %c0 to %count step %c1 iter_args(%acc = %init) -> tensor<4x8xf32> {
+    %off = arith.muli %i, %c4 : index
+    %blk = tensor.extract_slice %rows[%off, 0] [4, 8] [1, 1] : tensor<?x8xf32> to tensor<4x8xf32>
+    %next = linalg.add ins(%acc, %blk : tensor<4x8xf32>, tensor<4x8xf32>) outs(%acc : tensor<4x8xf32>) -> tensor<4x8xf32>
+    scf.yield %next : tensor<4x8xf32>
+  }
+  return %sum : tensor<4x8xf32>
+}
+
+// v * s, for a positive s.
+func.func @scaled(%v: tensor<?xf32>, %s: f32) -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %positive = arith.cmpf ogt, %s, %zero : f32
+  cf.assert %positive, "the scale must be positive"
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %v, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %splat = tensor.splat %s[%n] : tensor<?xf32>
+  %r = linalg.mul ins(%v, %splat : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -1,0 +1,251 @@
+// RUN: te-opt %s --split-input-file --te-check-shapes --verify-diagnostics | FileCheck %s
+
+// te-check-shapes: a te.check_size before each op whose operands must agree
+// in a dynamic size, named in the message (op, location, which dimension);
+// none where the sizes agree by construction or are static.
+
+// CHECK: module attributes {te.shape_checks}
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[B:.*]]: tensor<?x?xf32>)
+// The output's sizes are the operands' (tensor.empty of their dims): only
+// the reduction size k is checked.
+// CHECK: %[[K:.*]] = tensor.dim %[[A]], %c1
+// CHECK: %[[KB:.*]] = tensor.dim %[[B]], %c0
+// CHECK-NEXT: te.check_size %[[KB]] eq %[[K]], "linalg.matmul at {{.*}}check-shapes.mlir:[[@LINE+11]]:8: dimension 0 of operand 1 (loop d2, the size of dimension 1 of operand 0)"
+// CHECK-NOT: te.check_size
+// CHECK: linalg.matmul
+func.func @matmul(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// Static sizes, and dynamic ones that agree by construction (an op's result
+// has its init's sizes): no check, no leftover op.
+// CHECK-LABEL: func.func @static
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.add
+// CHECK-NEXT: return
+func.func @static(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.add ins(%a, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @chain
+// CHECK-NOT: te.check_size
+// CHECK: return
+func.func @chain(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %r = linalg.exp ins(%a : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s = linalg.add ins(%r, %a : tensor<?x?xf32>, tensor<?x?xf32>) outs(%r : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+
+// -----
+
+// Two arguments of one `?`: checked once per pair of sizes, whichever
+// operand has it.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME: (%[[X:.*]]: tensor<?x64xf32>, %[[Y:.*]]: tensor<?x64xf32>)
+// CHECK-DAG: %[[M:.*]] = tensor.dim %[[X]], %c0
+// CHECK-DAG: %[[MY:.*]] = tensor.dim %[[Y]], %c0
+// CHECK: te.check_size %[[MY]] eq %[[M]], "linalg.generic at {{.*}}: dimension 0 of operand 1 (loop d0, the size of dimension 0 of operand 0)"
+// CHECK-NOT: te.check_size
+// CHECK: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @elementwise(%x: tensor<?x64xf32>, %y: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<?x64xf32>, tensor<?x64xf32>) outs(%x : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}
+
+// -----
+
+// An index expression other than a loop (here the constant 0 of a
+// broadcast row): its largest value is inside the dimension, unless the op
+// has no iterations.
+// CHECK-LABEL: func.func @broadcast_row
+// CHECK-SAME: (%[[ROW:.*]]: tensor<?x?xf32>, %[[X:.*]]: tensor<?x?xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[ROW]], %c1
+// CHECK: %[[M:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[ITER:.*]] = arith.muli %[[M]], %[[N]]
+// CHECK: %[[EMPTY:.*]] = arith.cmpi eq, %[[ITER]], %[[ZERO:.*]] : index
+// CHECK: %[[NEED:.*]] = arith.select %[[EMPTY]], %[[ZERO]], %c1
+// CHECK: %[[R:.*]] = tensor.dim %[[ROW]], %c0
+// CHECK: te.check_size %[[R]] ge %[[NEED]], "linalg.generic at {{.*}}: dimension 0 of operand 0 (indexed by 0: its largest value + 1)"
+// CHECK: %[[XN:.*]] = tensor.dim %[[X]], %c1
+// CHECK: te.check_size %[[XN]] eq %[[N]], "linalg.generic at {{.*}}: dimension 1 of operand 1 (loop d1, the size of dimension 1 of operand 0)"
+#bcast = affine_map<(d0, d1) -> (0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @broadcast_row(%row: tensor<?x?xf32>, %x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = linalg.generic {indexing_maps = [#bcast, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%row, %x : tensor<?x?xf32>, tensor<?x?xf32>) outs(%x : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// A 1-D convolution: the input is indexed by d0 + d1.
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[END:.*]] = affine.apply
+// CHECK: %[[NEED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[END]]
+// CHECK: te.check_size %{{.*}} ge %[[NEED]], "linalg.conv_1d at {{.*}}: dimension 0 of operand 0 (indexed by d0 + d1: its largest value + 1)"
+func.func @conv(%x: tensor<?xf32>, %w: tensor<?xf32>, %out: tensor<?xf32>) -> tensor<?xf32> {
+  %r = linalg.conv_1d ins(%x, %w : tensor<?xf32>, tensor<?xf32>) outs(%out : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cast
+// CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %c0
+// CHECK: te.check_size %[[D]] eq %c4, "tensor.cast at {{.*}}: dimension 0 of the source (cast to 4)"
+// CHECK-NOT: te.check_size
+// CHECK: tensor.cast
+func.func @cast(%a: tensor<?x?xf32>) -> tensor<4x?xf32> {
+  %r = tensor.cast %a : tensor<?x?xf32> to tensor<4x?xf32>
+  return %r : tensor<4x?xf32>
+}
+
+// -----
+
+// Slices: the offset is not negative, the slice ends inside the tensor; an
+// inserted source has the slice's sizes.
+// CHECK-LABEL: func.func @slices
+// CHECK-SAME: (%[[A:.*]]: tensor<?x64xf32>, %[[I:.*]]: index, %[[N:.*]]: index, %[[D:.*]]: tensor<?x64xf32>, %[[S:.*]]: tensor<?x32xf32>)
+// CHECK: %[[DA:.*]] = tensor.dim %[[A]], %c0
+// CHECK: te.check_size %[[I]] ge %{{.*}}, "tensor.extract_slice at {{.*}}: the offset in dimension 0"
+// CHECK: %[[END:.*]] = arith.addi %[[I]], %[[N]]
+// CHECK: te.check_size %[[DA]] ge %[[END]], "tensor.extract_slice at {{.*}}: dimension 0 of the source (the slice's offset + size)"
+// CHECK-NOT: te.check_size
+// CHECK: tensor.extract_slice
+// The strided slice of dimension 1: offset + (size - 1) * stride + 1,
+// unless the slice is empty.
+// CHECK: %[[DD:.*]] = tensor.dim %[[D]], %c0
+// CHECK: te.check_size %[[I]] ge
+// CHECK: te.check_size %[[DD]] ge %{{.*}}, "tensor.insert_slice at {{.*}}: dimension 0 of the destination (the slice's offset + size)"
+// CHECK: %[[SROWS:.*]] = tensor.dim %[[S]], %c0
+// CHECK: te.check_size %[[SROWS]] eq %[[N]], "tensor.insert_slice at {{.*}}: dimension 0 of the source (the slice's size)"
+// CHECK: tensor.insert_slice
+// CHECK: %[[NM1:.*]] = arith.addi %[[N]], %c-1
+// CHECK: %[[STEP:.*]] = arith.muli %[[NM1]], %c2
+// CHECK: %[[LAST:.*]] = arith.addi %[[I]], %[[STEP]]
+// CHECK: %[[END2:.*]] = arith.addi %[[LAST]], %c1
+// CHECK: %[[NEED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[END2]]
+// CHECK: te.check_size %{{.*}} ge %[[NEED]], "tensor.extract_slice at {{.*}}: dimension 0 of the source (the slice's offset + (size - 1) * stride + 1)"
+func.func @slices(%a: tensor<?x64xf32>, %i: index, %n: index, %d: tensor<?x64xf32>, %s: tensor<?x32xf32>)
+    -> (tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x4xf32>) {
+  %e = tensor.extract_slice %a[%i, 0] [%n, 64] [1, 1] : tensor<?x64xf32> to tensor<?x64xf32>
+  %t = tensor.insert_slice %s into %d[%i, 0] [%n, 32] [1, 1] : tensor<?x32xf32> into tensor<?x64xf32>
+  %g = tensor.extract_slice %a[%i, 0] [%n, 4] [2, 1] : tensor<?x64xf32> to tensor<?x4xf32>
+  return %e, %t, %g : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// Elements: each index inside the tensor.
+// CHECK-LABEL: func.func @elements
+// CHECK-SAME: (%[[A:.*]]: tensor<?xf32>, %[[I:.*]]: index
+// CHECK: te.check_size %[[I]] ge %{{.*}}, "tensor.extract at {{.*}}: index 0"
+// CHECK: %[[NEED:.*]] = arith.addi %[[I]], %c1
+// CHECK: %[[D:.*]] = tensor.dim %[[A]]
+// CHECK: te.check_size %[[D]] ge %[[NEED]], "tensor.extract at {{.*}}: dimension 0 of the tensor (index 0 + 1)"
+// CHECK: tensor.extract
+// A constant index: one check.
+// CHECK: %[[D2:.*]] = tensor.dim %[[A]]
+// CHECK: te.check_size %[[D2]] ge %c4, "tensor.insert at {{.*}}: dimension 0 of the tensor (index 0 + 1)"
+// CHECK-NOT: te.check_size
+// CHECK: tensor.insert
+func.func @elements(%a: tensor<?xf32>, %i: index, %v: f32) -> (f32, tensor<?xf32>) {
+  %e = tensor.extract %a[%i] : tensor<?xf32>
+  %c3 = arith.constant 3 : index
+  %t = tensor.insert %v into %a[%c3] : tensor<?xf32>
+  return %e, %t : f32, tensor<?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @expand
+// CHECK: %[[P:.*]] = arith.muli %{{.*}}, %c16
+// CHECK: %[[D:.*]] = tensor.dim
+// CHECK: te.check_size %[[D]] eq %[[P]], "tensor.expand_shape at {{.*}}: dimension 0 of the source (the product of its output dimensions)"
+func.func @expand(%a: tensor<?xf32>, %n: index) -> tensor<?x16xf32> {
+  %r = tensor.expand_shape %a [[0, 1]] output_shape [%n, 16] : tensor<?xf32> into tensor<?x16xf32>
+  return %r : tensor<?x16xf32>
+}
+
+// -----
+
+// In a loop: each iteration checks its slice.
+// CHECK-LABEL: func.func @loop
+// CHECK: scf.for %[[K:[a-z0-9]+]] =
+// CHECK: %[[OFF:.*]] = arith.muli %[[K]], %c16
+// CHECK: te.check_size %[[OFF]] ge
+// CHECK: %[[END:.*]] = arith.addi %[[OFF]], %c16
+// CHECK: te.check_size %{{.*}} ge %[[END]], "tensor.extract_slice at
+// CHECK: tensor.extract_slice
+// CHECK-NOT: te.check_size
+// CHECK: scf.yield
+func.func @loop(%x: tensor<?x64xf32>, %acc: tensor<16x64xf32>, %steps: index) -> tensor<16x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %r = scf.for %k = %c0 to %steps step %c1 iter_args(%a = %acc) -> tensor<16x64xf32> {
+    %off = arith.muli %k, %c16 : index
+    %mb = tensor.extract_slice %x[%off, 0] [16, 64] [1, 1] : tensor<?x64xf32> to tensor<16x64xf32>
+    %s = linalg.add ins(%a, %mb : tensor<16x64xf32>, tensor<16x64xf32>) outs(%a : tensor<16x64xf32>) -> tensor<16x64xf32>
+    scf.yield %s : tensor<16x64xf32>
+  }
+  return %r : tensor<16x64xf32>
+}
+
+// -----
+
+// An element read in a linalg op's body runs per element: not checked.
+// CHECK-LABEL: func.func @gather
+// CHECK-NOT: te.check_size
+// CHECK: return
+#map1 = affine_map<(d0) -> (d0)>
+func.func @gather(%t: tensor<?xf32>, %idx: tensor<?xindex>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %idx, %c0 : tensor<?xindex>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#map1, #map1], iterator_types = ["parallel"]}
+      ins(%idx : tensor<?xindex>) outs(%e : tensor<?xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %v = tensor.extract %t[%i] : tensor<?xf32>
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// Sizes known to disagree: an error at compile time.
+func.func @never(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c9 = arith.constant 9 : index
+  // expected-error @+1 {{dimension 1 of the tensor (index 1 + 1) is 8, expected at least 10}}
+  %v = tensor.extract %a[%c9, %c9] : tensor<?x8xf32>
+  return %a : tensor<?x8xf32>
+}
