@@ -24,6 +24,15 @@
 // RUN: te-run %s --entry scaled --input %t/v.npy --input 2.5 --compare %t/want-scaled.npy | FileCheck %s --check-prefix=PASS
 // RUN: not te-run %s --entry scaled --input %t/v.npy --input -1 2>&1 | FileCheck %s --check-prefix=ASSERT
 //
+// A reshape to a shape read at run time: as many elements; writing into a
+// destination argument: of the source's sizes.
+// RUN: te-run %s --entry reshaped --input %t/rows.npy --input %t/shape-48x2.npy --compare %t/want-reshaped.npy | FileCheck %s --check-prefix=PASS
+// RUN: not te-run %s --entry reshaped --input %t/rows.npy --input %t/shape-47x2.npy 2>&1 | FileCheck %s --check-prefix=RESHAPE
+// RUN: te-run %s --entry into --input %t/x.npy --input %t/x.npy --compare %t/x.npy | FileCheck %s --check-prefix=PASS
+// RUN: not te-run %s --entry into --input %t/x.npy --input %t/rows.npy 2>&1 | FileCheck %s --check-prefix=INTO
+// RESHAPE: te-run: runtime error in shape check: tensor.reshape at {{.*}}: the source's element count (the new shape's element count) is 96, expected 94
+// INTO: te-run: runtime error in shape check: bufferization.materialize_in_destination at {{.*}}: dimension 0 of the destination (the source's) is 12, expected 5
+//
 // Compiled without the checks, te-run keeps one size for every `?`.
 // RUN: not te-run %s --entry linear --pipeline-options check-shapes=false --input %t/x.npy --input %t/w.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=UNCHECKED
 //
@@ -94,4 +103,16 @@ func.func @scaled(%v: tensor<?xf32>, %s: f32) -> tensor<?xf32> {
   %splat = tensor.splat %s[%n] : tensor<?xf32>
   %r = linalg.mul ins(%v, %splat : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
+}
+
+// rows as a matrix of the given shape.
+func.func @reshaped(%rows: tensor<?x8xf32>, %shape: tensor<2xi64>) -> tensor<?x2xf32> {
+  %r = tensor.reshape %rows(%shape) : (tensor<?x8xf32>, tensor<2xi64>) -> tensor<?x2xf32>
+  return %r : tensor<?x2xf32>
+}
+
+// A copy of x written into the caller's buffer.
+func.func @into(%x: tensor<?x?xf32>, %out: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = bufferization.materialize_in_destination %x in %out : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
 }

@@ -249,3 +249,34 @@ func.func @never(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %v = tensor.extract %a[%c9, %c9] : tensor<?x8xf32>
   return %a : tensor<?x8xf32>
 }
+
+// -----
+
+// tensor.reshape: as many elements as the new shape; a dynamic size of the
+// new shape is read from the shape operand.
+// CHECK-LABEL: func.func @reshape
+// CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[S:.*]]: tensor<2xi64>)
+// CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %c0
+// CHECK-DAG: %[[N:.*]] = tensor.dim %[[A]], %c1
+// CHECK: %[[HAVE:.*]] = arith.muli %[[M]], %[[N]]
+// CHECK: %[[ROWS:.*]] = tensor.extract %[[S]][%{{.*}}] : tensor<2xi64>
+// CHECK: %[[R:.*]] = arith.index_cast %[[ROWS]] : i64 to index
+// CHECK: %[[WANT:.*]] = arith.muli %[[R]], %c4
+// CHECK: te.check_size %[[HAVE]] eq %[[WANT]], "tensor.reshape at {{.*}}: the source's element count (the new shape's element count)"
+func.func @reshape(%a: tensor<?x?xf32>, %shape: tensor<2xi64>) -> tensor<?x4xf32> {
+  %r = tensor.reshape %a(%shape) : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// Writing into a destination argument: it has the source's sizes.
+// CHECK-LABEL: func.func @into
+// CHECK-SAME: (%[[A:.*]]: tensor<?x8xf32>, %[[OUT:.*]]: tensor<?x8xf32>)
+// CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %c0
+// CHECK-DAG: %[[MO:.*]] = tensor.dim %[[OUT]], %c0
+// CHECK: te.check_size %[[MO]] eq %[[M]], "bufferization.materialize_in_destination at {{.*}}: dimension 0 of the destination (the source's)"
+func.func @into(%a: tensor<?x8xf32>, %out: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = bufferization.materialize_in_destination %a in %out : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}

@@ -11,6 +11,9 @@
     rows.npy                12x8 small integers
     want-sum.npy            the sum of its three 4x8 blocks (4x8)
     v.npy, want-scaled.npy  9 values and each times 2.5
+    shape-48x2.npy          <i8 (48, 2): a new shape of rows.npy's 96 values
+    shape-47x2.npy          <i8 (47, 2): 94 values, not 96
+    want-reshaped.npy       rows.npy as 48x2
 """
 import os
 import random
@@ -56,6 +59,11 @@ def main(out):
     npyfile.write(os.path.join(out, "v.npy"), "<f4", (9,), v)
     npyfile.write(os.path.join(out, "want-scaled.npy"), "<f4", (9,),
                   [e * 2.5 for e in v])
+
+    npyfile.write(os.path.join(out, "shape-48x2.npy"), "<i8", (2,), [48, 2])
+    npyfile.write(os.path.join(out, "shape-47x2.npy"), "<i8", (2,), [47, 2])
+    npyfile.write(os.path.join(out, "want-reshaped.npy"), "<f4", (48, 2),
+                  flat(rows))
 
 
 if __name__ == "__main__":

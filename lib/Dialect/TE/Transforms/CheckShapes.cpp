@@ -353,6 +353,46 @@ public:
     }
   }
 
+  /// tensor.reshape: as many elements as the new shape has.
+  void checkReshape(tensor::ReshapeOp reshape) {
+    Value source = reshape.getSource();
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    auto resultType = dyn_cast<RankedTensorType>(reshape.getType());
+    if (!resultType)
+      return;
+    OpFoldResult have = constant(1), want = constant(1);
+    for (int64_t i = 0; i < sourceType.getRank(); ++i)
+      have = mul(have, sizeOf(source, i));
+    for (int64_t i = 0; i < resultType.getRank(); ++i) {
+      if (!resultType.isDynamicDim(i)) {
+        want = mul(want, constant(resultType.getDimSize(i)));
+        continue;
+      }
+      // The size the shape operand gives (an integer or index element).
+      Value at = arith::ConstantIndexOp::create(b, loc, i);
+      Value size =
+          tensor::ExtractOp::create(b, loc, reshape.getShape(), at).getResult();
+      if (!size.getType().isIndex())
+        size = arith::IndexCastOp::create(b, loc, b.getIndexType(), size);
+      want = mul(want, size);
+    }
+    check(have, want, /*atLeast=*/false,
+          "the source's element count (the new shape's element count)");
+  }
+
+  /// bufferization.materialize_in_destination: the destination has the
+  /// source's sizes.
+  void checkMaterialize(bufferization::MaterializeInDestinationOp op) {
+    auto source = dyn_cast<RankedTensorType>(op.getSource().getType());
+    auto dest = dyn_cast<ShapedType>(op.getDest().getType());
+    if (!source || !dest || !dest.hasRank())
+      return;
+    for (int64_t i = 0; i < source.getRank(); ++i)
+      check(sizeOf(op.getDest(), i), sizeOf(op.getSource(), i),
+            /*atLeast=*/false,
+            "dimension " + Twine(i) + " of the destination (the source's)");
+  }
+
 private:
   Operation *op;
   OpBuilder b;
@@ -377,7 +417,8 @@ public:
     module.walk([&](Operation *op) {
       if (isa<linalg::LinalgOp, tensor::CastOp, tensor::ExtractSliceOp,
               tensor::InsertSliceOp, tensor::ExtractOp, tensor::InsertOp,
-              tensor::ExpandShapeOp>(op) &&
+              tensor::ExpandShapeOp, tensor::ReshapeOp,
+              bufferization::MaterializeInDestinationOp>(op) &&
           inControlFlow(op))
         ops.push_back(op);
     });
@@ -401,6 +442,11 @@ public:
         c.checkIndices(insert.getDest(), insert.getIndices());
       else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
         c.checkExpandShape(expand);
+      else if (auto reshape = dyn_cast<tensor::ReshapeOp>(op))
+        c.checkReshape(reshape);
+      else if (auto materialize =
+                   dyn_cast<bufferization::MaterializeInDestinationOp>(op))
+        c.checkMaterialize(materialize);
       for (Operation *prev = op->getPrevNode(); prev && prev != before;) {
         Operation *next = prev->getPrevNode();
         if (prev->use_empty() && isMemoryEffectFree(prev))

@@ -563,7 +563,11 @@ def TECheckShapes : Pass<"te-check-shapes", "::mlir::ModuleOp"> {
       slice's sizes (same rank);
     * `tensor.extract` / `tensor.insert`: each index is inside the tensor;
     * `tensor.expand_shape`: each source dimension equals the product of
-      its output dimensions.
+      its output dimensions;
+    * `tensor.reshape`: the source has as many elements as the new shape
+      (its dynamic sizes read from the shape operand);
+    * `bufferization.materialize_in_destination`: the destination has the
+      source's sizes.
 
     Only ops of the functions' control flow are checked (in `func.func`,
     `scf.for`, `scf.if`, `scf.while`, `scf.execute_region`,
