@@ -14,7 +14,7 @@
 // RUN: te-opt %s --te-pipeline="target=sm_90 fuse-elementwise=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
 // RUN: te-opt %s --te-pipeline="target=cpu check-shapes=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECK
 
-// CPU: Pass Manager with 23 passes:
+// CPU: Pass Manager with 24 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: te-set-target{remarks=true target=cpu},
 // CPU-NEXT: inline{{.*}},
@@ -34,6 +34,7 @@
 // CPU-NEXT: te-constant-globals{alignment=64},
 // CPU-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // CPU-NEXT: te-deallocate,
+// CPU-NEXT: te-expand-reshapes,
 // CPU-NEXT: convert-te-to-runtime{device-memory=false},
 // CPU-NEXT: te-lower-if-present,
 // CPU-NEXT: te-lower-checks,
@@ -41,7 +42,7 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 37 passes:
+// SM90: Pass Manager with 38 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
@@ -63,6 +64,7 @@
 // SM90-NEXT: te-constant-globals{alignment=64},
 // SM90-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // SM90-NEXT: te-deallocate,
+// SM90-NEXT: te-expand-reshapes,
 // SM90-NEXT: convert-bufferization-to-memref,
 // SM90-NEXT: te-linalg-to-gpu{remarks=true},
 // SM90-NEXT: convert-te-to-runtime{device-memory=true},
@@ -87,7 +89,7 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 23 passes:
+// NOLLVM: Pass Manager with 24 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
@@ -108,13 +110,14 @@
 // NOLLVM-NEXT: te-constant-globals{alignment=64},
 // NOLLVM-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // NOLLVM-NEXT: te-deallocate,
+// NOLLVM-NEXT: te-expand-reshapes,
 // NOLLVM-NEXT: convert-bufferization-to-memref,
 // NOLLVM-NEXT: te-linalg-to-gpu{remarks=true},
 // NOLLVM-NEXT: convert-te-to-runtime{device-memory=true},
 // NOLLVM-NEXT: te-linalg-to-gpu{remarks=true}
 // NOLLVM-NEXT: )
 
-// TWIN: Pass Manager with 23 passes:
+// TWIN: Pass Manager with 24 passes:
 // TWIN-NEXT: builtin.module(
 // TWIN-NEXT: te-set-target{remarks=true target=cpu},
 // TWIN-NEXT: inline{{.*}},
@@ -134,6 +137,7 @@
 // TWIN-NEXT: te-constant-globals{alignment=64},
 // TWIN-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
 // TWIN-NEXT: te-deallocate,
+// TWIN-NEXT: te-expand-reshapes,
 // TWIN-NEXT: convert-te-to-runtime{device-memory=false},
 // TWIN-NEXT: te-lower-if-present,
 // TWIN-NEXT: te-lower-checks,
@@ -148,22 +152,22 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // te-share-emulated-operands runs after the expansion on sm_90 (SM90 above);
 // share-emulated-operands=false leaves it out; the cpu backend computes its
 // GEMMs from the quantized buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 36 passes:
+// SHARE: Pass Manager with 37 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-fuse-elementwise,
 // SHARE-NEXT: te-check-shapes,
-// NOSHARE: Pass Manager with 23 passes:
+// NOSHARE: Pass Manager with 24 passes:
 // NOSHARE-NOT: te-share-emulated-operands
 
 // fuse-elementwise=false leaves te-fuse-elementwise out (on every target);
 // arith / math ops on whole tensors still become linalg.generic ops.
-// NOFUSE: Pass Manager with 36 passes:
+// NOFUSE: Pass Manager with 37 passes:
 // NOFUSE: convert-elementwise-to-linalg,
 // NOFUSE-NOT: te-fuse-elementwise
 
 // check-shapes=false leaves te-check-shapes out; te-lower-checks still runs
 // (it lowers the program's own cf.assert ops).
-// NOCHECK: Pass Manager with 22 passes:
+// NOCHECK: Pass Manager with 23 passes:
 // NOCHECK-NOT: te-check-shapes
 // NOCHECK: te-lower-checks

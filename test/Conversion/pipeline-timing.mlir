@@ -53,6 +53,7 @@
 // On a GPU target: tensor data in device memory, every op on it a kernel
 // (te-linalg-to-gpu, twice: convert-te-to-runtime copies strided operands),
 // the kernels outlined, compiled and embedded.
+// NATIVE-NEXT: TEExpandReshapes
 // NATIVE-NEXT: ConvertBufferizationToMemRefPass
 // NATIVE-NEXT: TELinalgToGPU
 // NATIVE-NEXT: ConvertTEToRuntime
@@ -76,6 +77,7 @@
 // REFERENCE-NEXT: ArithEmulateUnsupportedFloats
 // REFERENCE-NEXT: ArithExpandOpsPass
 // REFERENCE-NEXT: SCFToControlFlowPass
+// REFERENCE-NEXT: TEExpandReshapes
 // REFERENCE-NEXT: ConvertTEToRuntime
 // TIMING-NEXT: LowerIfPresent
 // TIMING-NEXT: TELowerChecks

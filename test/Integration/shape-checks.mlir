@@ -28,6 +28,10 @@
 // destination argument: of the source's sizes.
 // RUN: te-run %s --entry reshaped --input %t/rows.npy --input %t/shape-48x2.npy --compare %t/want-reshaped.npy | FileCheck %s --check-prefix=PASS
 // RUN: not te-run %s --entry reshaped --input %t/rows.npy --input %t/shape-47x2.npy 2>&1 | FileCheck %s --check-prefix=RESHAPE
+// The same with an index shape (te-expand-reshapes: convert-to-llvm alone
+// leaves such a reshape unlowered).
+// RUN: te-run %s --entry reshaped_index --input %t/rows.npy --input %t/shape-48x2.npy --compare %t/want-reshaped.npy | FileCheck %s --check-prefix=PASS
+// RUN: not te-run %s --entry reshaped_index --input %t/rows.npy --input %t/shape-47x2.npy 2>&1 | FileCheck %s --check-prefix=RESHAPE
 // RUN: te-run %s --entry into --input %t/x.npy --input %t/x.npy --compare %t/x.npy | FileCheck %s --check-prefix=PASS
 // RUN: not te-run %s --entry into --input %t/x.npy --input %t/rows.npy 2>&1 | FileCheck %s --check-prefix=INTO
 // RESHAPE: te-run: runtime error in shape check: tensor.reshape at {{.*}}: the source's element count (the new shape's element count) is 96, expected 94
@@ -115,4 +119,9 @@ func.func @reshaped(%rows: tensor<?x8xf32>, %shape: tensor<2xi64>) -> tensor<?x2
 func.func @into(%x: tensor<?x?xf32>, %out: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %r = bufferization.materialize_in_destination %x in %out : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
+}
+
+func.func @reshaped_index(%rows: tensor<?x8xf32>, %shape: tensor<2xindex>) -> tensor<?x2xf32> {
+  %r = tensor.reshape %rows(%shape) : (tensor<?x8xf32>, tensor<2xindex>) -> tensor<?x2xf32>
+  return %r : tensor<?x2xf32>
 }

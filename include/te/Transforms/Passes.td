@@ -529,6 +529,42 @@ def TEFuseElementwise : Pass<"te-fuse-elementwise"> {
 }
 
 //===----------------------------------------------------------------------===//
+// te-expand-reshapes
+//===----------------------------------------------------------------------===//
+
+def TEExpandReshapes : Pass<"te-expand-reshapes"> {
+  let summary = "memref.reshape as loads of the new shape and a memref.reinterpret_cast";
+  let description = [{
+    Runs after bufferization (te-pipeline: after te-deallocate, before
+    convert-te-to-runtime). A `memref.reshape` to a ranked row-major result
+    whose shape operand has a static length becomes a `memref.load` of each
+    dynamic size from the shape operand and a `memref.reinterpret_cast` of
+    the source (its offset, the new sizes, row-major strides):
+
+    * on GPU targets the shape operand is device memory: the loads are
+      host reads that convert-te-to-runtime turns into
+      `te_rt_mlir_read`, where the LLVM lowering of `memref.reshape` would
+      dereference the device pointer on the host;
+    * `convert-to-llvm` leaves a `memref.reshape` whose shape holds `index`
+      values unconverted (an unrealized cast the LLVM translation refuses).
+
+    Other reshapes (an unranked result, a shape of dynamic length) are left
+    as they are.
+
+    ```mlir
+    %r = memref.reshape %a(%shape) : (memref<?x?xf32>, memref<2xindex>) -> memref<?x4xf32>
+    // becomes
+    %n = memref.load %shape[%c0] : memref<2xindex>
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %a : ...
+    %r = memref.reinterpret_cast %a to offset: [%offset], sizes: [%n, 4], strides: [4, 1]
+        : memref<?x?xf32> to memref<?x4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // te-strip-binary-properties
 //===----------------------------------------------------------------------===//
 

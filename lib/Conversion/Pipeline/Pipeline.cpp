@@ -119,6 +119,9 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // Buffer deallocation: straight-line modules directly, anything else with
   // upstream's deallocation pipeline.
   pm.addPass(createTEDeallocate());
+  // memref.reshape's new sizes read as loads (host reads of device memory
+  // on GPU targets go through the runtime, convert-te-to-runtime).
+  pm.addPass(createTEExpandReshapes());
   bool gpu = isGPUTarget(options.target.getValue());
   if (!gpu) {
     pm.addPass(createConvertTEToRuntime());
@@ -205,7 +208,8 @@ void mlir::te::registerTEPipeline() {
       "share-emulated-operands=false), "
       "te-check-shapes (unless check-shapes=false), "
       "te-bufferize-boundaries, te-constant-globals, one-shot-bufferize, "
-      "te-deallocate, convert-te-to-runtime (GPU targets: with "
+      "te-deallocate, te-expand-reshapes, convert-te-to-runtime (GPU "
+      "targets: with "
       "te-linalg-to-gpu, device memory); unless lower-to-llvm=false, "
       "te-lower-if-present (GPU targets: kernel outlining before it, NVVM "
       "and gpu-module-to-binary after it), te-lower-checks and "
