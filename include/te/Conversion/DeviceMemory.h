@@ -34,7 +34,10 @@ inline bool isRowMajorContiguous(MemRefType type) {
       continue;
     if (ShapedType::isDynamic(strides[i]) || strides[i] != expected)
       return false;
-    if (i > 0 && type.isDynamicDim(i))
+    // The outermost size needs no stride after it (and may be dynamic).
+    if (i == 0)
+      break;
+    if (type.isDynamicDim(i))
       return false;
     expected *= type.getDimSize(i);
   }
