@@ -59,7 +59,11 @@ class TELowerChecksPass
 public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    messages.clear();
+    numMessages = 0;
     // The functions that may fail: those with a check, then their callers.
+    // One symbol table: a lookup per call would scan the module each.
+    SymbolTable symbols(module);
     llvm::SetVector<func::FuncOp> mayFail;
     llvm::DenseMap<func::FuncOp, SmallVector<func::CallOp>> callers;
     for (auto func : module.getOps<func::FuncOp>()) {
@@ -70,8 +74,7 @@ public:
         if (isa<mlir::te::CheckSizeOp, cf::AssertOp>(op))
           checks = true;
         else if (auto call = dyn_cast<func::CallOp>(op))
-          if (auto callee =
-                  module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()))
+          if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
             if (!callee.isExternal())
               callers[callee].push_back(call);
       });
@@ -86,27 +89,37 @@ public:
 
     LLVMTypeConverter types(module.getContext());
     for (func::FuncOp func : mayFail)
-      if (failed(lower(func, mayFail, types)))
+      if (failed(lower(func, mayFail, symbols, types)))
         return signalPassFailure();
   }
 
 private:
-  /// The address of the NUL-terminated string `text` (one global each).
-  Value message(OpBuilder &b, Location loc, ModuleOp module, StringRef text) {
-    std::string &name = messages[text];
-    if (name.empty())
-      name = "__te_check_message_" + std::to_string(messages.size() - 1);
-    if (auto global = module.lookupSymbol<LLVM::GlobalOp>(name))
-      return LLVM::AddressOfOp::create(b, loc, global);
-    std::string terminated = text.str();
-    terminated.push_back('\0');
-    return LLVM::createGlobalString(loc, b, name, terminated,
-                                    LLVM::Linkage::Internal);
+  /// The address of the NUL-terminated string `text` (one global each,
+  /// named apart from the module's symbols).
+  Value message(OpBuilder &b, Location loc, SymbolTable &symbols,
+                StringRef text) {
+    LLVM::GlobalOp &global = messages[text];
+    if (!global) {
+      std::string name;
+      do
+        name = "__te_check_message_" + std::to_string(numMessages++);
+      while (symbols.lookup(name));
+      std::string terminated = text.str();
+      terminated.push_back('\0');
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(
+          &cast<ModuleOp>(symbols.getOp()).getBodyRegion().front());
+      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), terminated.size());
+      global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                      LLVM::Linkage::Internal, name,
+                                      b.getStringAttr(terminated));
+    }
+    return LLVM::AddressOfOp::create(b, loc, global);
   }
 
   LogicalResult lower(func::FuncOp func,
                       const llvm::SetVector<func::FuncOp> &mayFail,
-                      const LLVMTypeConverter &types) {
+                      SymbolTable &symbols, const LLVMTypeConverter &types) {
     ModuleOp module = func->getParentOfType<ModuleOp>();
     Region &body = func.getBody();
     Location funcLoc = func.getLoc();
@@ -115,8 +128,7 @@ private:
       if (isa<mlir::te::CheckSizeOp, cf::AssertOp>(op))
         points.push_back(op);
       else if (auto call = dyn_cast<func::CallOp>(op))
-        if (auto callee =
-                module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()))
+        if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
           if (mayFail.contains(callee))
             points.push_back(op);
     });
@@ -192,7 +204,7 @@ private:
       Block *report = b.createBlock(fail);
       Value msg, kind, size, expected;
       if (check) {
-        msg = message(b, loc, module, check.getMessage());
+        msg = message(b, loc, symbols, check.getMessage());
         kind = arith::ConstantIntOp::create(b, loc, check.getAtLeast() ? 1 : 0,
                                             32);
         size =
@@ -200,7 +212,7 @@ private:
         expected = arith::IndexCastOp::create(b, loc, b.getI64Type(),
                                               check.getExpected());
       } else {
-        msg = message(b, loc, module,
+        msg = message(b, loc, symbols,
                       (locationText(loc) + ": " + assertOp.getMsg()).str());
         kind = arith::ConstantIntOp::create(b, loc, 2, 32);
         size = expected = arith::ConstantIntOp::create(b, loc, 0, 64);
@@ -217,7 +229,8 @@ private:
     return success();
   }
 
-  llvm::StringMap<std::string> messages;
+  llvm::StringMap<LLVM::GlobalOp> messages;
+  unsigned numMessages = 0;
 };
 
 } // namespace
