@@ -59,7 +59,7 @@ if [ "$cmd" = compile ]; then
   # in their dynamic sizes, so the driver lets each `?` of --input files
   # take its own size.
   checks=off
-  if head -c 4096 "$tmp/lowered.mlir" | grep -q '^module attributes {[^}]*te\.shape_checks'; then
+  if grep -m1 '^module' "$tmp/lowered.mlir" | grep -q '^module attributes {[^}]*te\.shape_checks'; then
     checks=on
   fi
   printf '%s\ntarget %s\nshape-checks %s\n' "$sig" "$target" "$checks" > "${out%.o}.sig"

@@ -38,6 +38,9 @@ public:
       if (shape.hasStaticShape() && result && result.getLayout().isIdentity())
         reshapes.push_back(op);
     });
+    // Nothing changed: the pass manager then skips verifying the module.
+    if (reshapes.empty())
+      return markAllAnalysesPreserved();
     for (memref::ReshapeOp op : reshapes)
       expand(op);
   }

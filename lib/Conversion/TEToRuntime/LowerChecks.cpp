@@ -62,30 +62,34 @@ public:
     messages.clear();
     numMessages = 0;
     // The functions that may fail: those with a check, then their callers.
+    // A module without checks is left at the first walk; the calls are
+    // looked at only where some function checks.
+    llvm::SetVector<func::FuncOp> mayFail;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal() &&
+          func.walk([](Operation *op) {
+                return isa<mlir::te::CheckSizeOp, cf::AssertOp>(op)
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              })
+              .wasInterrupted())
+        mayFail.insert(func);
+    if (mayFail.empty()) {
+      markAllAnalysesPreserved();
+      return;
+    }
     // One symbol table: a lookup per call would scan the module each.
     SymbolTable symbols(module);
-    llvm::SetVector<func::FuncOp> mayFail;
     llvm::DenseMap<func::FuncOp, SmallVector<func::CallOp>> callers;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      bool checks = false;
-      func.walk([&](Operation *op) {
-        if (isa<mlir::te::CheckSizeOp, cf::AssertOp>(op))
-          checks = true;
-        else if (auto call = dyn_cast<func::CallOp>(op))
-          if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
-            if (!callee.isExternal())
-              callers[callee].push_back(call);
-      });
-      if (checks)
-        mayFail.insert(func);
-    }
+    module.walk([&](func::CallOp call) {
+      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+        if (!callee.isExternal())
+          callers[callee].push_back(call);
+    });
     for (size_t i = 0; i < mayFail.size(); ++i)
       for (func::CallOp call : callers.lookup(mayFail[i]))
-        mayFail.insert(call->getParentOfType<func::FuncOp>());
-    if (mayFail.empty())
-      return;
+        if (auto caller = call->getParentOfType<func::FuncOp>())
+          mayFail.insert(caller);
 
     LLVMTypeConverter types(module.getContext());
     for (func::FuncOp func : mayFail)
