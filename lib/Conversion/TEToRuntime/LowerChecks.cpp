@@ -35,25 +35,6 @@ using namespace mlir::te;
 
 namespace {
 
-/// `file:line:col` of the first file location in `loc`, else its text.
-std::string locationText(Location loc) {
-  std::string text;
-  loc->walk([&](Location l) {
-    if (auto file = dyn_cast<FileLineColLoc>(l)) {
-      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-              ":" + Twine(file.getColumn()))
-                 .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (text.empty()) {
-    llvm::raw_string_ostream os(text);
-    loc.print(os);
-  }
-  return text;
-}
-
 class TELowerChecksPass
     : public mlir::te::impl::TELowerChecksBase<TELowerChecksPass> {
 public:
@@ -217,7 +198,9 @@ private:
                                               check.getExpected());
       } else {
         msg = message(b, loc, symbols,
-                      (locationText(loc) + ": " + assertOp.getMsg()).str());
+                      (mlir::te::CheckSizeOp::locationText(loc) + ": " +
+                       assertOp.getMsg())
+                          .str());
         kind = arith::ConstantIntOp::create(b, loc, 2, 32);
         size = expected = arith::ConstantIntOp::create(b, loc, 0, 64);
       }

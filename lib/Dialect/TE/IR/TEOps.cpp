@@ -797,6 +797,24 @@ LogicalResult CheckSizeOp::canonicalize(CheckSizeOp op,
   return success();
 }
 
+std::string CheckSizeOp::locationText(Location loc) {
+  std::string text;
+  loc->walk([&](Location l) {
+    if (auto file = dyn_cast<FileLineColLoc>(l)) {
+      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+              ":" + Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (text.empty()) {
+    llvm::raw_string_ostream os(text);
+    loc.print(os);
+  }
+  return text;
+}
+
 /// `eq` or `ge` (the unit attribute `at_least`).
 static ParseResult parseSizeRelation(OpAsmParser &parser, UnitAttr &atLeast) {
   SMLoc loc = parser.getCurrentLocation();

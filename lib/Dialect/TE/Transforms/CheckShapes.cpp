@@ -44,25 +44,6 @@ using namespace mlir::te;
 
 namespace {
 
-/// `file:line:col` of the first file location in `loc`, else its text.
-std::string locationText(Location loc) {
-  std::string text;
-  loc->walk([&](Location l) {
-    if (auto file = dyn_cast<FileLineColLoc>(l)) {
-      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
-              ":" + Twine(file.getColumn()))
-                 .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (text.empty()) {
-    llvm::raw_string_ostream os(text);
-    loc.print(os);
-  }
-  return text;
-}
-
 /// Whether `op` runs once each time its function's control flow reaches it
 /// (not per element of a linalg op's or tensor.generate's body).
 bool inControlFlow(Operation *op) {
@@ -83,7 +64,7 @@ public:
   Checker(Operation *op, unsigned &numChecks)
       : op(op), b(op), loc(op->getLoc()), numChecks(numChecks),
         where(op->getName().getStringRef().str() + " at " +
-              locationText(op->getLoc())) {}
+              CheckSizeOp::locationText(op->getLoc())) {}
 
   /// Whether a check is known to fail (an error was emitted).
   bool failedStatically() const { return staticFailure; }

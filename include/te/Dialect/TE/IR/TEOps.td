@@ -567,6 +567,12 @@ def TE_CheckSizeOp : TE_Op<"check_size", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = [{
     $size custom<SizeRelation>($at_least) $expected `,` $message attr-dict
   }];
+  let extraClassDeclaration = [{
+    /// How a message of a run-time check names a place of the program:
+    /// `file:line:column` of the first file location in `loc`, else its
+    /// text.
+    static std::string locationText(::mlir::Location loc);
+  }];
   let hasVerifier = 1;
   let hasCanonicalizeMethod = 1;
 }
