@@ -16,8 +16,11 @@
 // scripts/te-aot.sh compile wrote: the entry's signature (te-run
 // --print-signature) and the line `target T`, the target the object was
 // compiled for (`cpu` if the line is absent), which decides where the
-// arguments live (device memory for sm_90/sm_100 on the cuda backend).
-// --signature TEXT and --target T give both on the command line instead.
+// arguments live (device memory for sm_90/sm_100 on the cuda backend), and
+// `shape-checks on|off`: whether the object checks that its operands agree
+// in their dynamic sizes, so that --input files may give each `?` its own
+// size (`off` if absent). --signature TEXT and --target T give the first two
+// on the command line instead (a --signature is read as unchecked).
 //
 //===----------------------------------------------------------------------===//
 
