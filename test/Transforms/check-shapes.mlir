@@ -118,6 +118,31 @@ func.func @conv(%x: tensor<?xf32>, %w: tensor<?xf32>, %out: tensor<?xf32>) -> te
 
 // -----
 
+// Every second element (2 * d0): checked; a reversed index (7 - d0) and a
+// modulo are not (their largest value is not at the last index), rather than
+// refused wrongly.
+// CHECK-LABEL: func.func @strided_and_reversed
+// CHECK: %[[END:.*]] = affine.apply
+// CHECK: te.check_size %{{.*}} ge %{{.*}}, "linalg.generic at {{.*}}: dimension 0 of operand 0 (indexed by d0 * 2: its largest value + 1)"
+// CHECK-NOT: te.check_size
+// CHECK: linalg.generic
+#every2 = affine_map<(d0) -> (d0 * 2)>
+#rev = affine_map<(d0) -> (-d0 + 7)>
+#mod = affine_map<(d0) -> (d0 mod 4)>
+#id1 = affine_map<(d0) -> (d0)>
+func.func @strided_and_reversed(%x: tensor<?xf32>, %r: tensor<?xf32>, %m: tensor<?xf32>, %out: tensor<?xf32>) -> tensor<?xf32> {
+  %y = linalg.generic {indexing_maps = [#every2, #rev, #mod, #id1], iterator_types = ["parallel"]}
+      ins(%x, %r, %m : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) outs(%out : tensor<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %t = arith.addf %s, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @cast
 // CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %c0
 // CHECK: te.check_size %[[D]] eq %c4, "tensor.cast at {{.*}}: dimension 0 of the source (cast to 4)"

@@ -236,6 +236,42 @@ public:
     }
   }
 
+  /// Whether `expr` never decreases when a loop index grows (and is not
+  /// negative): loops, non-negative constants, sums, products by
+  /// non-negative constants, divisions by positive constants.
+  static bool nonDecreasing(AffineExpr expr) {
+    if (isa<AffineDimExpr>(expr))
+      return true;
+    if (auto c = dyn_cast<AffineConstantExpr>(expr))
+      return c.getValue() >= 0;
+    auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+    if (!binary)
+      return false;
+    AffineExpr lhs = binary.getLHS(), rhs = binary.getRHS();
+    auto constantOf = [](AffineExpr e) -> std::optional<int64_t> {
+      if (auto c = dyn_cast<AffineConstantExpr>(e))
+        return c.getValue();
+      return std::nullopt;
+    };
+    switch (expr.getKind()) {
+    case AffineExprKind::Add:
+      return nonDecreasing(lhs) && nonDecreasing(rhs);
+    case AffineExprKind::Mul:
+      if (std::optional<int64_t> c = constantOf(rhs))
+        return *c >= 0 && nonDecreasing(lhs);
+      if (std::optional<int64_t> c = constantOf(lhs))
+        return *c >= 0 && nonDecreasing(rhs);
+      return false;
+    case AffineExprKind::FloorDiv:
+    case AffineExprKind::CeilDiv:
+      if (std::optional<int64_t> c = constantOf(rhs))
+        return *c > 0 && nonDecreasing(lhs);
+      return false;
+    default:
+      return false;
+    }
+  }
+
   void checkLinalg(linalg::LinalgOp linalgOp) {
     unsigned numLoops = linalgOp.getNumLoops();
     // Each loop's size: the first operand dimension indexed by it alone,
@@ -278,7 +314,12 @@ public:
           continue;
         }
         // Any other index expression: its largest value is inside the
-        // dimension, unless the op has no iteration at all.
+        // dimension, unless the op has no iteration at all. That value is
+        // the one at the loops' last indices only where the expression
+        // never decreases in a loop; others (a difference, a modulo) are
+        // not checked rather than refused wrongly.
+        if (!nonDecreasing(expr))
+          continue;
         if (!iterations) {
           iterations = constant(1);
           for (OpFoldResult s : loopSize)

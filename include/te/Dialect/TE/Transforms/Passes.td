@@ -554,8 +554,10 @@ def TECheckShapes : Pass<"te-check-shapes", "::mlir::ModuleOp"> {
       of an operand indexed by a loop (`d2`) equals the loop's size, which
       is the size of the first operand dimension indexed by that loop alone
       (what the loops are built from); a dimension indexed by any other
-      expression (`d0 + d1`, a constant) is at least the expression's
-      largest value + 1, unless some loop is empty;
+      expression that never decreases in a loop (`d0 + d1`, `2 * d0`, a
+      constant) is at least the expression's value at the loops' last
+      indices + 1, unless some loop is empty (other expressions, a
+      difference or a modulo, are not checked);
     * `tensor.cast` to a static size: the source's dimension equals it;
     * `tensor.extract_slice` / `tensor.insert_slice`: each offset is at
       least 0 and the slice ends inside the tensor (offset + (size - 1) ·
