@@ -169,6 +169,34 @@ class Compile(unittest.TestCase):
         # The context is usable afterwards.
         self.prog.run("current_buffers", sample((32, 64), 8))
 
+    def test_dynamic_operands_of_their_own_sizes(self):
+        # Each `?` takes its array's size; operands whose sizes disagree are
+        # a runtime error naming the op and both sizes (te-check-shapes),
+        # not a read past the smaller one.
+        prog = te.compile("""
+func.func @matmul(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>)
+                     outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+""")
+        a = np.arange(35, dtype=np.float32).reshape(5, 7) % 5 - 2
+        b = np.arange(21, dtype=np.float32).reshape(7, 3) % 3 - 1
+        np.testing.assert_array_equal(prog.run("matmul", a, b), a @ b)
+        with self.assertRaises(te.Error) as cm:
+            prog.run("matmul", a, b[:6])
+        self.assertIn("shape check: linalg.matmul at", str(cm.exception))
+        self.assertIn("is 6, expected 7", str(cm.exception))
+        # The context is usable afterwards.
+        np.testing.assert_array_equal(prog.run("matmul", a, b), a @ b)
+
     def test_argument_errors(self):
         with self.assertRaises(ValueError):
             self.prog.run("mxfp8_roundtrip", sample((64, 64)))
