@@ -37,6 +37,13 @@
 // RESHAPE: te-run: runtime error in shape check: tensor.reshape at {{.*}}: the source's element count (the new shape's element count) is 96, expected 94
 // INTO: te-run: runtime error in shape check: bufferization.materialize_in_destination at {{.*}}: dimension 0 of the destination (the source's) is 12, expected 5
 //
+// A cache update (KV-cache style): 3 new rows written at row 5 of 16, the
+// filled 8 rows summed and concatenated with the new ones; at row 14 the
+// new rows do not fit.
+// RUN: te-run %s --entry update --input %t/cache.npy --input %t/new.npy --input 5 --compare %t/want-cat.npy --compare %t/want-sums.npy | FileCheck %s --check-prefixes=PASS,PASS1
+// RUN: not te-run %s --entry update --input %t/cache.npy --input %t/new.npy --input 14 2>&1 | FileCheck %s --check-prefix=NOFIT
+// NOFIT: te-run: runtime error in shape check: tensor.insert_slice at {{.*}}: dimension 0 of the destination (the slice's offset + size) is 16, expected at least 17
+//
 // Compiled without the checks, te-run keeps one size for every `?`.
 // RUN: not te-run %s --entry linear --pipeline-options check-shapes=false --input %t/x.npy --input %t/w.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=UNCHECKED
 //
@@ -53,8 +60,11 @@
 //
 // Seeded (gpu-programs.py compiles it for gpu-check): one size for all.
 // RUN: te-run %s --entry linear --seed 3 --dynamic-dim 33 | FileCheck %s --check-prefix=RAN
+// RUN: te-run %s --entry update --seed 4 --dynamic-dim 40 --fill 2=0 | FileCheck %s --check-prefix=RANCAT
+// RANCAT: result 0: f32[80,64]
 //
 // PASS: result 0: PASS
+// PASS1: result 1: PASS
 // RAN: result 0: f32[33,33]
 // SHORT: te-run: runtime error in shape check: linalg.matmul at {{.*}}shape-checks.mlir:[[#@LINE+18]]:8: dimension 0 of operand 1 (loop d2, the size of dimension 1 of operand 0) is 6, expected 7
 // LONG: te-run: runtime error in shape check: linalg.generic at {{.*}}shape-checks.mlir:[[#@LINE+16]]:11: dimension 1 of operand 1 (loop d1, the size of dimension 0 of operand 0) is 3, expected 4
@@ -124,4 +134,25 @@ func.func @into(%x: tensor<?x?xf32>, %out: tensor<?x?xf32>) -> tensor<?x?xf32> {
 func.func @reshaped_index(%rows: tensor<?x8xf32>, %shape: tensor<2xindex>) -> tensor<?x2xf32> {
   %r = tensor.reshape %rows(%shape) : (tensor<?x8xf32>, tensor<2xindex>) -> tensor<?x2xf32>
   return %r : tensor<?x2xf32>
+}
+
+// New rows written into a cache at `pos`; the filled rows' sums, and the
+// filled rows followed by the new ones.
+func.func @update(%cache: tensor<?x64xf32>, %new: tensor<?x64xf32>, %pos: index)
+    -> (tensor<?x64xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %new, %c0 : tensor<?x64xf32>
+  %c = tensor.insert_slice %new into %cache[%pos, 0] [%n, 64] [1, 1] : tensor<?x64xf32> into tensor<?x64xf32>
+  %end = arith.addi %pos, %n : index
+  %filled = tensor.extract_slice %c[0, 0] [%end, 64] [1, 1] : tensor<?x64xf32> to tensor<?x64xf32>
+  %e = tensor.empty(%end) : tensor<?xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.reduce ins(%filled : tensor<?x64xf32>) outs(%f : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  %cat = tensor.concat dim(0) %filled, %new : (tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %cat, %s : tensor<?x64xf32>, tensor<?xf32>
 }

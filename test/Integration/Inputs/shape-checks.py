@@ -14,6 +14,10 @@
     shape-48x2.npy          <i8 (48, 2): a new shape of rows.npy's 96 values
     shape-47x2.npy          <i8 (47, 2): 94 values, not 96
     want-reshaped.npy       rows.npy as 48x2
+    cache.npy, new.npy      16x64 and 3x64 small integers
+    want-cat.npy            cache with new written at row 5, its first 8
+                            rows, then new (11x64)
+    want-sums.npy           the row sums of those 8 rows
 """
 import os
 import random
@@ -64,6 +68,17 @@ def main(out):
     npyfile.write(os.path.join(out, "shape-47x2.npy"), "<i8", (2,), [47, 2])
     npyfile.write(os.path.join(out, "want-reshaped.npy"), "<f4", (48, 2),
                   flat(rows))
+
+    cache, new = matrix(rng, 16, 64), matrix(rng, 3, 64)
+    updated = cache[:5] + new + cache[8:]
+    filled = updated[:8]
+    npyfile.write(os.path.join(out, "cache.npy"), "<f4", (16, 64),
+                  flat(cache))
+    npyfile.write(os.path.join(out, "new.npy"), "<f4", (3, 64), flat(new))
+    npyfile.write(os.path.join(out, "want-cat.npy"), "<f4", (11, 64),
+                  flat(filled + new))
+    npyfile.write(os.path.join(out, "want-sums.npy"), "<f4", (8,),
+                  [sum(r) for r in filled])
 
 
 if __name__ == "__main__":
