@@ -44,6 +44,15 @@
 // RUN: not te-run %s --entry update --input %t/cache.npy --input %t/new.npy --input 14 2>&1 | FileCheck %s --check-prefix=NOFIT
 // NOFIT: te-run: runtime error in shape check: tensor.insert_slice at {{.*}}: dimension 0 of the destination (the slice's offset + size) is 16, expected at least 17
 //
+// An embedding lookup: the table's rows picked by the ids, a gather in the
+// body of a linalg.generic. An id past the table, or a negative one, stops
+// the program before the lookup reads outside the table.
+// RUN: te-run %s --entry embed --input %t/table.npy --input %t/ids.npy --input %t/pos.npy --compare %t/want-embed.npy | FileCheck %s --check-prefix=PASS
+// RUN: not te-run %s --entry embed --input %t/table.npy --input %t/ids-past.npy --input %t/pos.npy 2>&1 | FileCheck %s --check-prefix=IDPAST
+// RUN: not te-run %s --entry embed --input %t/table.npy --input %t/ids-negative.npy --input %t/pos.npy 2>&1 | FileCheck %s --check-prefix=IDNEG
+// IDPAST: te-run: runtime error in shape check: linalg.generic at {{.*}}: dimension 0 of the tensor of the tensor.extract at {{.*}} in its body (index 0's largest value + 1) is 10, expected at least 11
+// IDNEG: te-run: runtime error in shape check: linalg.generic at {{.*}}: index 0 of the tensor.extract at {{.*}} in its body (its smallest value) is -1, expected at least 0
+//
 // Compiled without the checks, te-run keeps one size for every `?`.
 // RUN: not te-run %s --entry linear --pipeline-options check-shapes=false --input %t/x.npy --input %t/w.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=UNCHECKED
 //
@@ -61,7 +70,9 @@
 // Seeded (gpu-programs.py compiles it for gpu-check): one size for all.
 // RUN: te-run %s --entry linear --seed 3 --dynamic-dim 33 | FileCheck %s --check-prefix=RAN
 // RUN: te-run %s --entry update --seed 4 --dynamic-dim 40 --fill 2=0 | FileCheck %s --check-prefix=RANCAT
+// RUN: te-run %s --entry embed --seed 5 --dynamic-dim 24 --fill 1=7 | FileCheck %s --check-prefix=RANEMBED
 // RANCAT: result 0: f32[80,64]
+// RANEMBED: result 0: f32[24,24]
 //
 // PASS: result 0: PASS
 // PASS1: result 1: PASS
@@ -155,4 +166,25 @@ func.func @update(%cache: tensor<?x64xf32>, %new: tensor<?x64xf32>, %pos: index)
     }
   %cat = tensor.concat dim(0) %filled, %new : (tensor<?x64xf32>, tensor<?x64xf32>) -> tensor<?x64xf32>
   return %cat, %s : tensor<?x64xf32>, tensor<?xf32>
+}
+
+// Token embeddings plus positions: out[i, j] = table[ids[i], j] + pos[i, j].
+func.func @embed(%table: tensor<?x?xf32>, %ids: tensor<?xi32>, %pos: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %ids, %c0 : tensor<?xi32>
+  %d = tensor.dim %table, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%n, %d) : tensor<?x?xf32>
+  %r = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%ids, %pos : tensor<?xi32>, tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%id: i32, %p: f32, %o: f32):
+    %row = arith.index_cast %id : i32 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<?x?xf32>
+    %s = arith.addf %v, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
 }

@@ -86,9 +86,9 @@ func.func @elementwise(%x: tensor<?x64xf32>, %y: tensor<?x64xf32>) -> tensor<?x6
 // CHECK: %[[N:.*]] = tensor.dim %[[ROW]], %c1
 // CHECK: %[[M:.*]] = tensor.dim %[[X]], %c0
 // CHECK: %[[ITER:.*]] = arith.muli %[[M]], %[[N]]
+// CHECK: %[[R:.*]] = tensor.dim %[[ROW]], %c0
 // CHECK: %[[EMPTY:.*]] = arith.cmpi eq, %[[ITER]], %[[ZERO:.*]] : index
 // CHECK: %[[NEED:.*]] = arith.select %[[EMPTY]], %[[ZERO]], %c1
-// CHECK: %[[R:.*]] = tensor.dim %[[ROW]], %c0
 // CHECK: te.check_size %[[R]] ge %[[NEED]], "linalg.generic at {{.*}}: dimension 0 of operand 0 (indexed by 0: its largest value + 1)"
 // CHECK: %[[XN:.*]] = tensor.dim %[[X]], %c1
 // CHECK: te.check_size %[[XN]] eq %[[N]], "linalg.generic at {{.*}}: dimension 1 of operand 1 (loop d1, the size of dimension 1 of operand 0)"
@@ -189,11 +189,14 @@ func.func @slices(%a: tensor<?x64xf32>, %i: index, %n: index, %d: tensor<?x64xf3
 
 // -----
 
-// Elements: each index inside the tensor.
+// Elements: each index inside the tensor. The index + 1 does not wrap
+// around at the largest index (an i64 from the user cast to index).
 // CHECK-LABEL: func.func @elements
 // CHECK-SAME: (%[[A:.*]]: tensor<?xf32>, %[[I:.*]]: index
 // CHECK: te.check_size %[[I]] ge %{{.*}}, "tensor.extract at {{.*}}: index 0"
-// CHECK: %[[NEED:.*]] = arith.addi %[[I]], %c1
+// CHECK: %[[LARGEST:.*]] = arith.cmpi eq, %[[I]], %c9223372036854775807
+// CHECK: %[[NEXT:.*]] = arith.addi %[[I]], %c1
+// CHECK: %[[NEED:.*]] = arith.select %[[LARGEST]], %[[I]], %[[NEXT]]
 // CHECK: %[[D:.*]] = tensor.dim %[[A]]
 // CHECK: te.check_size %[[D]] ge %[[NEED]], "tensor.extract at {{.*}}: dimension 0 of the tensor (index 0 + 1)"
 // CHECK: tensor.extract
@@ -247,9 +250,28 @@ func.func @loop(%x: tensor<?x64xf32>, %acc: tensor<16x64xf32>, %steps: index) ->
 
 // -----
 
-// An element read in a linalg op's body runs per element: not checked.
+// An element read in a linalg op's body with an index computed from the
+// inputs (a gather): a reduction before the op finds the index's smallest
+// and largest values over the loops it depends on; both are checked.
 // CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[T:.*]]: tensor<?xf32>, %[[IDX:.*]]: tensor<?xindex>)
+// CHECK-DAG: %[[MAXI:.*]] = arith.constant 9223372036854775807 : i64
+// CHECK-DAG: %[[MINI:.*]] = arith.constant -9223372036854775808 : i64
+// CHECK-DAG: %[[LO0:.*]] = linalg.fill ins(%[[MAXI]] : i64)
+// CHECK-DAG: %[[HI0:.*]] = linalg.fill ins(%[[MINI]] : i64)
+// CHECK: %[[RANGE:.*]]:2 = linalg.generic {{{.*}}iterator_types = ["reduction"]} ins(%[[IDX]] : tensor<?xindex>) outs(%[[LO0]], %[[HI0]] : tensor<i64>, tensor<i64>)
+// CHECK-NEXT: ^bb0(%[[I:.*]]: index, %[[LO:.*]]: i64, %[[HI:.*]]: i64):
+// CHECK-NEXT: %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK-NEXT: %[[MIN:.*]] = arith.minsi %[[LO]], %[[I64]]
+// CHECK-NEXT: %[[MAX:.*]] = arith.maxsi %[[HI]], %[[I64]]
+// CHECK-NEXT: linalg.yield %[[MIN]], %[[MAX]]
+// CHECK: %[[SMALLEST:.*]] = tensor.extract %[[RANGE]]#0[]
+// CHECK: %[[S:.*]] = arith.index_cast %[[SMALLEST]] : i64 to index
+// CHECK: te.check_size %[[S]] ge %{{.*}}, "linalg.generic at {{.*}}check-shapes.mlir:[[@LINE+11]]:8: index 0 of the tensor.extract at {{.*}}check-shapes.mlir:[[@LINE+14]]:10 in its body (its smallest value)"
+// CHECK: %[[D:.*]] = tensor.dim %[[T]]
+// CHECK: te.check_size %[[D]] ge %{{.*}}, "linalg.generic at {{.*}}: dimension 0 of the tensor of the tensor.extract at {{.*}} in its body (index 0's largest value + 1)"
 // CHECK-NOT: te.check_size
+// CHECK: linalg.generic
 // CHECK: return
 #map1 = affine_map<(d0) -> (d0)>
 func.func @gather(%t: tensor<?xf32>, %idx: tensor<?xindex>) -> tensor<?xf32> {
@@ -265,6 +287,89 @@ func.func @gather(%t: tensor<?xf32>, %idx: tensor<?xindex>) -> tensor<?xf32> {
   return %r : tensor<?xf32>
 }
 
+// -----
+
+// An embedding lookup: the row is the id (an i32 input indexed by d0 only),
+// the column the loop d1. The reduction runs over d0 alone, guarded by the
+// whole op's emptiness; the column's index is checked at its last value.
+// CHECK-LABEL: func.func @embedding
+// CHECK-SAME: (%[[TABLE:.*]]: tensor<?x?xf32>, %[[IDS:.*]]: tensor<?xi32>, %[[OUT:.*]]: tensor<?x?xf32>)
+// CHECK: te.check_size %{{.*}} ge %{{.*}}, "linalg.generic at {{.*}}: dimension 1 of the tensor of the tensor.extract at {{.*}} in its body (index 1, d1: its largest value + 1)"
+// CHECK: %[[RANGE:.*]]:2 = linalg.generic {{{.*}}iterator_types = ["reduction"]} ins(%[[IDS]] : tensor<?xi32>)
+// CHECK-NEXT: ^bb0(%[[ID:.*]]: i32,
+// CHECK-NEXT: arith.index_cast %[[ID]] : i32 to index
+// CHECK: te.check_size {{.*}} "linalg.generic at {{.*}}: index 0 of the tensor.extract at {{.*}} in its body (its smallest value)"
+// CHECK: te.check_size {{.*}} "linalg.generic at {{.*}}: dimension 0 of the tensor of the tensor.extract at {{.*}} in its body (index 0's largest value + 1)"
+// CHECK-NOT: te.check_size
+// CHECK: linalg.generic
+#rows = affine_map<(d0, d1) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @embedding(%table: tensor<?x?xf32>, %ids: tensor<?xi32>, %out: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = linalg.generic {indexing_maps = [#rows, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<?xi32>) outs(%out : tensor<?x?xf32>) {
+  ^bb0(%id: i32, %o: f32):
+    %row = arith.index_cast %id : i32 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<?x?xf32>
+    linalg.yield %v : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// Indices of the loops in a body: checked at the loops' last values (a
+// shifted read, d0 + 1), none where it holds by construction (static), and
+// an index from before the op checked once. A clamped index (maxsi) is not
+// affine: its range is reduced. An index read from the accumulator, or an
+// extract under an scf.if (it may not run), is not checked.
+// CHECK-LABEL: func.func @loop_indices
+// CHECK-SAME: (%[[X:.*]]: tensor<?xf32>, %[[W:.*]]: tensor<8xf32>, %[[K:.*]]: index, %[[OUT:.*]]: tensor<?xf32>)
+// The modulo (not affine here): its range reduced over d0, sized by the
+// output.
+// CHECK: linalg.generic {{{.*}}iterator_types = ["reduction"]} ins(%[[OUT]] : tensor<?xf32>)
+// CHECK: linalg.index 0
+// CHECK-NEXT: arith.remui
+// CHECK: linalg.yield
+// CHECK: te.check_size {{.*}}:[[@LINE+21]]:11 in its body (its smallest value)"
+// CHECK: te.check_size %c8 ge {{.*}}:[[@LINE+20]]:11 in its body (index 0's largest value + 1)"
+// CHECK: te.check_size {{.*}}:[[@LINE+20]]:13 in its body (index 0, d0 + 1: its largest value + 1)"
+// CHECK: te.check_size {{.*}}:[[@LINE+20]]:11 in its body"
+// CHECK: te.check_size {{.*}}:[[@LINE+19]]:11 in its body (index 0 + 1)"
+// CHECK: linalg.generic {{{.*}}iterator_types = ["reduction"]}
+// CHECK: arith.maxsi
+// CHECK: linalg.yield
+// CHECK: te.check_size {{.*}}:[[@LINE+19]]:13 in its body (its smallest value)"
+// CHECK: te.check_size {{.*}}:[[@LINE+18]]:13 in its body (index 0's largest value + 1)"
+// CHECK-NOT: te.check_size
+// CHECK: linalg.generic
+#x1 = affine_map<(d0) -> (d0)>
+func.func @loop_indices(%x: tensor<?xf32>, %w: tensor<8xf32>, %k: index, %out: tensor<?xf32>) -> tensor<?xf32> {
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %r = linalg.generic {indexing_maps = [#x1], iterator_types = ["parallel"]} outs(%out : tensor<?xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %ip1 = arith.addi %i, %c1 : index
+    %i8 = arith.remui %i, %c7 : index
+    %wi = tensor.extract %w[%i8] : tensor<8xf32>
+    %next = tensor.extract %x[%ip1] : tensor<?xf32>
+    %at = tensor.extract %x[%k] : tensor<?xf32>
+    %im1 = arith.subi %i, %c1 : index
+    %c0 = arith.constant 0 : index
+    %clamped = arith.maxsi %im1, %c0 : index
+    %prev = tensor.extract %x[%clamped] : tensor<?xf32>
+    %fromAcc = arith.fptosi %o : f32 to i32
+    %j = arith.index_cast %fromAcc : i32 to index
+    %acc = tensor.extract %x[%j] : tensor<?xf32>
+    %s0 = arith.addf %next, %at : f32
+    %s1 = arith.addf %s0, %prev : f32
+    %s2 = arith.addf %s1, %acc : f32
+    %s3 = arith.addf %s2, %wi : f32
+    linalg.yield %s3 : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
 // -----
 
 // Sizes known to disagree: an error at compile time.

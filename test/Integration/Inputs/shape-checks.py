@@ -18,6 +18,11 @@
     want-cat.npy            cache with new written at row 5, its first 8
                             rows, then new (11x64)
     want-sums.npy           the row sums of those 8 rows
+    table.npy, pos.npy      10x6 and 4x6 small integers
+    ids.npy                 <i4 [3, 0, 9, 3]: rows of the table
+    ids-past.npy            <i4 [3, 10, 0, 1]: row 10 is past the table
+    ids-negative.npy        <i4 [3, -1, 0, 1]
+    want-embed.npy          table[ids] + pos (4x6)
 """
 import os
 import random
@@ -79,6 +84,20 @@ def main(out):
                   flat(filled + new))
     npyfile.write(os.path.join(out, "want-sums.npy"), "<f4", (8,),
                   [sum(r) for r in filled])
+
+    table, pos = matrix(rng, 10, 6), matrix(rng, 4, 6)
+    ids = [3, 0, 9, 3]
+    npyfile.write(os.path.join(out, "table.npy"), "<f4", (10, 6),
+                  flat(table))
+    npyfile.write(os.path.join(out, "pos.npy"), "<f4", (4, 6), flat(pos))
+    npyfile.write(os.path.join(out, "ids.npy"), "<i4", (4,), ids)
+    npyfile.write(os.path.join(out, "ids-past.npy"), "<i4", (4,),
+                  [3, 10, 0, 1])
+    npyfile.write(os.path.join(out, "ids-negative.npy"), "<i4", (4,),
+                  [3, -1, 0, 1])
+    npyfile.write(os.path.join(out, "want-embed.npy"), "<f4", (4, 6),
+                  flat([[table[t][j] + pos[i][j] for j in range(6)]
+                        for i, t in enumerate(ids)]))
 
 
 if __name__ == "__main__":

@@ -26,9 +26,13 @@
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "te/Dialect/TE/IR/TEOps.h"
 
+#include "mlir/IR/IRMapping.h"
+
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
 #include <set>
 #include <tuple>
 
@@ -196,6 +200,27 @@ public:
     return b.createOrFold<arith::SelectOp>(loc, empty, zero, value(otherwise));
   }
 
+  /// `size` >= `expected` where the op iterates at all (`iterations` > 0).
+  /// One that holds at compile time needs no check: it holds for an empty
+  /// op too (sizes are not negative).
+  void checkUnlessEmpty(OpFoldResult size, OpFoldResult expected,
+                        OpFoldResult iterations, const Twine &what) {
+    std::optional<int64_t> s = getConstantIntValue(size);
+    std::optional<int64_t> e = getConstantIntValue(expected);
+    if (s && e && *s >= *e)
+      return;
+    check(size, unlessEmpty(iterations, expected), /*atLeast=*/true, what);
+  }
+
+  /// `index` >= 0 where the op iterates at all (`iterations` > 0).
+  void checkNotNegativeUnlessEmpty(OpFoldResult index, OpFoldResult iterations,
+                                   const Twine &what) {
+    std::optional<int64_t> i = getConstantIntValue(index);
+    if (i && *i >= 0)
+      return;
+    check(unlessEmpty(iterations, index), constant(0), /*atLeast=*/true, what);
+  }
+
   /// A slice of `tensor` (offsets, sizes, strides per dimension) is inside
   /// it; `what` names the tensor.
   void checkSlice(Value tensor, ArrayRef<OpFoldResult> offsets,
@@ -225,14 +250,36 @@ public:
     }
   }
 
+  /// `v` + 1, or `v` where it is the largest index (no wrap-around: no size
+  /// is that large, so a check against it fails as it should).
+  OpFoldResult plusOne(OpFoldResult v) {
+    std::optional<int64_t> c = getConstantIntValue(v);
+    if (c && *c < std::numeric_limits<int64_t>::max())
+      return constant(*c + 1);
+    if (c)
+      return v;
+    Value x = value(v);
+    Value largest = value(constant(std::numeric_limits<int64_t>::max()));
+    Value atLargest =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, largest);
+    Value next = arith::AddIOp::create(b, loc, x, value(constant(1)));
+    return b.createOrFold<arith::SelectOp>(loc, atLargest, x, next);
+  }
+
+  /// Index `i` of an element of `tensor` is inside it: `smallest` >= 0 and
+  /// `largest` < its dimension `i`; `what` names the index.
+  void checkIndexRange(Value tensor, unsigned i, OpFoldResult smallest,
+                       OpFoldResult largest, const Twine &what) {
+    check(smallest, constant(0), /*atLeast=*/true, what);
+    check(sizeOf(tensor, i), plusOne(largest), /*atLeast=*/true,
+          "dimension " + Twine(i) + " of the tensor (" + what + " + 1)");
+  }
+
   /// Every index is inside `tensor`.
   void checkIndices(Value tensor, ValueRange indices) {
     for (auto [i, index] : llvm::enumerate(indices)) {
       OpFoldResult idx = getAsOpFoldResult(index);
-      check(idx, constant(0), /*atLeast=*/true, "index " + Twine(i));
-      check(sizeOf(tensor, i), add(idx, constant(1)), /*atLeast=*/true,
-            "dimension " + Twine(i) + " of the tensor (index " + Twine(i) +
-                " + 1)");
+      checkIndexRange(tensor, i, idx, idx, "index " + Twine(i));
     }
   }
 
@@ -295,7 +342,6 @@ public:
     }
     if (llvm::any_of(loopSize, [](OpFoldResult s) { return !s; }))
       return; // no loop ranges: nothing linalg could lower either
-    OpFoldResult iterations;
     for (OpOperand *operand : operands) {
       unsigned number = operand->getOperandNumber();
       AffineMap map = linalgOp.getMatchingIndexingMap(operand);
@@ -320,23 +366,304 @@ public:
         // not checked rather than refused wrongly.
         if (!nonDecreasing(expr))
           continue;
-        if (!iterations) {
-          iterations = constant(1);
-          for (OpFoldResult s : loopSize)
-            iterations = mul(iterations, s);
-        }
-        SmallVector<OpFoldResult> last;
-        for (OpFoldResult s : loopSize)
-          last.push_back(add(s, constant(-1)));
-        std::string exprText;
-        llvm::raw_string_ostream os(exprText);
-        expr.print(os);
-        OpFoldResult end = affine::makeComposedFoldedAffineApply(
-            b, loc, AffineMap::get(numLoops, 0, expr + 1), last);
-        check(sizeOf(operand->get(), i), unlessEmpty(iterations, end),
-              /*atLeast=*/true,
-              what + " (indexed by " + exprText + ": its largest value + 1)");
+        checkUnlessEmpty(sizeOf(operand->get(), i),
+                         lastValue(expr, loopSize, /*plus=*/1),
+                         iterationCount(loopSize),
+                         what + " (indexed by " + exprText(expr) +
+                             ": its largest value + 1)");
       }
+    }
+    if (auto generic = dyn_cast<linalg::GenericOp>(linalgOp.getOperation())) {
+      SmallVector<unsigned> sizedBy;
+      for (auto [number, dim] : definedBy)
+        sizedBy.push_back(number);
+      checkBodyExtracts(generic, loopSize, sizedBy);
+    }
+  }
+
+  /// The number of iterations of loops of sizes `loopSize`.
+  OpFoldResult iterationCount(ArrayRef<OpFoldResult> loopSize) {
+    OpFoldResult iterations = constant(1);
+    for (OpFoldResult s : loopSize)
+      iterations = mul(iterations, s);
+    return iterations;
+  }
+
+  /// `expr` + `plus` at the loops' last indices.
+  OpFoldResult lastValue(AffineExpr expr, ArrayRef<OpFoldResult> loopSize,
+                         int64_t plus) {
+    SmallVector<OpFoldResult> last;
+    for (OpFoldResult s : loopSize)
+      last.push_back(add(s, constant(-1)));
+    return affine::makeComposedFoldedAffineApply(
+        b, loc, AffineMap::get(loopSize.size(), 0, expr + plus), last);
+  }
+
+  static std::string exprText(AffineExpr expr) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    expr.print(os);
+    return text;
+  }
+
+  /// `v`, an index the body of a linalg op computes, as an affine
+  /// expression of its loops (linalg.index, constants, sums, products by
+  /// constants, divisions by positive constants), or nullopt.
+  static std::optional<AffineExpr> loopExpr(Value v, Region &body) {
+    MLIRContext *ctx = v.getContext();
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      return getAffineConstantExpr(*c, ctx);
+    Operation *def = v.getDefiningOp();
+    if (!def || !body.isAncestor(def->getParentRegion()))
+      return std::nullopt;
+    if (auto index = dyn_cast<linalg::IndexOp>(def))
+      return getAffineDimExpr(index.getDim(), ctx);
+    if (def->getNumOperands() != 2)
+      return std::nullopt;
+    std::optional<AffineExpr> lhs = loopExpr(def->getOperand(0), body);
+    std::optional<AffineExpr> rhs = loopExpr(def->getOperand(1), body);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    auto rhsConstant = dyn_cast<AffineConstantExpr>(*rhs);
+    if (isa<arith::AddIOp>(def))
+      return *lhs + *rhs;
+    if (isa<arith::MulIOp>(def) &&
+        (rhsConstant || isa<AffineConstantExpr>(*lhs)))
+      return *lhs * *rhs;
+    if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(def) &&
+        rhsConstant && rhsConstant.getValue() > 0)
+      return lhs->floorDiv(*rhs);
+    return std::nullopt;
+  }
+
+  /// The ops of a linalg.generic's body that compute `v`, in `slice`, the
+  /// input arguments of the body and the loops (linalg.index) they read;
+  /// false where `v` depends on an output's argument (an accumulator) or on
+  /// an op with memory effects or regions. `readsTensors` is set where
+  /// they extract elements of tensors.
+  static bool bodySlice(Value v, linalg::GenericOp generic,
+                        llvm::SetVector<Operation *> &slice,
+                        std::set<unsigned> &inputs, std::set<unsigned> &loops,
+                        bool &readsTensors) {
+    Region &region = generic.getRegion();
+    Block &body = region.front();
+    SmallVector<Value> work{v};
+    while (!work.empty()) {
+      Value next = work.pop_back_val();
+      if (auto arg = dyn_cast<BlockArgument>(next)) {
+        if (arg.getOwner() != &body) {
+          if (region.isAncestor(arg.getParentRegion()))
+            return false;
+          continue;
+        }
+        if (arg.getArgNumber() >= generic.getNumDpsInputs())
+          return false;
+        inputs.insert(arg.getArgNumber());
+        continue;
+      }
+      Operation *def = next.getDefiningOp();
+      if (!region.isAncestor(def->getParentRegion()))
+        continue; // defined before the op: the same in every iteration
+      if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+        return false;
+      if (!slice.insert(def))
+        continue;
+      if (auto index = dyn_cast<linalg::IndexOp>(def))
+        loops.insert(index.getDim());
+      readsTensors |= isa<tensor::ExtractOp>(def);
+      llvm::append_range(work, def->getOperands());
+    }
+    return true;
+  }
+
+  /// The tensor.extract ops of a linalg.generic's body (those that run in
+  /// every iteration): each index inside the extracted tensor, in every
+  /// iteration. An index of the loops (an affine expression that never
+  /// decreases) is checked at the loops' last indices; any other index
+  /// computed in the body (from the inputs' elements: a gather, an
+  /// embedding lookup) by a reduction of its smallest and largest values
+  /// over the iterations, placed before the op.
+  void checkBodyExtracts(linalg::GenericOp generic,
+                         ArrayRef<OpFoldResult> loopSize,
+                         ArrayRef<unsigned> sizedBy) {
+    Region &region = generic.getRegion();
+    for (Operation &inner : region.front().without_terminator()) {
+      auto extract = dyn_cast<tensor::ExtractOp>(&inner);
+      if (!extract || region.isAncestor(extract.getTensor().getParentRegion()))
+        continue;
+      Value tensor = extract.getTensor();
+      std::string at = "the tensor.extract at " +
+                       CheckSizeOp::locationText(extract.getLoc()) +
+                       " in its body";
+      SmallVector<unsigned> computed;
+      for (auto [i, index] : llvm::enumerate(extract.getIndices())) {
+        std::string dimension =
+            "dimension " + std::to_string(i) + " of the tensor of " + at;
+        std::string name = "index " + std::to_string(i);
+        if (!region.isAncestor(index.getParentRegion())) {
+          // The same index in every iteration (none if there is none).
+          OpFoldResult idx = getAsOpFoldResult(index);
+          OpFoldResult iterations = iterationCount(loopSize);
+          checkNotNegativeUnlessEmpty(idx, iterations, name + " of " + at);
+          checkUnlessEmpty(sizeOf(tensor, i), plusOne(idx), iterations,
+                           dimension + " (" + name + " + 1)");
+          continue;
+        }
+        std::optional<AffineExpr> expr = loopExpr(index, region);
+        if (expr && nonDecreasing(*expr)) {
+          checkUnlessEmpty(sizeOf(tensor, i),
+                           lastValue(*expr, loopSize, /*plus=*/1),
+                           iterationCount(loopSize),
+                           dimension + " (" + name + ", " + exprText(*expr) +
+                               ": its largest value + 1)");
+          continue;
+        }
+        computed.push_back(i);
+      }
+      checkComputedIndices(generic, extract, computed, loopSize, sizedBy, at);
+    }
+  }
+
+  /// The indices `computed` of `extract` (in the body of `generic`), by a
+  /// linalg.generic before it that reduces each to its smallest and largest
+  /// value over the iterations (the loops it depends on only). Indices that
+  /// depend on an accumulator or an op with effects are left unchecked.
+  /// `sizedBy` names, per loop, the operand the loop's size comes from.
+  void checkComputedIndices(linalg::GenericOp generic,
+                            tensor::ExtractOp extract,
+                            ArrayRef<unsigned> computed,
+                            ArrayRef<OpFoldResult> loopSize,
+                            ArrayRef<unsigned> sizedBy, const std::string &at) {
+    llvm::SetVector<Operation *> slice;
+    std::set<unsigned> inputs, loops;
+    bool readsTensors = false;
+    SmallVector<unsigned> indices;
+    for (unsigned i : computed) {
+      llvm::SetVector<Operation *> s;
+      std::set<unsigned> in, l;
+      bool reads = false;
+      if (!bodySlice(extract.getIndices()[i], generic, s, in, l, reads))
+        continue;
+      indices.push_back(i);
+      slice.insert(s.begin(), s.end());
+      inputs.insert(in.begin(), in.end());
+      loops.insert(l.begin(), l.end());
+      readsTensors |= reads;
+    }
+    if (indices.empty())
+      return;
+    unsigned numLoops = generic.getNumLoops();
+    MLIRContext *ctx = generic.getContext();
+    // The loops the indices depend on: those they read, and those that
+    // index the inputs they read; all of them where the slice extracts
+    // elements (their indices are inside only for iterations of the op) or
+    // where there are none. The operands the reduction reads: those of the
+    // slice, and for each of its loops the operand its size comes from
+    // (linalg sizes the loops by the operands), with the loops these index
+    // in turn.
+    std::set<unsigned> operands = inputs;
+    auto close = [&] {
+      for (bool grew = true; grew;) {
+        grew = false;
+        for (unsigned operand : operands)
+          generic.getMatchingIndexingMap(&generic->getOpOperand(operand))
+              .walkExprs([&](AffineExpr e) {
+                if (auto d = dyn_cast<AffineDimExpr>(e))
+                  grew |= loops.insert(d.getPosition()).second;
+              });
+        for (unsigned d : loops)
+          grew |= operands.insert(sizedBy[d]).second;
+      }
+    };
+    close();
+    if (readsTensors || loops.empty()) {
+      for (unsigned d = 0; d < numLoops; ++d)
+        loops.insert(d);
+      close();
+    }
+    SmallVector<unsigned> dims(loops.begin(), loops.end());
+    SmallVector<AffineExpr> renumber(numLoops, getAffineConstantExpr(0, ctx));
+    SmallVector<unsigned> position(numLoops, 0);
+    for (auto [k, d] : llvm::enumerate(dims)) {
+      renumber[d] = getAffineDimExpr(k, ctx);
+      position[d] = k;
+    }
+    SmallVector<Value> ins;
+    SmallVector<AffineMap> maps;
+    for (unsigned number : operands) {
+      OpOperand *operand = &generic->getOpOperand(number);
+      ins.push_back(operand->get());
+      maps.push_back(
+          generic.getMatchingIndexingMap(operand).replaceDimsAndSymbols(
+              renumber, {}, dims.size(), 0));
+    }
+    Type i64 = b.getI64Type();
+    auto scalar = RankedTensorType::get({}, i64);
+    SmallVector<Value> outs;
+    for (size_t j = 0; j < indices.size(); ++j)
+      for (int64_t init : {std::numeric_limits<int64_t>::max(),
+                           std::numeric_limits<int64_t>::min()}) {
+        Value empty = tensor::EmptyOp::create(b, loc, scalar.getShape(), i64);
+        Value initValue =
+            arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(init));
+        outs.push_back(
+            linalg::FillOp::create(b, loc, initValue, empty).getResult(0));
+        maps.push_back(AffineMap::get(dims.size(), 0, ctx));
+      }
+    SmallVector<utils::IteratorType> iterators(dims.size(),
+                                               utils::IteratorType::reduction);
+    SmallVector<Operation *> ordered(slice.begin(), slice.end());
+    llvm::sort(ordered, [](Operation *x, Operation *y) {
+      return x->isBeforeInBlock(y);
+    });
+    Block &body = generic.getRegion().front();
+    auto range = linalg::GenericOp::create(
+        b, loc, SmallVector<Type>(outs.size(), scalar), ins, outs, maps,
+        iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          IRMapping mapping;
+          for (auto [k, number] : llvm::enumerate(operands))
+            if (inputs.count(number))
+              mapping.map(body.getArgument(number), args[k]);
+          for (Operation *o : ordered) {
+            if (auto index = dyn_cast<linalg::IndexOp>(o)) {
+              mapping.map(
+                  index.getResult(),
+                  linalg::IndexOp::create(nb, nloc, position[index.getDim()])
+                      .getResult());
+              continue;
+            }
+            nb.clone(*o, mapping);
+          }
+          SmallVector<Value> yields;
+          for (auto [j, i] : llvm::enumerate(indices)) {
+            Value v = mapping.lookupOrDefault(extract.getIndices()[i]);
+            Value v64 = arith::IndexCastOp::create(nb, nloc, i64, v);
+            Value smallest = args[operands.size() + 2 * j];
+            Value largest = args[operands.size() + 2 * j + 1];
+            yields.push_back(arith::MinSIOp::create(nb, nloc, smallest, v64));
+            yields.push_back(arith::MaxSIOp::create(nb, nloc, largest, v64));
+          }
+          linalg::YieldOp::create(nb, nloc, yields);
+        });
+    // Only the full loops' emptiness tells whether the op extracts at all.
+    OpFoldResult iterations = dims.size() == numLoops
+                                  ? OpFoldResult(constant(1))
+                                  : iterationCount(loopSize);
+    for (auto [j, i] : llvm::enumerate(indices)) {
+      auto reduced = [&](unsigned k) -> OpFoldResult {
+        Value v =
+            tensor::ExtractOp::create(b, loc, range.getResult(k), ValueRange{});
+        return arith::IndexCastOp::create(b, loc, b.getIndexType(), v)
+            .getResult();
+      };
+      OpFoldResult smallest = reduced(2 * j), largest = reduced(2 * j + 1);
+      std::string name = "index " + std::to_string(i);
+      checkNotNegativeUnlessEmpty(smallest, iterations,
+                                  name + " of " + at + " (its smallest value)");
+      checkUnlessEmpty(sizeOf(extract.getTensor(), i), plusOne(largest),
+                       iterations,
+                       "dimension " + std::to_string(i) + " of the tensor of " +
+                           at + " (" + name + "'s largest value + 1)");
     }
   }
 

@@ -571,10 +571,23 @@ def TECheckShapes : Pass<"te-check-shapes", "::mlir::ModuleOp"> {
     * `bufferization.materialize_in_destination`: the destination has the
       source's sizes.
 
+    * `tensor.extract` in the body of a `linalg.generic` (a gather, an
+      embedding lookup), where it runs in every iteration (not under an
+      `scf.if` of the body): each index inside the tensor for every
+      iteration. An index defined before the op is checked once; an affine
+      function of the loops (`linalg.index`, sums, products and divisions
+      by constants) that never decreases, at the loops' last indices; any
+      other index (computed from the inputs' elements, or clamped) by a
+      `linalg.generic` placed before the op that reduces it to its smallest
+      and largest value over the loops it depends on (on a GPU target, one
+      reduction kernel and one read of two numbers by the host). An index
+      computed from an output's element (an accumulator) is not checked.
+
     Only ops of the functions' control flow are checked (in `func.func`,
     `scf.for`, `scf.if`, `scf.while`, `scf.execute_region`,
-    `scf.index_switch`), not ops in the body of a linalg op or of a
-    `tensor.generate`, which run per element. Sizes are taken from the
+    `scf.index_switch`), and the `tensor.extract`s of a linalg.generic's
+    body; not other ops in the body of a linalg op, of a `tensor.generate`
+    or of an `scf.forall`, which run per element. Sizes are taken from the
     values that define them (a `tensor.empty`'s operands, an op's tied
     init), so a program whose shapes agree by construction gets no checks; a
     size known to disagree at compile time is an error here. te ops need
