@@ -616,9 +616,13 @@ void te_rt_mlir_check_failed_impl(const te_rt_mlir_check_failed_args &a) {
   switch (a.kind) {
   case 0:
   case 1:
+  case 3:
     record(TE_RT_INVALID_ARGUMENT, "shape check",
            (std::string(message) + " is " + std::to_string(a.size) +
-            ", expected " + (a.kind == 1 ? "at least " : "") +
+            ", expected " +
+            (a.kind == 1   ? "at least "
+             : a.kind == 3 ? "at most "
+                           : "") +
             std::to_string(a.expected))
                .c_str());
     return;

@@ -84,6 +84,20 @@ func.func @other(%x: f32) -> f32 {
 
 // -----
 
+// The relations: eq, ge (sge, kind 1), le (sle, kind 3).
+// CHECK-LABEL: func.func @relations
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi sle
+// CHECK: arith.constant 1 : i32
+// CHECK: arith.constant 3 : i32
+func.func @relations(%a: index, %b: index) {
+  te.check_size %a ge %b, "at least"
+  te.check_size %a le %b, "at most"
+  return
+}
+
+// -----
+
 // Structured control flow must be lowered first.
 func.func @in_loop(%n: index, %m: index) {
   %c0 = arith.constant 0 : index

@@ -53,6 +53,16 @@
 // IDPAST: te-run: runtime error in shape check: linalg.generic at {{.*}}: dimension 0 of the tensor of the tensor.extract at {{.*}} in its body (index 0's largest value + 1) is 10, expected at least 11
 // IDNEG: te-run: runtime error in shape check: linalg.generic at {{.*}}: index 0 of the tensor.extract at {{.*}} in its body (its smallest value) is -1, expected at least 0
 //
+// Sizes the program computes: a negative padding, a tensor whose bytes do
+// not fit in 64 bits, a negative size.
+// RUN: te-run %s --entry padded --input %t/v.npy --input 2 --compare %t/want-padded.npy | FileCheck %s --check-prefix=PASS
+// RUN: not te-run %s --entry padded --input %t/v.npy --input -1 2>&1 | FileCheck %s --check-prefix=PADNEG
+// RUN: not te-run %s --entry zeros --input 1152921504606846976 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not te-run %s --entry zeros --input -5 2>&1 | FileCheck %s --check-prefix=NEGSIZE
+// PADNEG: te-run: runtime error in shape check: tensor.pad at {{.*}}: the low padding of dimension 0 is -1, expected at least 0
+// HUGE: te-run: runtime error in shape check: tensor.empty at {{.*}}: dimension 0 of the new tensor (at most 2^62 bytes in all) is 1152921504606846976, expected at most 288230376151711744
+// NEGSIZE: te-run: runtime error in shape check: tensor.empty at {{.*}}: dimension 0 of the new tensor is -5, expected at least 0
+//
 // Compiled without the checks, te-run keeps one size for every `?`.
 // RUN: not te-run %s --entry linear --pipeline-options check-shapes=false --input %t/x.npy --input %t/w.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=UNCHECKED
 //
@@ -187,4 +197,22 @@ func.func @embed(%table: tensor<?x?xf32>, %ids: tensor<?xi32>, %pos: tensor<?x?x
     linalg.yield %s : f32
   } -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
+}
+
+// `lo` zeros before v and one after.
+func.func @padded(%v: tensor<?xf32>, %lo: index) -> tensor<?xf32> {
+  %z = arith.constant 0.0 : f32
+  %r = tensor.pad %v low[%lo] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %z : f32
+  } : tensor<?xf32> to tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// n rows of 4 zeros.
+func.func @zeros(%n: index) -> tensor<?x4xf32> {
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %f : tensor<?x4xf32>
 }

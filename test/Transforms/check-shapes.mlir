@@ -410,3 +410,51 @@ func.func @into(%a: tensor<?x8xf32>, %out: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %r = bufferization.materialize_in_destination %a in %out : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+// A tensor the program creates from sizes it computes: each size not
+// negative, and its bytes at most 2^62 (so that its size in bytes does not
+// wrap around in 64 bits): the first size against 2^62 / (4 bytes * 16),
+// the second against what the first leaves.
+// CHECK-LABEL: func.func @new_tensors
+// CHECK-SAME: (%[[N:.*]]: index, %[[M:.*]]: index, %[[LIKE:.*]]: tensor<?x?xf32>)
+// CHECK: te.check_size %[[N]] ge %{{.*}}, "tensor.empty at {{.*}}: dimension 0 of the new tensor"
+// CHECK: te.check_size %[[N]] le %c72057594037927936, "tensor.empty at {{.*}}: dimension 0 of the new tensor (at most 2^62 bytes in all)"
+// CHECK: %[[ONE:.*]] = arith.maxsi %[[N]], %c1
+// CHECK: %[[LEFT:.*]] = arith.divui %c72057594037927936{{.*}}, %[[ONE]]
+// CHECK: te.check_size %[[M]] ge %{{.*}}, "tensor.empty at {{.*}}: dimension 2 of the new tensor"
+// CHECK: te.check_size %[[M]] le %[[LEFT]], "tensor.empty at {{.*}}: dimension 2 of the new tensor (at most 2^62 bytes in all)"
+// CHECK: tensor.empty(%[[N]], %[[M]])
+// A tensor of an existing tensor's shape: no check.
+// CHECK-NOT: te.check_size
+// CHECK: tensor.empty
+// CHECK: return
+func.func @new_tensors(%n: index, %m: index, %like: tensor<?x?xf32>) -> (tensor<?x16x?xf32>, tensor<?x?xf32>) {
+  %e = tensor.empty(%n, %m) : tensor<?x16x?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tensor.dim %like, %c0 : tensor<?x?xf32>
+  %c = tensor.dim %like, %c1 : tensor<?x?xf32>
+  %f = tensor.empty(%r, %c) : tensor<?x?xf32>
+  return %e, %f : tensor<?x16x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// tensor.pad: the amounts are not negative (pad does not crop), nor so large
+// that the padded size wraps around; the padded tensor is a new one.
+// CHECK-LABEL: func.func @pad
+// CHECK-SAME: (%[[A:.*]]: tensor<?xf32>, %[[LO:.*]]: index)
+// CHECK: te.check_size %[[LO]] ge %{{.*}}, "tensor.pad at {{.*}}: the low padding of dimension 0"
+// CHECK: te.check_size %[[LO]] le %c1152921504606846976, "tensor.pad at {{.*}}: the low padding of dimension 0"
+// CHECK: te.check_size %{{.*}} le %c1152921504606846976{{.*}}, "tensor.pad at {{.*}}: dimension 0 of the new tensor (at most 2^62 bytes in all)"
+// CHECK: tensor.pad
+func.func @pad(%a: tensor<?xf32>, %lo: index) -> tensor<?xf32> {
+  %z = arith.constant 0.0 : f32
+  %r = tensor.pad %a low[%lo] high[2] {
+  ^bb0(%i: index):
+    tensor.yield %z : f32
+  } : tensor<?xf32> to tensor<?xf32>
+  return %r : tensor<?xf32>
+}

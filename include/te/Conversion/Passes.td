@@ -155,10 +155,11 @@ def TELowerChecks : Pass<"te-lower-checks", "::mlir::ModuleOp"> {
     -- but never the process (upstream's `cf.assert` lowering calls
     `abort`). So, in each `func.func`:
 
-    * `te.check_size` compares its sizes (`arith.cmpi eq` / `sge`) and
-      branches; on failure it calls `te_rt_mlir_check_failed` with its
+    * `te.check_size` compares its sizes (`arith.cmpi eq` / `sge` / `sle`)
+      and branches; on failure it calls `te_rt_mlir_check_failed` with its
       message and both sizes, which records
-      `shape check: <message> is <size>, expected [at least] <expected>` in
+      `shape check: <message> is <size>, expected [at least | at most]
+      <expected>` in
       the runtime's sticky status (`te_rt_current_error`);
     * `cf.assert` (the program's own, or upstream's runtime verification)
       likewise, recording `cf.assert: <file>:<line>:<column>: <message>`;

@@ -886,8 +886,17 @@ func.func @f(%a: index, %b: index) {
 
 // check_size: the relation
 func.func @f(%a: index, %b: index) {
-  // expected-error @+1 {{expected 'eq' or 'ge', got 'lt'}}
+  // expected-error @+1 {{expected 'eq', 'ge' or 'le', got 'lt'}}
   te.check_size %a lt %b, "dimension 0"
+  return
+}
+
+// -----
+
+// check_size: one relation (the generic form can set both)
+func.func @f(%a: index, %b: index) {
+  // expected-error @+1 {{'te.check_size' op expected one relation, 'at_least' or 'at_most'}}
+  "te.check_size"(%a, %b) {at_least, at_most, message = "dimension 0"} : (index, index) -> ()
   return
 }
 

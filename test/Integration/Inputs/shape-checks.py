@@ -23,6 +23,7 @@
     ids-past.npy            <i4 [3, 10, 0, 1]: row 10 is past the table
     ids-negative.npy        <i4 [3, -1, 0, 1]
     want-embed.npy          table[ids] + pos (4x6)
+    want-padded.npy         v.npy with 2 zeros before it and 1 after
 """
 import os
 import random
@@ -68,6 +69,8 @@ def main(out):
     npyfile.write(os.path.join(out, "v.npy"), "<f4", (9,), v)
     npyfile.write(os.path.join(out, "want-scaled.npy"), "<f4", (9,),
                   [e * 2.5 for e in v])
+    npyfile.write(os.path.join(out, "want-padded.npy"), "<f4", (12,),
+                  [0.0, 0.0] + v + [0.0])
 
     npyfile.write(os.path.join(out, "shape-48x2.npy"), "<i8", (2,), [48, 2])
     npyfile.write(os.path.join(out, "shape-47x2.npy"), "<i8", (2,), [47, 2])

@@ -778,7 +778,17 @@ static void printLogicalShape(OpAsmPrinter &printer, Operation *,
 LogicalResult CheckSizeOp::verify() {
   if (getMessage().empty())
     return emitOpError("expected a message naming the size it checks");
+  if (getAtLeast() && getAtMost())
+    return emitOpError("expected one relation, 'at_least' or 'at_most'");
   return success();
+}
+
+bool CheckSizeOp::holds(int64_t size, int64_t expected) {
+  if (getAtLeast())
+    return size >= expected;
+  if (getAtMost())
+    return size <= expected;
+  return size == expected;
 }
 
 LogicalResult CheckSizeOp::canonicalize(CheckSizeOp op,
@@ -789,7 +799,7 @@ LogicalResult CheckSizeOp::canonicalize(CheckSizeOp op,
     std::optional<int64_t> expected = getConstantIntValue(op.getExpected());
     if (!size || !expected)
       return failure();
-    holds = op.getAtLeast() ? *size >= *expected : *size == *expected;
+    holds = op.holds(*size, *expected);
   }
   if (!holds)
     return failure();
@@ -815,23 +825,26 @@ std::string CheckSizeOp::locationText(Location loc) {
   return text;
 }
 
-/// `eq` or `ge` (the unit attribute `at_least`).
-static ParseResult parseSizeRelation(OpAsmParser &parser, UnitAttr &atLeast) {
+/// `eq`, `ge` (the unit attribute `at_least`) or `le` (`at_most`).
+static ParseResult parseSizeRelation(OpAsmParser &parser, UnitAttr &atLeast,
+                                     UnitAttr &atMost) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
   if (parser.parseKeyword(&keyword))
     return failure();
   if (keyword == "ge")
     atLeast = parser.getBuilder().getUnitAttr();
+  else if (keyword == "le")
+    atMost = parser.getBuilder().getUnitAttr();
   else if (keyword != "eq")
     return parser.emitError(loc)
-           << "expected 'eq' or 'ge', got '" << keyword << "'";
+           << "expected 'eq', 'ge' or 'le', got '" << keyword << "'";
   return success();
 }
 
 static void printSizeRelation(OpAsmPrinter &printer, Operation *,
-                              UnitAttr atLeast) {
-  printer << (atLeast ? "ge" : "eq");
+                              UnitAttr atLeast, UnitAttr atMost) {
+  printer << (atLeast ? "ge" : atMost ? "le" : "eq");
 }
 
 #define GET_OP_CLASSES

@@ -134,29 +134,45 @@ public:
     return {cast<Value>(size).getAsOpaquePointer(), 0, 2};
   }
 
+  /// How a check compares its size with the expected one.
+  enum class Relation { Equal, AtLeast, AtMost };
+
   /// `size` == `expected` (or >= with `atLeast`); `what` names `size`. A
   /// check placed before for the op is not repeated.
   void check(OpFoldResult size, OpFoldResult expected, bool atLeast,
              const Twine &what) {
+    check(size, expected, atLeast ? Relation::AtLeast : Relation::Equal, what);
+  }
+
+  void check(OpFoldResult size, OpFoldResult expected, Relation relation,
+             const Twine &what) {
     if (sameSize(size, expected))
       return;
     auto sizeId = sizeKey(size), expectedId = sizeKey(expected);
-    if (!atLeast && expectedId < sizeId)
+    if (relation == Relation::Equal && expectedId < sizeId)
       std::swap(sizeId, expectedId);
-    if (!placedChecks.insert({sizeId, expectedId, atLeast}).second)
+    if (!placedChecks.insert({sizeId, expectedId, static_cast<int>(relation)})
+             .second)
       return;
     std::optional<int64_t> s = getConstantIntValue(size);
     std::optional<int64_t> e = getConstantIntValue(expected);
     if (s && e) {
-      if (atLeast ? *s >= *e : *s == *e)
+      bool holds = relation == Relation::AtLeast  ? *s >= *e
+                   : relation == Relation::AtMost ? *s <= *e
+                                                  : *s == *e;
+      if (holds)
         return;
       op->emitError() << what << " is " << *s << ", expected "
-                      << (atLeast ? "at least " : "") << *e;
+                      << (relation == Relation::AtLeast  ? "at least "
+                          : relation == Relation::AtMost ? "at most "
+                                                         : "")
+                      << *e;
       staticFailure = true;
       return;
     }
-    CheckSizeOp::create(b, loc, value(size), value(expected), atLeast,
-                        b.getStringAttr(where + ": " + what));
+    CheckSizeOp::create(
+        b, loc, value(size), value(expected), relation == Relation::AtLeast,
+        relation == Relation::AtMost, b.getStringAttr(where + ": " + what));
     ++placed;
     ++numChecks;
   }
@@ -729,6 +745,99 @@ public:
           "the source's element count (the new shape's element count)");
   }
 
+  /// The most bytes a tensor the program creates may have: its size in
+  /// bytes, computed in 64-bit integers, does not wrap around (the
+  /// allocator then reports what it cannot allocate).
+  static constexpr int64_t kMostBytes = int64_t(1) << 62;
+
+  /// A tensor of `type` with sizes `sizes` (one per dimension) that the op
+  /// creates: no size is negative, and its bytes are at most kMostBytes.
+  /// Each dynamic size is checked against what the sizes before it leave.
+  void checkNewTensor(RankedTensorType type, ArrayRef<OpFoldResult> sizes) {
+    Type element = type.getElementType();
+    if (!element.isIntOrIndexOrFloat())
+      return;
+    int64_t bytes =
+        element.isIndex()
+            ? 8
+            : std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
+    for (int64_t size : type.getShape())
+      if (!ShapedType::isDynamic(size)) {
+        if (size != 0 && bytes > kMostBytes / size)
+          return; // a static size the verifier and the allocator judge
+        bytes *= std::max<int64_t>(size, 1);
+      }
+    if (likeExisting(type, sizes))
+      return;
+    OpFoldResult left = constant(kMostBytes / bytes);
+    for (auto [i, size] : llvm::enumerate(sizes)) {
+      if (!type.isDynamicDim(i))
+        continue;
+      // A size of an existing tensor is not negative; a product of them
+      // may still be too large.
+      if (!dimOf(size))
+        check(size, constant(0), /*atLeast=*/true,
+              "dimension " + Twine(i) + " of the new tensor");
+      check(size, left, Relation::AtMost,
+            "dimension " + Twine(i) + " of the new tensor (at most 2^62 " +
+                "bytes in all)");
+      Value one = value(constant(1));
+      Value divisor = b.createOrFold<arith::MaxSIOp>(loc, value(size), one);
+      left = b.createOrFold<arith::DivUIOp>(loc, value(left), divisor);
+    }
+  }
+
+  /// Whether a tensor of `type` and `sizes` has the shape of a tensor the
+  /// program has (each size is that tensor's, at the same dimension) and
+  /// elements no larger: it is no larger than that tensor.
+  static bool likeExisting(RankedTensorType type,
+                           ArrayRef<OpFoldResult> sizes) {
+    Value existing;
+    for (auto [i, size] : llvm::enumerate(sizes)) {
+      if (!type.isDynamicDim(i))
+        continue;
+      std::optional<std::pair<Value, int64_t>> d = dimOf(size);
+      if (!d || d->second != static_cast<int64_t>(i) ||
+          (existing && d->first != existing))
+        return false;
+      existing = d->first;
+    }
+    if (!existing)
+      return false;
+    auto other = cast<ShapedType>(existing.getType());
+    if (!other.hasRank() || other.getRank() != type.getRank())
+      return false;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (!type.isDynamicDim(i) && type.getDimSize(i) != other.getDimSize(i))
+        return false;
+    Type a = type.getElementType(), b = other.getElementType();
+    auto width = [](Type t) -> int64_t {
+      return t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
+    };
+    return b.isIntOrIndexOrFloat() &&
+           width(a) <= std::max<int64_t>(width(b), 8);
+  }
+
+  /// tensor.pad: no amount of padding is negative (the op does not crop),
+  /// and the padded tensor is one the program may create.
+  void checkPad(tensor::PadOp pad) {
+    SmallVector<OpFoldResult> low = pad.getMixedLowPad(),
+                              high = pad.getMixedHighPad();
+    for (auto [side, amounts] :
+         {std::make_pair("low", low), std::make_pair("high", high)})
+      for (auto [i, amount] : llvm::enumerate(amounts)) {
+        check(amount, constant(0), /*atLeast=*/true,
+              Twine("the ") + side + " padding of dimension " + Twine(i));
+        // Small enough that the padded sizes do not wrap around.
+        check(amount, constant(int64_t(1) << 60), Relation::AtMost,
+              Twine("the ") + side + " padding of dimension " + Twine(i));
+      }
+    SmallVector<OpFoldResult> sizes;
+    for (auto [i, l, h] : llvm::enumerate(low, high))
+      sizes.push_back(add(add(sizeOf(pad.getSource(), i), l), h));
+    checkNewTensor(pad.getResultType(), sizes);
+  }
+
   /// bufferization.materialize_in_destination: the destination has the
   /// source's sizes.
   void checkMaterialize(bufferization::MaterializeInDestinationOp op) {
@@ -751,7 +860,7 @@ private:
   unsigned placed = 0;
   bool staticFailure = false;
   std::set<std::tuple<std::tuple<const void *, int64_t, int>,
-                      std::tuple<const void *, int64_t, int>, bool>>
+                      std::tuple<const void *, int64_t, int>, int>>
       placedChecks;
 };
 
@@ -763,10 +872,13 @@ public:
     unsigned checks = 0;
     bool failedStatically = false;
     SmallVector<Operation *> ops;
+    Builder builder(module.getContext());
     module.walk([&](Operation *op) {
       if (isa<linalg::LinalgOp, tensor::CastOp, tensor::ExtractSliceOp,
               tensor::InsertSliceOp, tensor::ExtractOp, tensor::InsertOp,
-              tensor::ExpandShapeOp, tensor::ReshapeOp,
+              tensor::ExpandShapeOp, tensor::ReshapeOp, tensor::PadOp,
+              tensor::EmptyOp, tensor::GenerateOp, tensor::SplatOp,
+              bufferization::AllocTensorOp,
               bufferization::MaterializeInDestinationOp>(op) &&
           inControlFlow(op))
         ops.push_back(op);
@@ -793,8 +905,25 @@ public:
         c.checkExpandShape(expand);
       else if (auto reshape = dyn_cast<tensor::ReshapeOp>(op))
         c.checkReshape(reshape);
-      else if (auto materialize =
-                   dyn_cast<bufferization::MaterializeInDestinationOp>(op))
+      else if (auto pad = dyn_cast<tensor::PadOp>(op))
+        c.checkPad(pad);
+      else if (auto empty = dyn_cast<tensor::EmptyOp>(op))
+        c.checkNewTensor(empty.getType(), empty.getMixedSizes());
+      else if (auto generate = dyn_cast<tensor::GenerateOp>(op))
+        c.checkNewTensor(generate.getType(),
+                         getMixedValues(generate.getType().getShape(),
+                                        generate.getDynamicExtents(), builder));
+      else if (auto splat = dyn_cast<tensor::SplatOp>(op))
+        c.checkNewTensor(splat.getType(),
+                         getMixedValues(splat.getType().getShape(),
+                                        splat.getDynamicSizes(), builder));
+      else if (auto alloc = dyn_cast<bufferization::AllocTensorOp>(op)) {
+        if (!alloc.getCopy())
+          c.checkNewTensor(alloc.getType(),
+                           getMixedValues(alloc.getType().getShape(),
+                                          alloc.getDynamicSizes(), builder));
+      } else if (auto materialize =
+                     dyn_cast<bufferization::MaterializeInDestinationOp>(op))
         c.checkMaterialize(materialize);
       for (Operation *prev = op->getPrevNode(); prev && prev != before;) {
         Operation *next = prev->getPrevNode();

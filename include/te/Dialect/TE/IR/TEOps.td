@@ -538,8 +538,8 @@ def TE_FromBuffersOp : TE_Op<"from_buffers", [Pure]> {
 def TE_CheckSizeOp : TE_Op<"check_size", [MemoryEffects<[MemWrite]>]> {
   let summary = "stop the program unless a run-time size is what the program needs";
   let description = [{
-    Checks at run time that `size` equals `expected` (`eq`) or is at least
-    `expected` (`ge`). te-check-shapes places these before the ops of a
+    Checks at run time that `size` equals `expected` (`eq`), is at least
+    `expected` (`ge`) or at most `expected` (`le`). te-check-shapes places these before the ops of a
     program whose operands must agree in size (the loops of a linalg op, a
     `tensor.cast` to a static size, the bounds of a slice or an element), so
     that operands of mismatched sizes are an error instead of a read or a
@@ -548,7 +548,7 @@ def TE_CheckSizeOp : TE_Op<"check_size", [MemoryEffects<[MemWrite]>]> {
     When the check fails, the program records a failure in the runtime's
     sticky status (`te_rt_current_status`, `te_rt_current_error`) with the
     message `shape check: <message> is <size>, expected <expected>` (`at
-    least <expected>` for `ge`) and returns at once from the entry function:
+    least <expected>` for `ge`, `at most <expected>` for `le`) and returns at once from the entry function:
     later ops do not run, results are null memrefs and zeros. te-lower-checks
     lowers it (after the structured control flow is lowered to blocks).
 
@@ -560,18 +560,24 @@ def TE_CheckSizeOp : TE_Op<"check_size", [MemoryEffects<[MemWrite]>]> {
     // The matmul's reduction loop d2 has the size of dimension 1 of %a.
     te.check_size %b_rows eq %a_cols,
         "linalg.matmul at prog.mlir:9:8: dimension 0 of operand 1 (loop d2, dimension 1 of operand 0)"
+    // A size the program allocates: its bytes fit in an i64.
+    te.check_size %rows le %most,
+        "tensor.empty at prog.mlir:4:8: dimension 0 (at most 2^62 bytes in all)"
     ```
   }];
   let arguments = (ins Index:$size, Index:$expected, UnitAttr:$at_least,
-                       StrAttr:$message);
+                       UnitAttr:$at_most, StrAttr:$message);
   let assemblyFormat = [{
-    $size custom<SizeRelation>($at_least) $expected `,` $message attr-dict
+    $size custom<SizeRelation>($at_least, $at_most) $expected `,` $message
+    attr-dict
   }];
   let extraClassDeclaration = [{
     /// How a message of a run-time check names a place of the program:
     /// `file:line:column` of the first file location in `loc`, else its
     /// text.
     static std::string locationText(::mlir::Location loc);
+    /// Whether the relation holds between two sizes.
+    bool holds(int64_t size, int64_t expected);
   }];
   let hasVerifier = 1;
   let hasCanonicalizeMethod = 1;

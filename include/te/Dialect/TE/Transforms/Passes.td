@@ -569,7 +569,17 @@ def TECheckShapes : Pass<"te-check-shapes", "::mlir::ModuleOp"> {
     * `tensor.reshape`: the source has as many elements as the new shape
       (its dynamic sizes read from the shape operand);
     * `bufferization.materialize_in_destination`: the destination has the
-      source's sizes.
+      source's sizes;
+    * `tensor.pad`: no amount of padding is negative (pad does not crop) or
+      above 2^60;
+    * a tensor the program creates (`tensor.empty`, `tensor.generate`,
+      `tensor.splat`, `bufferization.alloc_tensor`, `tensor.pad`'s result)
+      with sizes it computes: no size is negative, and its bytes are at
+      most 2^62 (so that its size in bytes does not wrap around in 64 bits;
+      the allocator reports what it cannot allocate): each dynamic size is
+      at most what the sizes before it leave (`te.check_size ... le`). A
+      tensor with the shape of one the program has (`tensor.empty` of its
+      `tensor.dim`s) and elements no larger needs none.
 
     * `tensor.extract` in the body of a `linalg.generic` (a gather, an
       embedding lookup), where it runs in every iteration (not under an
