@@ -158,11 +158,12 @@ private:
       auto assertOp = dyn_cast<cf::AssertOp>(op);
       Value ok;
       if (check) {
-        ok = arith::CmpIOp::create(b, loc,
-                                   check.getAtLeast()  ? arith::CmpIPredicate::sge
-                                   : check.getAtMost() ? arith::CmpIPredicate::sle
-                                                       : arith::CmpIPredicate::eq,
-                                   check.getSize(), check.getExpected());
+        ok = arith::CmpIOp::create(
+            b, loc,
+            check.getAtLeast()  ? arith::CmpIPredicate::sge
+            : check.getAtMost() ? arith::CmpIPredicate::sle
+                                : arith::CmpIPredicate::eq,
+            check.getSize(), check.getExpected());
       } else if (assertOp) {
         ok = assertOp.getArg();
       } else {
@@ -190,8 +191,11 @@ private:
       Value msg, kind, size, expected;
       if (check) {
         msg = message(b, loc, symbols, check.getMessage());
-        kind = arith::ConstantIntOp::create(
-            b, loc, check.getAtLeast() ? 1 : check.getAtMost() ? 3 : 0, 32);
+        kind = arith::ConstantIntOp::create(b, loc,
+                                            check.getAtLeast()  ? 1
+                                            : check.getAtMost() ? 3
+                                                                : 0,
+                                            32);
         size =
             arith::IndexCastOp::create(b, loc, b.getI64Type(), check.getSize());
         expected = arith::IndexCastOp::create(b, loc, b.getI64Type(),
