@@ -35,7 +35,7 @@
 // runtime error naming the op, its location and both sizes. Compiled
 // without the checks, every `?` takes one size.
 // RUN: not te-run %s --entry add --input %t/in/a4x8.npy --input %t/in/a5x8.npy 2>&1 | FileCheck %s --check-prefix=DYNAGREE
-// DYNAGREE: te-run: runtime error in shape check: linalg.generic at {{.*}}te-run.mlir:[[@LINE+92]]:8: dimension 0 of operand 1 (loop d0, the size of dimension 0 of operand 0) is 5, expected 4
+// DYNAGREE: te-run: runtime error in shape check: linalg.generic at {{.*}}te-run.mlir:[[@LINE+98]]:8: dimension 0 of operand 1 (loop d0, the size of dimension 0 of operand 0) is 5, expected 4
 // RUN: not te-run %s --entry add --pipeline-options check-shapes=false --input %t/in/a4x8.npy --input %t/in/a5x8.npy 2>&1 | FileCheck %s --check-prefix=DYNONE
 // DYNONE: te-run: argument 1 (f32[?,8]): {{.*}}a5x8.npy has 5 at the dynamic dimension 0, argument 0 ({{.*}}a4x8.npy) dimension 0 has 4: every `?` dimension takes one size (the program was compiled without te-check-shapes)
 // RUN: te-run %s --entry add --input %t/in/a4x8.npy --input %t/in/a4x8.npy | FileCheck %s --check-prefix=ADD
@@ -96,6 +96,12 @@
 // RUN: test -f %t/new/deep/out/result0.npy
 // ADD4: result 0: f32[4,8]
 //
+// The entry is a public function with a body.
+// RUN: not te-run %s --entry hidden --dynamic-dim 4 2>&1 | FileCheck %s --check-prefix=PRIVATE
+// RUN: not te-run %s --entry declared --print-signature 2>&1 | FileCheck %s --check-prefix=DECLARED
+// PRIVATE: te-run: @hidden is private: the entry must be a public function (the pipeline may inline or remove private ones)
+// DECLARED: te-run: @declared is a declaration: the entry needs a body
+//
 // An empty file is not "already lowered".
 // RUN: not te-run %t/in/empty.mlir 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: te-run: no function @main in {{.*}}empty.mlir (the module is empty)
@@ -147,3 +153,9 @@ func.func @outer(%a: tensor<?x1xf32>, %b: tensor<1x?xf32>) -> tensor<?x?xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<?x1xf32>, tensor<1x?xf32>) outs(%f : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+func.func private @hidden(%x: tensor<?xf32>) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+}
+
+func.func private @declared(%x: tensor<4xf32>) -> tensor<4xf32>

@@ -477,6 +477,20 @@ int main(int argc, char **argv) {
   // The entry's signature, from the function before lowering.
   ::te::run::Signature sig;
   if (auto f = module->lookupSymbol<func::FuncOp>(entry)) {
+    if (f.isExternal()) {
+      std::fprintf(stderr,
+                   "te-run: @%s is a declaration: the entry needs a body\n",
+                   entry.c_str());
+      return 1;
+    }
+    if (f.isPrivate()) {
+      std::fprintf(stderr,
+                   "te-run: @%s is private: the entry must be a public "
+                   "function (the pipeline may inline or remove private "
+                   "ones)\n",
+                   entry.c_str());
+      return 1;
+    }
     std::string err;
     // Quantized tensors are laid out for the module's target (te-set-target:
     // sm_100's layouts on sm_100, sm_90's otherwise, the cpu backend's too).
