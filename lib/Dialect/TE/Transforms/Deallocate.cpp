@@ -14,7 +14,9 @@
 
 #include "te/Dialect/TE/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -66,6 +68,7 @@ public:
                    << DEBUG_TYPE << ": not straight-line: " << op.getName()
                    << " at " << op.getLoc() << "; upstream's pipeline\n");
         ++numUpstream;
+        expandSwitches(module);
         if (failed(runPipeline(upstream, module)))
           signalPassFailure();
         return;
@@ -88,6 +91,50 @@ public:
 
 private:
   static bool isMemRef(Value v) { return isa<BaseMemRefType>(v.getType()); }
+
+  /// Each cf.switch as a chain of cf.cond_br, one per case in case order,
+  /// the last one's false branch the default: ownership-based deallocation
+  /// takes branches with at most two successors.
+  static void expandSwitches(ModuleOp module) {
+    SmallVector<cf::SwitchOp> switches;
+    module.walk([&](cf::SwitchOp op) { switches.push_back(op); });
+    for (cf::SwitchOp op : switches) {
+      Location loc = op.getLoc();
+      Block *block = op->getBlock();
+      OpBuilder b(op);
+      SmallVector<APInt> values;
+      if (std::optional<DenseIntElementsAttr> cases = op.getCaseValues())
+        values = llvm::to_vector(cases->getValues<APInt>());
+      if (values.empty()) {
+        cf::BranchOp::create(b, loc, op.getDefaultDestination(),
+                             op.getDefaultOperands());
+        op.erase();
+        continue;
+      }
+      Region *region = block->getParent();
+      Block *current = block;
+      for (auto [i, value] : llvm::enumerate(values)) {
+        Value caseValue = arith::ConstantOp::create(
+            b, loc, b.getIntegerAttr(op.getFlag().getType(), value));
+        Value isCase = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             op.getFlag(), caseValue);
+        if (i + 1 == values.size()) {
+          cf::CondBranchOp::create(b, loc, isCase, op.getCaseDestinations()[i],
+                                   op.getCaseOperands(i),
+                                   op.getDefaultDestination(),
+                                   op.getDefaultOperands());
+          break;
+        }
+        auto *next = new Block();
+        cf::CondBranchOp::create(b, loc, isCase, op.getCaseDestinations()[i],
+                                 op.getCaseOperands(i), next, ValueRange{});
+        region->getBlocks().insert(std::next(current->getIterator()), next);
+        current = next;
+        b.setInsertionPointToEnd(next);
+      }
+      op.erase();
+    }
+  }
 
   static bool isStraightLine(func::FuncOp func) {
     if (!func.getBody().hasOneBlock())

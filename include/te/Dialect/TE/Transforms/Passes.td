@@ -510,7 +510,10 @@ def TEDeallocate : Pass<"te-deallocate", "::mlir::ModuleOp"> {
     one belongs to the caller.
 
     Any other module runs upstream's buffer deallocation pipeline, nested
-    in this pass: `expand-realloc{emit-deallocs=false}`, `canonicalize`,
+    in this pass, after each `cf.switch` becomes a chain of `cf.cond_br`
+    (one comparison per case, in case order, the default last; upstream's
+    ownership-based deallocation takes at most two successors per branch):
+    `expand-realloc{emit-deallocs=false}`, `canonicalize`,
     `ownership-based-buffer-deallocation`, `canonicalize`,
     `te-split-deallocs`, `buffer-deallocation-simplification`,
     `bufferization-lower-deallocations`, `cse`, `canonicalize`
