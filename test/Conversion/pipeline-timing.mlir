@@ -27,6 +27,7 @@
 // TIMING: ConvertElementwiseToLinalgPass
 // TIMING: TEDecomposeAggregates
 // TIMING: TEExpandIntegerPowers
+// TIMING: TEDefineIntegerDivision
 // NATIVE-NEXT: TESplitArgReductions
 // TIMING: TEInferShapes
 // TIMING-NEXT: TEDecomposeLinear

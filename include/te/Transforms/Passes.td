@@ -427,6 +427,48 @@ def TEHostMathToLibm : Pass<"te-host-math-to-libm", "::mlir::ModuleOp"> {
 // te-expand-integer-powers
 //===----------------------------------------------------------------------===//
 
+def TEDefineIntegerDivision : Pass<"te-define-integer-division"> {
+  let summary = "integer division by zero gives XLA's results instead of a "
+                "trap";
+  let description = [{
+    An integer division or remainder by zero, and the signed division of
+    the smallest integer by -1, are undefined in `arith`; on x86 they raise
+    SIGFPE and end the process, on the GPU they give a value of the
+    hardware's choosing. This pass gives them the results XLA defines, on
+    every target, so that a program neither traps nor differs between the
+    cpu and the cuda backend:
+
+    | op | by 0 | `INT_MIN` by -1 |
+    |---|---|---|
+    | `divsi`, `floordivsi`, `ceildivsi` | -1 | `INT_MIN` |
+    | `divui`, `ceildivui` | all ones | (none) |
+    | `remsi` | the dividend | 0 |
+    | `remui` | the dividend | (none) |
+
+    Each such op on signless integers or `index` (scalars or vectors) whose
+    divisor is not a constant other than 0 (and -1, signed) divides by 1
+    where its result is defined otherwise (a `select` of the divisor), and
+    a `select` picks the result for a divisor of 0. `te-pipeline` runs it
+    on every target after `te-expand-integer-powers`, on the program's own
+    ops (arithmetic on tensors is elementwise `linalg.generic` by then; the
+    compiler's own index arithmetic comes later and is not touched).
+
+    ```mlir
+    %q = arith.divsi %a, %b : i32
+    // becomes
+    %zero = arith.cmpi eq, %b, %c0 : i32
+    %overflow = arith.andi (%a == INT_MIN), (%b == -1)
+    %d = arith.select (%zero | %overflow), %c1, %b : i32
+    %q0 = arith.divsi %a, %d : i32
+    %q = arith.select %zero, %c-1, %q0 : i32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numDefined", "defined", "divisions and remainders guarded">
+  ];
+}
+
 def TEExpandIntegerPowers : Pass<"te-expand-integer-powers"> {
   let summary = "math.ipowi as multiplications (exponentiation by squaring)";
   let description = [{

@@ -68,6 +68,8 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   pm.addPass(createTEDecomposeAggregates());
   // math.ipowi, which no target lowers, as multiplications.
   pm.addPass(createTEExpandIntegerPowers());
+  // Integer division by zero: XLA's results on every target, no trap.
+  pm.addPass(createTEDefineIntegerDivision());
   // An argmax / argmin in one op: on GPU targets two parallel reductions
   // (te-linalg-to-gpu would run it one thread per output).
   if (isGPUTarget(options.target.getValue()))
