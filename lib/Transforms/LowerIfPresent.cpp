@@ -162,9 +162,11 @@ TELowerIfPresentPass::TELowerIfPresentPass() {
   arith::ArithExpandOpsPassOptions hostExpand;
   hostExpand.includeBf16 = true;
   hostExpand.includeF8E8M0 = true;
+  hostExpand.includeF4E2M1 = true;
   arith::ArithExpandOpsPassOptions kernelExpand;
   kernelExpand.includeBf16 = false;
   kernelExpand.includeF8E8M0 = true;
+  kernelExpand.includeF4E2M1 = true;
   addStage(
       opOfDialect("arith",
                   {"arith.constant", "arith.index_cast", "arith.index_castui",

@@ -14,7 +14,7 @@
 // RUN: te-opt %s --te-pipeline="target=sm_90 fuse-elementwise=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
 // RUN: te-opt %s --te-pipeline="target=cpu check-shapes=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECK
 
-// CPU: Pass Manager with 25 passes:
+// CPU: Pass Manager with 26 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: te-set-target{remarks=true target=cpu},
 // CPU-NEXT: inline{{.*}},
@@ -22,6 +22,7 @@
 // CPU-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // CPU-NEXT: te-expand-integer-powers,
 // CPU-NEXT: te-define-integer-division,
+// CPU-NEXT: te-expand-float8-extensions,
 // CPU-NEXT: te-infer-shapes,
 // CPU-NEXT: te-decompose-linear,
 // CPU-NEXT: te-fuse-accumulate,
@@ -43,7 +44,7 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 39 passes:
+// SM90: Pass Manager with 40 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
@@ -51,6 +52,7 @@
 // SM90-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // SM90-NEXT: te-expand-integer-powers,
 // SM90-NEXT: te-define-integer-division,
+// SM90-NEXT: te-expand-float8-extensions,
 // SM90-NEXT: te-split-arg-reductions,
 // SM90-NEXT: te-infer-shapes,
 // SM90-NEXT: te-decompose-linear,
@@ -91,7 +93,7 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 25 passes:
+// NOLLVM: Pass Manager with 26 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
@@ -99,6 +101,7 @@
 // NOLLVM-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // NOLLVM-NEXT: te-expand-integer-powers,
 // NOLLVM-NEXT: te-define-integer-division,
+// NOLLVM-NEXT: te-expand-float8-extensions,
 // NOLLVM-NEXT: te-split-arg-reductions,
 // NOLLVM-NEXT: te-infer-shapes,
 // NOLLVM-NEXT: te-decompose-linear,
@@ -120,7 +123,7 @@
 // NOLLVM-NEXT: te-linalg-to-gpu{remarks=true}
 // NOLLVM-NEXT: )
 
-// TWIN: Pass Manager with 25 passes:
+// TWIN: Pass Manager with 26 passes:
 // TWIN-NEXT: builtin.module(
 // TWIN-NEXT: te-set-target{remarks=true target=cpu},
 // TWIN-NEXT: inline{{.*}},
@@ -128,6 +131,7 @@
 // TWIN-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // TWIN-NEXT: te-expand-integer-powers,
 // TWIN-NEXT: te-define-integer-division,
+// TWIN-NEXT: te-expand-float8-extensions,
 // TWIN-NEXT: te-infer-shapes,
 // TWIN-NEXT: te-decompose-linear,
 // TWIN-NEXT: convert-te-to-reference,
@@ -156,22 +160,22 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // te-share-emulated-operands runs after the expansion on sm_90 (SM90 above);
 // share-emulated-operands=false leaves it out; the cpu backend computes its
 // GEMMs from the quantized buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 38 passes:
+// SHARE: Pass Manager with 39 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-fuse-elementwise,
 // SHARE-NEXT: te-check-shapes,
-// NOSHARE: Pass Manager with 25 passes:
+// NOSHARE: Pass Manager with 26 passes:
 // NOSHARE-NOT: te-share-emulated-operands
 
 // fuse-elementwise=false leaves te-fuse-elementwise out (on every target);
 // arith / math ops on whole tensors still become linalg.generic ops.
-// NOFUSE: Pass Manager with 38 passes:
+// NOFUSE: Pass Manager with 39 passes:
 // NOFUSE: convert-elementwise-to-linalg,
 // NOFUSE-NOT: te-fuse-elementwise
 
 // check-shapes=false leaves te-check-shapes out; te-lower-checks still runs
 // (it lowers the program's own cf.assert ops).
-// NOCHECK: Pass Manager with 24 passes:
+// NOCHECK: Pass Manager with 25 passes:
 // NOCHECK-NOT: te-check-shapes
 // NOCHECK: te-lower-checks

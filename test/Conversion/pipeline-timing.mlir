@@ -28,6 +28,7 @@
 // TIMING: TEDecomposeAggregates
 // TIMING: TEExpandIntegerPowers
 // TIMING: TEDefineIntegerDivision
+// TIMING: TEExpandFloat8Extensions
 // NATIVE-NEXT: TESplitArgReductions
 // TIMING: TEInferShapes
 // TIMING-NEXT: TEDecomposeLinear

@@ -469,6 +469,48 @@ def TEDefineIntegerDivision : Pass<"te-define-integer-division"> {
   ];
 }
 
+def TEExpandFloat8Extensions : Pass<"te-expand-float8-extensions"> {
+  let summary = "arith.extf from 8-bit float types as integer arithmetic; "
+                "arith.truncf to them an error";
+  let description = [{
+    MLIR 22 lowers no conversion from or to `f8E4M3FN`, `f8E5M2` and the
+    other 8-bit float types to LLVM or NVVM (translation fails at an
+    unrealized cast or at `arith.truncf`); `arith-expand` covers
+    `f8E8M0FNU` and `f4E2M1FN` only, and te-pipeline runs it. This pass
+    writes each `arith.extf` from an 8-bit float type with a sign bit
+    (scalar or vector) as integer arithmetic on the code: the sign,
+    exponent and mantissa fields moved into f32's (exponent rebased) for a
+    normal code, the mantissa times the smallest subnormal for a subnormal
+    one, and a `select` per code that decodes to something else (NaN,
+    infinities; FNUZ's 0x80), then an exact conversion to the result type.
+    The fields, the bias and the special codes come from the type's
+    APFloat semantics, and before any op is rewritten all 256 codes are
+    checked against APFloat's own conversion to f32 (a type whose codes do
+    not all follow the formula is an error). So a dequantization written
+    by hand (`arith.extf` of FP8 data times its scale) runs on every
+    target, inside the kernel of its elementwise op.
+
+    An `arith.truncf` to such a type (or an `arith.extf` from a 6- or 4-bit
+    type arith-expand does not cover) is an error naming the op:
+    `te.quantize` is the conversion te lowers, with TransformerEngine's
+    scaling and saturation. te-pipeline runs the pass on every target
+    after `te-define-integer-division`.
+
+    ```mlir
+    %x = arith.extf %q : f8E4M3FN to f32
+    // becomes, with c = extui(bitcast(%q) : i8) : i32, s = c >> 7,
+    // e = (c >> 3) & 15, m = c & 7:
+    //   e != 0 ? bitcast(s << 31 | (e + 120) << 23 | m << 20)
+    //          : (s ? -1 : 1) * uitofp(m) * 2^-9
+    //   and NaN for c = 0x7F, 0xFF
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numExpanded", "expanded", "arith.extf ops expanded">
+  ];
+}
+
 def TEExpandIntegerPowers : Pass<"te-expand-integer-powers"> {
   let summary = "math.ipowi as multiplications (exponentiation by squaring)";
   let description = [{

@@ -1435,11 +1435,11 @@ struct TELinalgToGPUPass
         for (Type t : llvm::concat<Type>(inner->getOperandTypes(),
                                          inner->getResultTypes())) {
           auto f = dyn_cast<FloatType>(getElementTypeOrSelf(t));
-          if (f && f.getWidth() <= 8 && !isa<Float8E8M0FNUType>(f)) {
+          if (f && f.getWidth() <= 8 &&
+              !isa<Float8E8M0FNUType, Float4E2M1FNType>(f)) {
             inner->emitOpError("te-linalg-to-gpu: a conversion to or from ")
                 << f
-                << " has no GPU lowering; quantize with te.quantize (or "
-                   "compile for target=cpu)";
+                << " has no GPU lowering; quantize with te.quantize";
             narrowConversion = true;
           }
         }

@@ -70,6 +70,9 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   pm.addPass(createTEExpandIntegerPowers());
   // Integer division by zero: XLA's results on every target, no trap.
   pm.addPass(createTEDefineIntegerDivision());
+  // Conversions from FP8 types (no target lowers them) as integer
+  // arithmetic; conversions to them are te.quantize's.
+  pm.addPass(createTEExpandFloat8Extensions());
   // An argmax / argmin in one op: on GPU targets two parallel reductions
   // (te-linalg-to-gpu would run it one thread per output).
   if (isGPUTarget(options.target.getValue()))
