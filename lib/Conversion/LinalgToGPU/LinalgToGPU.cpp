@@ -1438,8 +1438,7 @@ struct TELinalgToGPUPass
           if (f && f.getWidth() <= 8 &&
               !isa<Float8E8M0FNUType, Float4E2M1FNType>(f)) {
             inner->emitOpError("te-linalg-to-gpu: a conversion to or from ")
-                << f
-                << " has no GPU lowering; quantize with te.quantize";
+                << f << " has no GPU lowering; quantize with te.quantize";
             narrowConversion = true;
           }
         }
