@@ -110,6 +110,41 @@ struct TEBufferizeBoundariesPass
           TEBufferizeBoundariesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Unranked tensors: neither target lowers their buffers (a copy of one
+    // calls a library te does not link, a kernel cannot index one), and
+    // one such function would break the whole module's lowering.
+    bool unranked = false;
+    module.walk([&](Operation *op) {
+      if (auto func = dyn_cast<func::FuncOp>(op)) {
+        // The first unranked argument or result of the function.
+        FunctionType type = func.getFunctionType();
+        for (auto [kind, types] : {std::make_pair("argument", type.getInputs()),
+                                   std::make_pair("result", type.getResults())})
+          for (auto [i, t] : llvm::enumerate(types))
+            if (isa<UnrankedTensorType>(t)) {
+              emitError(func.getLoc())
+                  << "@" << func.getSymName() << ": " << kind << " " << i
+                  << " has the unranked type " << t
+                  << "; te compiles ranked tensors (a size "
+                     "known at run time only is `?`, as in "
+                     "tensor<?x?xf32>)";
+              unranked = true;
+              return;
+            }
+        return;
+      }
+      for (Value result : op->getResults())
+        if (isa<UnrankedTensorType>(result.getType())) {
+          op->emitOpError("has the unranked result type ")
+              << result.getType()
+              << "; te compiles ranked tensors (a size known at run time "
+                 "only is `?`, as in tensor<?x?xf32>)";
+          unranked = true;
+          return;
+        }
+    });
+    if (unranked)
+      return signalPassFailure();
     // Every symbol used by an op of the module (calls, or anything else
     // that names a function): those functions keep their signature.
     // Unknown uses (an op that may hide them): change nothing.

@@ -174,6 +174,12 @@ def TEBufferizeBoundaries
     returned through `bufferization.to_buffer read_only`. The ABI is the one
     one-shot-bufferize gives the function.
 
+    A function argument or result, or an op result, of an unranked tensor
+    type (`tensor<*xf32>`) is an error naming it: neither target lowers
+    unranked buffers (their copies call a library te does not link, a
+    kernel cannot index them), and one such function would break the
+    lowering of the whole module.
+
     Why: one-shot-bufferize's module analysis compares every tensor argument
     of a function with every tensor it returns, O(arguments x results) -- for
     a training step with N weights and N weight gradients, quadratic in N
