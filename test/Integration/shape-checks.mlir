@@ -63,6 +63,12 @@
 // HUGE: te-run: runtime error in shape check: tensor.empty at {{.*}}: dimension 0 of the new tensor (at most 2^62 bytes in all) is 1152921504606846976, expected at most 288230376151711744
 // NEGSIZE: te-run: runtime error in shape check: tensor.empty at {{.*}}: dimension 0 of the new tensor is -5, expected at least 0
 //
+// A program on memrefs: an element past the buffer.
+// RUN: te-run %s --entry element --input %t/v.npy --input 8 | FileCheck %s --check-prefix=ELEM
+// RUN: not te-run %s --entry element --input %t/v.npy --input 9 2>&1 | FileCheck %s --check-prefix=ELEMPAST
+// ELEM: result 0: f32
+// ELEMPAST: te-run: runtime error in shape check: memref.load at {{.*}}: dimension 0 of the memref (index 0 + 1) is 9, expected at least 10
+//
 // Compiled without the checks, te-run keeps one size for every `?`.
 // RUN: not te-run %s --entry linear --pipeline-options check-shapes=false --input %t/x.npy --input %t/w.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=UNCHECKED
 //
@@ -215,4 +221,10 @@ func.func @zeros(%n: index) -> tensor<?x4xf32> {
   %z = arith.constant 0.0 : f32
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
   return %f : tensor<?x4xf32>
+}
+
+// Element `i` of a buffer.
+func.func @element(%v: memref<?xf32>, %i: index) -> f32 {
+  %x = memref.load %v[%i] : memref<?xf32>
+  return %x : f32
 }

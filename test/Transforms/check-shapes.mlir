@@ -458,3 +458,27 @@ func.func @pad(%a: tensor<?xf32>, %lo: index) -> tensor<?xf32> {
   } : tensor<?xf32> to tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// Programs on memrefs: memref.load / store indices, a memref.subview inside
+// its source, a memref.copy between buffers of one shape.
+// CHECK-LABEL: func.func @memrefs
+// CHECK: te.check_size %{{.*}} ge %{{.*}}, "memref.load at {{.*}}: index 0"
+// CHECK: te.check_size %{{.*}} ge %{{.*}}, "memref.load at {{.*}}: dimension 0 of the memref (index 0 + 1)"
+// CHECK: memref.load
+// CHECK: te.check_size %{{.*}} ge %{{.*}}, "memref.store at {{.*}}: index 0"
+// CHECK: te.check_size %{{.*}} ge %{{.*}}, "memref.store at {{.*}}: dimension 0 of the memref (index 0 + 1)"
+// CHECK: memref.store
+// CHECK: te.check_size %{{.*}} ge %{{.*}}, "memref.subview at {{.*}}: the offset in dimension 0"
+// CHECK: te.check_size %{{.*}} ge %{{.*}}, "memref.subview at {{.*}}: dimension 0 of the source (the slice's offset + size)"
+// CHECK: memref.subview
+// CHECK: te.check_size %{{.*}} eq %{{.*}}, "memref.copy at {{.*}}: dimension 0 of the target (the source's)"
+// CHECK: memref.copy
+func.func @memrefs(%m: memref<?xf32>, %n: memref<?xf32>, %i: index, %v: f32) -> f32 {
+  %x = memref.load %m[%i] : memref<?xf32>
+  memref.store %v, %m[%i] : memref<?xf32>
+  %s = memref.subview %m[%i] [4] [1] : memref<?xf32> to memref<4xf32, strided<[1], offset: ?>>
+  memref.copy %m, %n : memref<?xf32> to memref<?xf32>
+  return %x : f32
+}

@@ -288,7 +288,9 @@ public:
                        OpFoldResult largest, const Twine &what) {
     check(smallest, constant(0), /*atLeast=*/true, what);
     check(sizeOf(tensor, i), plusOne(largest), /*atLeast=*/true,
-          "dimension " + Twine(i) + " of the tensor (" + what + " + 1)");
+          "dimension " + Twine(i) + " of the " +
+              (isa<BaseMemRefType>(tensor.getType()) ? "memref" : "tensor") +
+              " (" + what + " + 1)");
   }
 
   /// Every index is inside `tensor`.
@@ -838,6 +840,18 @@ public:
     checkNewTensor(pad.getResultType(), sizes);
   }
 
+  /// memref.copy: the target has the source's sizes.
+  void checkCopy(memref::CopyOp copy) {
+    auto source = dyn_cast<MemRefType>(copy.getSource().getType());
+    auto target = dyn_cast<MemRefType>(copy.getTarget().getType());
+    if (!source || !target || source.getRank() != target.getRank())
+      return;
+    for (int64_t i = 0; i < source.getRank(); ++i)
+      check(sizeOf(copy.getTarget(), i), sizeOf(copy.getSource(), i),
+            /*atLeast=*/false,
+            "dimension " + Twine(i) + " of the target (the source's)");
+  }
+
   /// bufferization.materialize_in_destination: the destination has the
   /// source's sizes.
   void checkMaterialize(bufferization::MaterializeInDestinationOp op) {
@@ -879,7 +893,8 @@ public:
               tensor::ExpandShapeOp, tensor::ReshapeOp, tensor::PadOp,
               tensor::EmptyOp, tensor::GenerateOp, tensor::SplatOp,
               bufferization::AllocTensorOp,
-              bufferization::MaterializeInDestinationOp>(op) &&
+              bufferization::MaterializeInDestinationOp, memref::LoadOp,
+              memref::StoreOp, memref::SubViewOp, memref::CopyOp>(op) &&
           inControlFlow(op))
         ops.push_back(op);
     });
@@ -907,6 +922,15 @@ public:
         c.checkReshape(reshape);
       else if (auto pad = dyn_cast<tensor::PadOp>(op))
         c.checkPad(pad);
+      else if (auto load = dyn_cast<memref::LoadOp>(op))
+        c.checkIndices(load.getMemRef(), load.getIndices());
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        c.checkIndices(store.getMemRef(), store.getIndices());
+      else if (auto view = dyn_cast<memref::SubViewOp>(op))
+        c.checkSlice(view.getSource(), view.getMixedOffsets(),
+                     view.getMixedSizes(), view.getMixedStrides(), "source");
+      else if (auto copy = dyn_cast<memref::CopyOp>(op))
+        c.checkCopy(copy);
       else if (auto empty = dyn_cast<tensor::EmptyOp>(op))
         c.checkNewTensor(empty.getType(), empty.getMixedSizes());
       else if (auto generate = dyn_cast<tensor::GenerateOp>(op))

@@ -573,6 +573,9 @@ def TECheckShapes : Pass<"te-check-shapes", "::mlir::ModuleOp"> {
       (its dynamic sizes read from the shape operand);
     * `bufferization.materialize_in_destination`: the destination has the
       source's sizes;
+    * `memref.load` / `memref.store` indices, a `memref.subview` inside its
+      source, a `memref.copy` between buffers of one shape (programs
+      written on memrefs);
     * `tensor.pad`: no amount of padding is negative (pad does not crop) or
       above 2^60;
     * a tensor the program creates (`tensor.empty`, `tensor.generate`,
