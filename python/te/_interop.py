@@ -108,7 +108,7 @@ def is_device_array(obj):
 def to_bf16_bits(array):
     """float32 values rounded to bfloat16 (nearest, ties to even) as their
     uint16 bit patterns; NaN stays NaN."""
-    a = np.ascontiguousarray(array, np.float32)
+    a = np.asarray(array, np.float32, order="C")
     u = a.view(np.uint32).astype(np.uint64)
     rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
     bits = rounded.astype(np.uint16)
@@ -139,7 +139,7 @@ def host_view(array, convert=True, writable=False):
         if not (a.flags.c_contiguous and a.flags.writeable):
             raise ValueError("out= must be a writable C-contiguous array")
     else:
-        a = np.ascontiguousarray(a)
+        a = np.asarray(a, order="C")
     return View(a.ctypes.data, a.shape, code, HOST, a)
 
 

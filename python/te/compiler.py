@@ -504,16 +504,16 @@ class Program:
         if p.dtype == "bfloat16":
             src = np.asarray(a)
             if _interop.numpy_dtype_code(src.dtype) == _interop._abi.BF16:
-                arr = np.ascontiguousarray(src).view(np.uint16)
+                arr = np.asarray(src, order="C").view(np.uint16)
             else:
                 arr = _interop.to_bf16_bits(src)
         elif p.dtype.startswith("f8"):
-            arr = np.ascontiguousarray(a)
+            arr = np.asarray(a, order="C")
             if arr.dtype != np.uint8:
                 raise TypeError(f"@{entry} argument {i}: {p!r} takes uint8 "
                                 "bit patterns")
         else:
-            arr = np.ascontiguousarray(a, dtype=p.dtype)
+            arr = np.asarray(a, dtype=p.dtype, order="C")
         if arr.ndim != len(p.shape) or any(
                 d is not None and d != n for d, n in zip(p.shape, arr.shape)):
             raise ValueError(f"@{entry} argument {i}: shape {arr.shape} does "

@@ -197,6 +197,21 @@ func.func @matmul(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
         # The context is usable afterwards.
         np.testing.assert_array_equal(prog.run("matmul", a, b), a @ b)
 
+    def test_zero_dimensional_tensor(self):
+        # A 0-d array (or a Python float) is a tensor<f32> argument, and the
+        # 0-d result comes back 0-d.
+        prog = te.compile("""
+func.func @twice(%x: tensor<f32>) -> tensor<f32> {
+  %r = arith.addf %x, %x : tensor<f32>
+  return %r : tensor<f32>
+}
+""")
+        for x in (np.array(3.0, np.float32), np.float32(3.0), 3.0):
+            r = prog.run("twice", x)
+            self.assertEqual(np.shape(r), ())
+            self.assertEqual(float(r), 6.0)
+        prog.close()
+
     def test_argument_errors(self):
         with self.assertRaises(ValueError):
             self.prog.run("mxfp8_roundtrip", sample((64, 64)))

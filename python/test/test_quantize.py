@@ -103,6 +103,12 @@ class BitExactAgainstTeQuantize(unittest.TestCase):
                                   shape=shape):
                     self.check_case(quantizer, opts, shape, seed=i)
 
+    def test_zero_dimensional(self):
+        # A 0-d tensor keeps its shape: buffers as te-quantize writes them.
+        for quantizer in ("#te.current<f8E4M3FN>", "#te.delayed<f8E4M3FN>"):
+            with self.subTest(quantizer=quantizer):
+                self.check_case(quantizer, {}, (), seed=5)
+
     def test_set_buffers_of_te_quantize_output(self):
         # te-quantize's buffers loaded into a QTensor dequantize to the
         # same tensor te-quantize wrote.
