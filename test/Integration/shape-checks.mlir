@@ -79,6 +79,16 @@
 // RUN: %t/linear --signature-file %t/linear.sig --entry linear --input %t/x.npy --input %t/w.npy --input %t/b.npy --compare %t/want-linear.npy | FileCheck %s --check-prefix=PASS
 // RUN: not %t/linear --signature-file %t/linear.sig --entry linear --input %t/x.npy --input %t/w-short.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=AOTSHORT
 // RUN: env TE_BUILD_DIR=%te_lib_dir/.. %te_src_root/scripts/te-aot.sh compile %s %t/unchecked.o --entry linear --target cpu --pipeline-options check-shapes=false | FileCheck %s --check-prefix=AOTOFF
+// The object holds its signature and whether it checks its shapes: a
+// signature file of another program is refused, and one that claims checks
+// the object does not make is not believed.
+// RUN: sed '1s/.*/f32[?,?], f32[?,?] -> f32[?,?]/' %t/linear.sig > %t/wrong.sig
+// RUN: not %t/linear --signature-file %t/wrong.sig --entry linear --seed 1 --dynamic-dim 4 2>&1 | FileCheck %s --check-prefix=AOTWRONG
+// RUN: %te_src_root/scripts/te-aot.sh link %t/unchecked.o %t/unchecked %te_lib_dir > /dev/null
+// RUN: sed 's/shape-checks off/shape-checks on/' %t/unchecked.sig > %t/claims.sig
+// RUN: not %t/unchecked --signature-file %t/claims.sig --entry linear --input %t/x.npy --input %t/w-short.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=AOTCLAIMS
+// AOTWRONG: te-aot-run: the signature file gives @linear as 'f32[?,?], f32[?,?] -> f32[?,?]', but the object was compiled for 'f32[?,?], f32[?,?], f32[?] -> f32[?,?]'
+// AOTCLAIMS: every `?` dimension takes one size
 // AOTON: shape checks on
 // AOTSHORT: te-aot-run: runtime error in shape check: linalg.matmul at {{.*}} is 6, expected 7
 // AOTOFF: shape checks off

@@ -453,6 +453,14 @@ std::string packedName(const std::string &entry) {
   return "_te_packed_" + entry;
 }
 
+std::string signatureSymbolName(const std::string &entry) {
+  return "_te_signature_" + entry;
+}
+
+std::string shapeChecksSymbolName(const std::string &entry) {
+  return "_te_shape_checks_" + entry;
+}
+
 size_t packedSlots(const Signature &sig) {
   return (resultsByPointer(sig) ? 1 : 0) + sig.args.size() +
          (sig.results.size() == 1 && sig.results[0].scalar ? 1 : 0);

@@ -132,6 +132,16 @@ using EntryFn = void *;
 /// The name of the packed wrapper of `entry`.
 std::string packedName(const std::string &entry);
 
+/// The name of the NUL-terminated string that holds `entry`'s signature
+/// (Signature::str()) in a lowered module: the AOT driver checks a
+/// signature file against it.
+std::string signatureSymbolName(const std::string &entry);
+
+/// The name of the byte a lowered module holds when it checks its shapes
+/// (te-check-shapes): the AOT driver lets each `?` take its own size only
+/// then, whatever the signature file says.
+std::string shapeChecksSymbolName(const std::string &entry);
+
 /// The number of slots of the packed wrapper's argument array for `sig`.
 size_t packedSlots(const Signature &sig);
 

@@ -152,6 +152,25 @@ int main(int argc, char **argv) {
                  packed.c_str());
     return 1;
   }
+  // The object's own signature (objects of older te-run versions have
+  // none): a signature file for another entry or program would have the
+  // driver pass buffers of the wrong sizes and types.
+  std::string sigSymbol = te::run::signatureSymbolName(entry);
+  if (const auto *embedded =
+          static_cast<const char *>(dlsym(RTLD_DEFAULT, sigSymbol.c_str()))) {
+    if (sig.str() != embedded) {
+      std::fprintf(stderr,
+                   "te-aot-run: the signature file gives @%s as '%s', but the "
+                   "object was compiled for '%s' (use the .sig that "
+                   "scripts/te-aot.sh compile wrote with the object)\n",
+                   entry.c_str(), sig.str().c_str(), embedded);
+      return 2;
+    }
+    // An object without the checks takes one size for every `?`.
+    std::string checksSymbol = te::run::shapeChecksSymbolName(entry);
+    if (!dlsym(RTLD_DEFAULT, checksSymbol.c_str()))
+      sig.shapeChecks = false;
+  }
   te_rt_context *ctx = nullptr;
   te_rt_backend kind =
       backend == "cuda" ? TE_RT_BACKEND_CUDA : TE_RT_BACKEND_CPU;

@@ -327,6 +327,22 @@ bool addPackedEntry(ModuleOp module, const std::string &entry,
     LLVM::StoreOp::create(builder, loc, call.getResult(),
                           slot(cifaceType.getNumParams()));
   LLVM::ReturnOp::create(builder, loc, ValueRange());
+  // The signature the wrapper was made for, for the AOT driver to check a
+  // signature file against (a wrong one would pass buffers of other sizes).
+  std::string text = sig.str();
+  text.push_back('\0');
+  builder.setInsertionPointToEnd(module.getBody());
+  LLVM::GlobalOp::create(
+      builder, loc,
+      LLVM::LLVMArrayType::get(IntegerType::get(context, 8), text.size()),
+      /*isConstant=*/true, LLVM::Linkage::External,
+      ::te::run::signatureSymbolName(entry), builder.getStringAttr(text));
+  if (module->hasAttr("te.shape_checks")) {
+    Type i8 = IntegerType::get(context, 8);
+    LLVM::GlobalOp::create(
+        builder, loc, i8, /*isConstant=*/true, LLVM::Linkage::External,
+        ::te::run::shapeChecksSymbolName(entry), builder.getIntegerAttr(i8, 1));
+  }
   return true;
 }
 
