@@ -417,8 +417,16 @@ int run(int argc, char **argv) {
       return error(te_rt_last_error());
     args.scale = devScale;
   }
-  if (te_rt_quantize(ctx, &x, &q, &args) != TE_RT_OK)
-    return error(te_rt_last_error());
+  if (te_rt_quantize(ctx, &x, &q, &args) != TE_RT_OK) {
+    std::string message = te_rt_last_error();
+    // The runtime names what it needs; the tool names the flag that gives
+    // it.
+    if (message.find("needs a bf16 input") != std::string::npos &&
+        inputType != "bf16")
+      message += " (give --input-type bf16: every value of the input must "
+                 "then be exact in bf16)";
+    return error(message);
+  }
   if (backend == TE_RT_BACKEND_CPU) {
     // The host copy is no longer needed (x.data holds the input).
     std::vector<uint8_t>().swap(hostInput);
