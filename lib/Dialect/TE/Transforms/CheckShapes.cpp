@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "te/Dialect/TE/IR/TEOps.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -907,10 +908,12 @@ public:
         c.checkLinalg(linalgOp);
       else if (auto cast = dyn_cast<tensor::CastOp>(op))
         c.checkCast(cast);
-      else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
-        c.checkSlice(slice.getSource(), slice.getMixedOffsets(),
+      else if (isa<tensor::ExtractSliceOp, memref::SubViewOp>(op)) {
+        // A slice of its first operand (a tensor or a buffer).
+        auto slice = llvm::cast<OffsetSizeAndStrideOpInterface>(op);
+        c.checkSlice(op->getOperand(0), slice.getMixedOffsets(),
                      slice.getMixedSizes(), slice.getMixedStrides(), "source");
-      else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+      } else if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
         c.checkInsertSlice(insert);
       else if (auto extract = dyn_cast<tensor::ExtractOp>(op))
         c.checkIndices(extract.getTensor(), extract.getIndices());
@@ -926,9 +929,6 @@ public:
         c.checkIndices(load.getMemRef(), load.getIndices());
       else if (auto store = dyn_cast<memref::StoreOp>(op))
         c.checkIndices(store.getMemRef(), store.getIndices());
-      else if (auto view = dyn_cast<memref::SubViewOp>(op))
-        c.checkSlice(view.getSource(), view.getMixedOffsets(),
-                     view.getMixedSizes(), view.getMixedStrides(), "source");
       else if (auto copy = dyn_cast<memref::CopyOp>(op))
         c.checkCopy(copy);
       else if (auto empty = dyn_cast<tensor::EmptyOp>(op))
