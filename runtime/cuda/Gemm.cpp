@@ -886,9 +886,21 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
 }
 
 te_rt_status CudaBackend::matmul(const DenseMatmul &d) {
-  if (d.batch == 0 || d.m == 0 || d.n == 0 || d.k == 0)
+  if (d.batch == 0 || d.m == 0 || d.n == 0)
     return TE_RT_OK;
   auto stream = static_cast<cudaStream_t>(d.stream);
+  if (d.k == 0) {
+    // An empty sum: C unchanged, or 0 without accumulate.
+    if (!d.accumulate) {
+      const int64_t ec = format::dtypeBytes(d.cType);
+      for (int64_t i = 0; i < d.batch; ++i)
+        TE_CUDA_CHECK(cudaMemset2DAsync(static_cast<uint8_t *>(d.c) +
+                                            i * d.batchStrideC * ec,
+                                        d.ldc * ec, 0, d.n * ec, d.m, stream),
+                      "cudaMemset2DAsync");
+    }
+    return TE_RT_OK;
+  }
   // Row-major C [M, N] is column-major C^T [N, M] = op(B)^T · op(A)^T: B's
   // buffer is cuBLAS's A (N x K after its op), A's buffer cuBLAS's B.
   Matmul mm;
@@ -905,7 +917,7 @@ te_rt_status CudaBackend::matmul(const DenseMatmul &d) {
   mm.ldc = d.ldc;
   mm.hostScalars = true;
   mm.alpha = 1.0f;
-  mm.beta = 1.0f;
+  mm.beta = d.accumulate ? 1.0f : 0.0f;
   const int64_t ea = format::dtypeBytes(d.aType),
                 eb = format::dtypeBytes(d.bType),
                 ec = format::dtypeBytes(d.cType);

@@ -89,9 +89,11 @@ extern "C" {
  * te_rt_tensor_init; te_rt_qtensor_free(ctx, NULL) is INVALID_ARGUMENT; 5:
  * the entry points compiled code calls, te_rt_mlir_quantize,
  * te_rt_mlir_quantize_group, te_rt_mlir_dequantize and te_rt_mlir_gemm,
- * take a descriptor, TE_RT_ABI_VERSION 2 of te_rt_abi.def).
+ * take a descriptor, TE_RT_ABI_VERSION 2 of te_rt_abi.def; 6: te_rt_attention,
+ * te_rt_attention_grad, te_rt_mlir_attention, te_rt_mlir_attention_grad and
+ * te_rt_mlir_matmul's accumulate, TE_RT_ABI_VERSION 4).
  */
-#define TE_RT_API_VERSION 5
+#define TE_RT_API_VERSION 6
 
 /** Maximum rank of a (logical) tensor. */
 #define TE_RT_MAX_RANK 8
@@ -570,6 +572,68 @@ TE_RT_EXPORT te_rt_status te_rt_context_last_gemm_info(const te_rt_context *ctx,
  *  INVALID_ARGUMENT. */
 TE_RT_EXPORT te_rt_status te_rt_context_set_gemm_autotune(te_rt_context *ctx,
                                                           int32_t candidates);
+
+/*===----------------------------------------------------------------------===*
+ * Attention
+ *===----------------------------------------------------------------------===*/
+
+/** One attention operand: 4-D [batch, heads, rows, cols] in context memory,
+ *  element strides per dimension (strides[3] must be 1; a 3-D [N, rows,
+ *  cols] tensor is passed as [1, N, rows, cols]). */
+typedef struct te_rt_attention_operand {
+  void *data;
+  int64_t shape[4];
+  int64_t strides[4];
+} te_rt_attention_operand;
+
+typedef enum te_rt_attention_mask {
+  TE_RT_ATTENTION_MASK_NONE = 0,
+  /** F32, BF16 or F16 values added to the scaled scores (-inf: masked). */
+  TE_RT_ATTENTION_MASK_ADDITIVE = 1,
+  /** U8: nonzero = the key takes part (PyTorch's boolean attn_mask). */
+  TE_RT_ATTENTION_MASK_BOOLEAN = 2
+} te_rt_attention_mask;
+
+/** Scaled dot-product attention with PyTorch SDPA's semantics:
+ *    o = softmax(scale * q k^T + mask) v   per (batch, query head),
+ *  q [B, Hq, L, E], k [B, Hkv, S, E], v [B, Hkv, S, Ev], o [B, Hq, L, Ev],
+ *  all of `dtype` (F32, BF16, F16; the cuda backend takes BF16 and F16).
+ *  Hq is a multiple of Hkv and query head h reads key/value head
+ *  h / (Hq / Hkv) (grouped-query attention). `causal`: key j visible to
+ *  query i iff j <= i (top-left, PyTorch's is_causal). The mask's shape is
+ *  [B or 1, Hq or 1, L or 1, S], a size-1 dimension broadcast (its stride
+ *  is ignored). A row where no key takes part gives o = 0, lse = -inf. */
+typedef struct te_rt_attention_args {
+  te_rt_dtype dtype;
+  te_rt_attention_operand q, k, v;
+  te_rt_attention_operand o; /**< written */
+  /** f32 [B, Hq, L] row-major: the log-sum-exp of each row's masked,
+   *  scaled scores (what te_rt_attention_grad reads); null: not saved. */
+  float *lse;
+  float scale;
+  int32_t causal;
+  te_rt_attention_mask mask_kind;
+  te_rt_dtype mask_dtype;
+  te_rt_attention_operand mask;
+} te_rt_attention_args;
+
+/** Forward attention on the context's stream. Every argument is checked
+ *  (shapes against each other, strides, dtypes, overlap of o with the
+ *  inputs); the products and the softmax are in f32. */
+TE_RT_EXPORT te_rt_status te_rt_attention(te_rt_context *ctx,
+                                          const te_rt_attention_args *args);
+
+/** The backward of te_rt_attention: `forward` as passed to it (o and lse
+ *  are read, lse not null), dout with o's shape; writes dq, dk, dv with the
+ *  shapes of q, k, v (dk, dv summed over each group's query heads). */
+typedef struct te_rt_attention_grad_args {
+  te_rt_attention_args forward;
+  te_rt_attention_operand dout;
+  te_rt_attention_operand dq, dk, dv; /**< written */
+} te_rt_attention_grad_args;
+
+TE_RT_EXPORT te_rt_status
+te_rt_attention_grad(te_rt_context *ctx, const te_rt_attention_grad_args *args);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -159,7 +159,8 @@ struct GemmOptions {
 };
 
 /// A dense matrix product, row-major, in place (te_rt_mlir_matmul):
-/// C[b] += op(A[b]) · op(B[b]) for b < batch, in f32.
+/// C[b] (+)= op(A[b]) · op(B[b]) for b < batch, in f32; C's prior contents
+/// are read only with `accumulate`.
 struct DenseMatmul {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   const void *a = nullptr, *b = nullptr;
@@ -169,7 +170,51 @@ struct DenseMatmul {
   bool transA = false, transB = false;
   int64_t lda = 0, ldb = 0, ldc = 0; ///< row strides
   int64_t batchStrideA = 0, batchStrideB = 0, batchStrideC = 0;
+  bool accumulate = true;
   void *stream = nullptr;
+};
+
+/// One operand of an attention: 4-D [batch, heads, rows, cols] with element
+/// strides (strides[3] == 1), in the backend's memory.
+struct AttentionOperand {
+  const void *data = nullptr;
+  int64_t shape[4] = {0, 0, 0, 0};
+  int64_t strides[4] = {0, 0, 0, 1};
+};
+
+/// What the attention mask is (te_rt_mlir_attention's mask_kind).
+enum class AttentionMask : uint8_t {
+  None = 0,
+  Additive = 1, ///< F32, BF16 or F16, added to the scaled scores
+  Boolean = 2,  ///< U8, nonzero = the key takes part
+};
+
+/// Scaled dot-product attention (te_rt_mlir_attention), PyTorch SDPA's
+/// semantics: O = softmax(scale · Q Kᵀ + mask) V per (batch, query head),
+/// in f32. q [B, Hq, L, E], k [B, Hkv, S, E], v [B, Hkv, S, Ev], o
+/// [B, Hq, L, Ev]; Hq % Hkv == 0 and query head h reads key/value head
+/// h / (Hq / Hkv). Checked by the caller: shapes consistent, strides in
+/// bounds, dtypes supported. A row where no key takes part gives O = 0 and
+/// LSE = -inf.
+struct Attention {
+  format::DType dtype = format::DType::BF16; ///< of q, k, v, o (and dO...)
+  AttentionOperand q, k, v, o;               ///< o.data is written
+  float *lse = nullptr; ///< f32 [B, Hq, L] row-major, or null (not saved)
+  float scale = 1.0f;
+  bool causal = false; ///< key j visible to query i iff j <= i (top-left)
+  AttentionMask maskKind = AttentionMask::None;
+  format::DType maskType = format::DType::F32;
+  /// [B or 1, Hq or 1, L or 1, S]: a size-1 dimension has stride 0.
+  AttentionOperand mask;
+  void *stream = nullptr;
+};
+
+/// The backward of Attention (te_rt_mlir_attention_grad): reads q, k, v, o,
+/// lse (not null) and dout (o's shape), writes dq, dk, dv (q's, k's and v's
+/// shapes; dk, dv summed over each group's query heads).
+struct AttentionGrad {
+  Attention forward; ///< forward.o and forward.lse are read, not written
+  AttentionOperand dout, dq, dk, dv;
 };
 
 class Backend {
@@ -219,6 +264,16 @@ public:
                             const GemmOptions &options) = 0;
   /// Arguments checked by the caller (MlirEntryPoints.cpp).
   virtual te_rt_status matmul(const DenseMatmul &mm) = 0;
+  /// Scaled dot-product attention and its backward.
+  virtual te_rt_status attention(const Attention &a) {
+    (void)a;
+    return fail(TE_RT_UNSUPPORTED, "attention is not implemented by this backend");
+  }
+  virtual te_rt_status attentionGrad(const AttentionGrad &a) {
+    (void)a;
+    return fail(TE_RT_UNSUPPORTED,
+                "attention backward is not implemented by this backend");
+  }
   /// The bf16 operand that a GEMM emulated in bf16 (format::gemmEmulation)
   /// reads of `q`'s copy `reads` (Rowwise or Columnwise, held by q), written
   /// to `out` (q.m * q.k bf16 in the backend's order), for GemmOptions::

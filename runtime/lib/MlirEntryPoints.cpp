@@ -471,6 +471,9 @@ void te_rt_mlir_matmul_impl(const te_rt_mlir_matmul_args &a) {
     return fail("C's type must be F32 or A's");
   if ((a.trans_a != 0 && a.trans_a != 1) || (a.trans_b != 0 && a.trans_b != 1))
     return fail("trans_a and trans_b must be 0 or 1");
+  if (a.accumulate != 0 && a.accumulate != 1)
+    return fail("accumulate must be 0 or 1, got " +
+                std::to_string(a.accumulate));
   // Stored shapes: A [M, K] or [K, M]; B [K, N] or [N, K]; C [M, N].
   const int64_t aRows = a.trans_a ? a.k : a.m, aCols = a.trans_a ? a.m : a.k;
   const int64_t bRows = a.trans_b ? a.n : a.k, bCols = a.trans_b ? a.k : a.n;
@@ -513,7 +516,8 @@ void te_rt_mlir_matmul_impl(const te_rt_mlir_matmul_args &a) {
   if (a.batch > 1 && !empty && a.batch_stride_c < (a.m - 1) * ops[2].ld + a.n)
     return fail("the products of the batch overlap in C: batch stride " +
                 std::to_string(a.batch_stride_c) + " < (M - 1) * ldc + N");
-  if (empty || a.k == 0)
+  // K = 0 adds nothing; without accumulate it still writes C = 0.
+  if (empty || (a.k == 0 && a.accumulate != 0))
     return;
   Stager st(ctx, where);
   te::rt::DenseMatmul mm;
@@ -523,7 +527,7 @@ void te_rt_mlir_matmul_impl(const te_rt_mlir_matmul_args &a) {
   mm.k = a.k;
   mm.a = st.stage(a.a_data, span[0], true, false);
   mm.b = st.stage(a.b_data, span[1], true, false);
-  mm.c = st.stage(a.c_data, span[2], true, true);
+  mm.c = st.stage(a.c_data, span[2], a.accumulate != 0, true);
   if (!st.ok())
     return;
   mm.aType = *at;
@@ -537,10 +541,21 @@ void te_rt_mlir_matmul_impl(const te_rt_mlir_matmul_args &a) {
   mm.batchStrideA = a.batch_stride_a;
   mm.batchStrideB = a.batch_stride_b;
   mm.batchStrideC = a.batch_stride_c;
+  mm.accumulate = a.accumulate != 0;
   mm.stream = te::rt::mlir::contextStream(ctx);
   if (!st.check(te::rt::contextBackend(ctx)->matmul(mm)))
     return;
   st.finish();
+}
+
+// ATTENTION-ENTRY-POINTS: replaced by the runtime's attention entry points.
+void te_rt_mlir_attention_impl(const te_rt_mlir_attention_args &) {
+  if (activeContext("te.attention"))
+    record(TE_RT_UNSUPPORTED, "te.attention", "not implemented yet");
+}
+void te_rt_mlir_attention_grad_impl(const te_rt_mlir_attention_grad_args &) {
+  if (activeContext("te.attention_grad"))
+    record(TE_RT_UNSUPPORTED, "te.attention_grad", "not implemented yet");
 }
 
 void te_rt_mlir_amax_impl(const te_rt_mlir_amax_args &a) {

@@ -337,7 +337,7 @@ std::vector<uint8_t> matmul(const std::vector<uint16_t> &a,
   void *pa = place(a.data(), a.size() * 2), *pb = place(b.data(), b.size() * 2),
        *pc = place(c.data(), c.size());
   te_rt_mlir_matmul(batch, M, N, K, pa, TE_RT_BF16, transA, lda, M * K, pb,
-                    TE_RT_BF16, transB, ldb, K * N, pc, cType, N, M * N);
+                    TE_RT_BF16, transB, ldb, K * N, pc, cType, N, M * N, 1);
   if (device) {
     te_rt_mlir_read(c.data(), pc, int64_t(c.size()));
     for (void *p : {pa, pb, pc})

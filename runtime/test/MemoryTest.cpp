@@ -183,7 +183,7 @@ TEST_F(CpuContext, MatmulMatchesADoubleSum) {
           }
       te_rt_mlir_matmul(batch, M, N, K, a.data(), TE_RT_BF16, transA, lda, sa,
                         b.data(), TE_RT_BF16, transB, ldb, sb, c.data(),
-                        TE_RT_F32, ldc, sc);
+                        TE_RT_F32, ldc, sc, 1);
       ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
       // The sums of these multiples of 1/32 are exact in f32 and double.
       EXPECT_EQ(c, expect);
@@ -198,7 +198,7 @@ TEST_F(CpuContext, MatmulIntoF16RoundsOnce) {
   std::vector<uint16_t> a(M * K, 0x2400), b(K * N, 0x3C00); // 2^-6, 1
   std::vector<uint16_t> c(M * N, 0x6400);                   // 1024
   te_rt_mlir_matmul(1, M, N, K, a.data(), TE_RT_F16, 0, K, 0, b.data(),
-                    TE_RT_F16, 0, N, 0, c.data(), TE_RT_F16, N, 0);
+                    TE_RT_F16, 0, N, 0, c.data(), TE_RT_F16, N, 0, 1);
   ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
   EXPECT_EQ(c, std::vector<uint16_t>(M * N, 0x6401));
 }
@@ -226,14 +226,14 @@ TEST_F(CpuContext, MatmulArgumentsAreChecked) {
     te_rt_set_current_context(ctx);
     te_rt_mlir_matmul(k.batch, k.m, 2, 2, k.pa, k.at, 0, k.lda, 0, b,
                       k.at == TE_RT_E4M3 ? TE_RT_E4M3 : TE_RT_F32, 0, 2, 0, c,
-                      k.ct, 2, k.sc);
+                      k.ct, 2, k.sc, 1);
     EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
     EXPECT_NE(error().find(k.message), std::string::npos) << error();
   }
   // Empty products touch nothing, null pointers included.
   te_rt_set_current_context(ctx);
   te_rt_mlir_matmul(0, 2, 2, 2, nullptr, TE_RT_F32, 0, 2, 0, nullptr, TE_RT_F32,
-                    0, 2, 0, nullptr, TE_RT_F32, 2, 0);
+                    0, 2, 0, nullptr, TE_RT_F32, 2, 0, 1);
   EXPECT_EQ(te_rt_current_status(), TE_RT_OK) << error();
 }
 

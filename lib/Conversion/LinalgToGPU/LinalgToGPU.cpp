@@ -1345,6 +1345,7 @@ void lowerMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
     args.push_back(i64(strides[rank - 2]));
     args.push_back(i64(mm.batch ? strides[0] : zero));
   }
+  args.push_back(i32c(1)); // accumulate into the output
   func::CallOp::create(
       b, loc, mlir::te::declareRuntimeEntryPoint(module, "te_rt_mlir_matmul"),
       args);

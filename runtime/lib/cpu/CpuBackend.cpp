@@ -418,8 +418,9 @@ void storeElement(void *p, DType t, int64_t i, float v) {
 } // namespace
 
 te_rt_status CpuBackend::matmul(const DenseMatmul &mm) {
-  // C[b, i, j] += sum_k A'[b, i, k] B'[k, j]: the sum in f32, in k order,
-  // added to C once and rounded once. Rows of C in parallel.
+  // C[b, i, j] (+)= sum_k A'[b, i, k] B'[k, j]: the sum in f32, in k order,
+  // added to C once (with accumulate) and rounded once. Rows of C in
+  // parallel.
   const int64_t rows = mm.batch * mm.m;
   parallelFor(rows, threads, 16, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
@@ -436,7 +437,8 @@ te_rt_status CpuBackend::matmul(const DenseMatmul &mm) {
           acc += elementAt(mm.a, mm.aType, ai) * elementAt(mm.b, mm.bType, bj);
         }
         storeElement(mm.c, mm.cType, cBase + j,
-                     elementAt(mm.c, mm.cType, cBase + j) + acc);
+                     mm.accumulate ? elementAt(mm.c, mm.cType, cBase + j) + acc
+                                   : acc);
       }
     }
   });

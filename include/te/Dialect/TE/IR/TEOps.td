@@ -385,6 +385,124 @@ def TE_LinearGradOp : TE_Op<"linear_grad",
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def TE_AttentionTensor : RankedTensorOf<[BF16, F16, F32]>;
+def TE_AttentionMaskTensor : RankedTensorOf<[BF16, F16, F32, I1]>;
+
+def TE_AttentionOp : TE_Op<"attention",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "scaled dot-product attention (PyTorch SDPA), fused";
+  let description = [{
+    `output = softmax(scale · query · keyᵀ + mask) · value` over the last
+    two dimensions, per batch and head, with PyTorch's
+    `scaled_dot_product_attention` semantics (docs/guide/concepts.md#attention):
+
+    * `query` `[B, Hq, L, E]` (or 3-D `[N, L, E]`), `key` `[B, Hkv, S, E]`,
+      `value` `[B, Hkv, S, Ev]`, one element type (bf16, f16, f32). `Hq`
+      a multiple of `Hkv`: query head `h` reads key/value head
+      `h / (Hq / Hkv)` (grouped-query attention, `repeat_interleave`'s
+      order; in 3-D the same with `N` for the heads).
+    * `scale` (f32): the factor on the scores; `1/sqrt(E)` when absent.
+    * `causal`: key `j` is visible to query `i` iff `j <= i` (top-left,
+      PyTorch's `is_causal`).
+    * `mask` (optional): additive (bf16, f16, f32: added to the scaled
+      scores) or boolean (`i1`: true = the key takes part); its shape
+      broadcasts to `[B, Hq, L, S]` (`[N, L, S]` in 3-D) with size-1
+      dimensions, its last dimension `S`.
+    * A row where no key takes part gives 0, as PyTorch's SDPA does.
+
+    Results: `output` `[B, Hq, L, Ev]` in the query's element type, and
+    `lse` `[B, Hq, L]` f32, the row's natural-log sum of exponentials of the
+    masked, scaled scores (`-inf` for a row with no key), which
+    `te.attention_grad` reads.
+
+    ```mlir
+    %o, %lse = te.attention %q, %k, %v {causal, scale = 0.0883883 : f32}
+        : tensor<4x32x2048x128xbf16>, tensor<4x8x2048x128xbf16>,
+          tensor<4x8x2048x128xbf16>
+    %o2, %lse2 = te.attention %q3, %k3, %v3 mask %m
+        : tensor<64x128x64xbf16>, tensor<64x128x64xbf16>,
+          tensor<64x128x64xbf16>, tensor<1x128x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    TE_AttentionTensor:$query,
+    TE_AttentionTensor:$key,
+    TE_AttentionTensor:$value,
+    Optional<TE_AttentionMaskTensor>:$mask,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal
+  );
+  let results = (outs TE_AttentionTensor:$output, TE_F32Tensor:$lse);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? attr-dict
+    `:` type($query) `,` type($key) `,` type($value) (`,` type($mask)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// The scale on the scores: the attribute, or 1/sqrt(E).
+    float getScaleValue();
+  }];
+  let hasVerifier = 1;
+}
+
+def TE_AttentionGradOp : TE_Op<"attention_grad",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "backward of te.attention";
+  let description = [{
+    The gradients of `te.attention` with respect to `query`, `key` and
+    `value`, from the gradient of the output `grad_output` and what the
+    forward saved (its `output` and `lse`); `scale`, `causal` and `mask`
+    as the forward's. The probabilities are recomputed from `lse`, never
+    read from memory (FlashAttention-2's backward):
+
+    ```
+    P  = exp(scale · Q Kᵀ + mask − lse)     D = rowsum(dO ∘ O)
+    dV = Pᵀ dO    dP = dO Vᵀ    dS = P ∘ (dP − D)
+    dQ = scale · dS K    dK = scale · dSᵀ Q
+    ```
+
+    For grouped-query attention `grad_key` and `grad_value` are summed
+    over each group's query heads. Results: `grad_query`, `grad_key`,
+    `grad_value` with the shapes and element type of `query`, `key`,
+    `value`.
+
+    ```mlir
+    %dq, %dk, %dv = te.attention_grad %q, %k, %v, %o, %lse, %do {causal}
+        : tensor<4x32x2048x128xbf16>, tensor<4x32x2048x128xbf16>,
+          tensor<4x32x2048x128xbf16>, tensor<4x32x2048x128xbf16>,
+          tensor<4x32x2048xf32>, tensor<4x32x2048x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    TE_AttentionTensor:$query,
+    TE_AttentionTensor:$key,
+    TE_AttentionTensor:$value,
+    TE_AttentionTensor:$output,
+    TE_F32Tensor:$lse,
+    TE_AttentionTensor:$grad_output,
+    Optional<TE_AttentionMaskTensor>:$mask,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal
+  );
+  let results = (outs TE_AttentionTensor:$grad_query,
+                      TE_AttentionTensor:$grad_key,
+                      TE_AttentionTensor:$grad_value);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $output `,` $lse `,` $grad_output
+    (`mask` $mask^)? attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `,` type($output) `,`
+    type($lse) `,` type($grad_output) (`,` type($mask)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// The scale on the scores: the attribute, or 1/sqrt(E).
+    float getScaleValue();
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Scaling state
 //===----------------------------------------------------------------------===//
 
