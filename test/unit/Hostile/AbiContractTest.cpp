@@ -50,7 +50,7 @@ te_rt_tensor tensor(void *data, te_rt_dtype dtype, int64_t rows, int64_t cols,
 
 } // namespace
 
-TEST(AbiContract, TensorInitZeroesAndTheVersionIsFive) {
+TEST(AbiContract, TensorInitZeroesAndTheVersionIsSix) {
   te_rt_tensor t;
   std::memset(&t, 0xAB, sizeof(t));
   te_rt_tensor_init(&t);
@@ -59,7 +59,7 @@ TEST(AbiContract, TensorInitZeroesAndTheVersionIsFive) {
   EXPECT_EQ(t.size_bytes, 0);
   EXPECT_EQ(sizeof(te_rt_tensor), 88u);
   EXPECT_EQ(offsetof(te_rt_tensor, size_bytes), 80u);
-  EXPECT_EQ(te_rt_api_version(), 5);
+  EXPECT_EQ(te_rt_api_version(), 6);
   te_rt_tensor_init(nullptr); // no-op
 }
 
