@@ -12,6 +12,9 @@
 #                                    # the compiled training step (off by default:
 #                                    # it needs te's AOT objects, compiled on the
 #                                    # dev machine: docs/performance.md)
+#   TE_BENCH_ONLY=block TE_BLOCK_OBJECTS=DIR bash bench/run_gpu.sh
+#                                    # the GPT block programs (off by default:
+#                                    # DIR from bench/block/prepare.sh)
 #
 # 1. Uses a te_bench prebuilt in build-bench/ if it runs there, else builds
 #    bench/ (cmake -S bench, no MLIR) into $BUILD (in the background, while
@@ -25,9 +28,16 @@
 #                                     -> $OUT/step_te.csv, step_torch.csv,
 #                                        step_breakdown.csv, step_report.md, step.log
 #    (its TE_STEP_* settings: bench/step/run_step.sh's header)
+# 6. Section "block" (only if TE_BENCH_ONLY names it): bench/block/run_block.sh
+#    on the objects in TE_BLOCK_OBJECTS (bench/block/prepare.sh's folder;
+#    without it, the PyTorch peers alone)
+#                                     -> $OUT/block_te.csv, block_torch.csv,
+#                                        block_errors.csv, block_report.md, block.log
+#    (its TE_BLOCK_* settings: bench/block/run_block.sh's header)
 # Logs go to $OUT/run.log (and ncu's to $OUT/ncu.txt); machine facts to
 # $OUT/machine.txt: at most 7 files, as the device tool brings back 8 (run
-# "step" alone, TE_BENCH_ONLY=step: 7 files with the machine facts and log).
+# "step" alone, TE_BENCH_ONLY=step: 7 files with the machine facts and log;
+# "block" alone: 7 as well).
 #
 #===------------------------------------------------------------------------===#
 set -u
@@ -41,7 +51,10 @@ PEER_BUDGET=${TE_PEER_BUDGET:-240}
 # "step" is its own script (bench/step/run_step.sh), not a te_bench section.
 STEP=0
 case ",$ONLY," in *,step,*) STEP=1 ;; esac
-ONLY=$(echo "$ONLY" | tr ',' '\n' | grep -v '^step$' | paste -sd, -)
+# "block" likewise (bench/block/run_block.sh).
+BLOCK=0
+case ",$ONLY," in *,block,*) BLOCK=1 ;; esac
+ONLY=$(echo "$ONLY" | tr ',' '\n' | grep -v '^step$' | grep -v '^block$' | paste -sd, -)
 mkdir -p "$OUT"
 cd "$ROOT"
 # The device copy of the tree may have no .git: pass TE_COMMIT then.
@@ -135,5 +148,17 @@ if [ "$STEP" = 1 ]; then
   bash bench/step/run_step.sh "$STEP_OBJS" "$OUT" > /tmp/run_step.log 2>&1
   echo "run_gpu: step exit $?"
   cat "$OUT/step_report.md" 2>/dev/null || tail -30 /tmp/run_step.log
+fi
+
+# --- 6. GPT block programs ------------------------------------------------------
+if [ "$BLOCK" = 1 ]; then
+  BLOCK_OBJS=${TE_BLOCK_OBJECTS:-}
+  if [ -z "$BLOCK_OBJS" ]; then
+    BLOCK_OBJS=$(mktemp -d)
+    echo "run_gpu: block: no TE_BLOCK_OBJECTS, the PyTorch peers alone"
+  fi
+  bash bench/block/run_block.sh "$BLOCK_OBJS" "$OUT" > /tmp/run_block.log 2>&1
+  echo "run_gpu: block exit $?"
+  cat "$OUT/block_report.md" 2>/dev/null || tail -30 /tmp/run_block.log
 fi
 ls -la "$OUT"
