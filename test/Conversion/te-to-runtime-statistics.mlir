@@ -13,6 +13,7 @@
 // CHECK-DAG: (S) 1 amax-calls
 // CHECK-DAG: (S) 2 runtime-only-buffers
 // CHECK-DAG: (S) 2 host-accesses
+// CHECK-DAG: (S) 2 attention-calls
 func.func @counted(%x: memref<32x64xbf16>, %out: memref<32x64xbf16>, %a: memref<1xf32>) -> f32 {
   %d = memref.alloc() {alignment = 64 : i64} : memref<32x64xf8E4M3FN>
   %s = memref.alloc() {alignment = 64 : i64} : memref<1xf32>
@@ -29,4 +30,16 @@ func.func @counted(%x: memref<32x64xbf16>, %out: memref<32x64xbf16>, %a: memref<
   %v = memref.load %a[%c0] : memref<1xf32>
   memref.store %v, %a[%c0] : memref<1xf32>
   return %v : f32
+}
+
+func.func @attention(%q: memref<4x16x64xbf16>, %o: memref<4x16x64xbf16>, %l: memref<4x16xf32>,
+                     %dq: memref<4x16x64xbf16>) {
+  te.attention_buffers %q, %q, %q {scale = 0.125 : f32}
+      outs(%o, %l : memref<4x16x64xbf16>, memref<4x16xf32>)
+      : memref<4x16x64xbf16>, memref<4x16x64xbf16>, memref<4x16x64xbf16>
+  te.attention_grad_buffers %q, %q, %q, %o, %l, %o {scale = 0.125 : f32}
+      outs(%dq, %dq, %dq : memref<4x16x64xbf16>, memref<4x16x64xbf16>, memref<4x16x64xbf16>)
+      : memref<4x16x64xbf16>, memref<4x16x64xbf16>, memref<4x16x64xbf16>,
+        memref<4x16x64xbf16>, memref<4x16xf32>, memref<4x16x64xbf16>
+  return
 }

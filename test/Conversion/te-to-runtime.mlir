@@ -1,8 +1,8 @@
 // RUN: te-opt %s --split-input-file --convert-te-to-runtime | FileCheck %s
 
 // te_rt_mlir_quantize takes a descriptor (te_rt_abi.def, te_rt_abi::quantize:
-// 35 words): TE_RT_ABI_MAGIC('Q') (0x7465510003 = 499916013572: "teQ",
-// version 3), target (sm_100 = 1), the quantizer's fields in
+// 35 words): TE_RT_ABI_MAGIC('Q') (0x7465510004 = 499916013572: "teQ",
+// version 4), target (sm_100 = 1), the quantizer's fields in
 // TE_RT_ABI_QUANTIZER_FIELD order -- recipe (MXFP8 = 3), dtype (E4M3 = 4),
 // pow2_scales, amax_epsilon (bits of 0.0), block_dim 1, mx_2d,
 // e8m0_rounding, rht, rht_sign_mask, nvfp4_2d, stochastic_rounding,
@@ -62,7 +62,7 @@ func.func @strided(%x: memref<32x64xf32, strided<[128, 1]>>, %d: memref<32x64xf8
 // [32, 64] rowwise; D [M = 32, N = 128] f32 (dtype 1), no bias (f32, null),
 // no output quantizer. Target sm_90 (0) when the module has no te.target.
 // The GEMM descriptor (te_rt_abi::gemm, 94 words): TE_RT_ABI_MAGIC('G')
-// (0x7465470003), target, layout; A's quantizer (current scaling = 1, E4M3,
+// (0x7465470004), target, layout; A's quantizer (current scaling = 1, E4M3,
 // ..., words 3-20), usage, rows, cols, buffers (words 24-29); the same for B
 // (buffers at 51-56); d_dtype, d_rows, d_cols, d (word 60), bias_dtype,
 // bias, accumulate, use_split_accumulator, out_quantized 0, the output
@@ -212,7 +212,7 @@ func.func @kept(%x: memref<32x64xbf16>, %n: index) -> f32 {
 
 // te.update_scale_buffers: the inputs are copied into the outputs, which the
 // entry point updates in place; the quantizer is a constant global: its
-// descriptor is TE_RT_ABI_QUANTIZER_MAGIC (0x7465710003: "teq", version 3)
+// descriptor is TE_RT_ABI_QUANTIZER_MAGIC (0x7465710004: "teq", version 4)
 // and the delayed quantizer's fields (recipe 0, E4M3 = 4, e4m3_max 448,
 // margin 0, history_length 16, amax_algo max = 0).
 // CHECK-DAG: func.func private @te_rt_mlir_update_scale(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
@@ -336,7 +336,7 @@ func.func @fused_output(%w: memref<64x128xf8E4M3FN>, %ws: memref<1xf32>,
 // -----
 
 // An emulated GEMM operand (te_rt_abi::gemm_operand, 31 words):
-// TE_RT_ABI_MAGIC('O') (0x74654F0003 = 499915882500), target, the
+// TE_RT_ABI_MAGIC('O') (0x74654F0004 = 499915882500), target, the
 // quantizer (MXFP8, words 2-19), usage (rowwise = 1), reads (rowwise = 1),
 // rows 64, cols 128, the buffers (words 24-29), out (word 30). The GEMM that
 // reads it has its address as a_emulated (word 92).

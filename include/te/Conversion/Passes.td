@@ -25,6 +25,8 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
     | `te.amax_buffers` | `te_rt_mlir_amax` |
     | `te.update_scale_buffers` | `te_rt_mlir_update_scale` (in place on the outputs, after copying the inputs into them) |
     | `te.allreduce_max_buffers` | `te_rt_mlir_allreduce_max` (the group's name as a constant NUL-terminated string; in place on the output) |
+    | `te.attention_buffers` | `te_rt_mlir_attention`, an attention descriptor |
+    | `te.attention_grad_buffers` | `te_rt_mlir_attention_grad`, an attention_grad descriptor |
 
     The quantize, dequantize and GEMM calls take one descriptor each
     (`TE_RT_ABI_DESCRIPTOR`: an array of i64 words, laid out by the table's
@@ -35,7 +37,16 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
     (an address, a dynamic size, a seed) is inserted into it with
     `llvm.insertvalue`, and the array is stored to a stack slot at the
     function's entry (one per descriptor size) whose address is the call's
-    operand. The other calls take their operands one by one; the quantizer
+    operand. The attention descriptors hold every operand as 4-D
+    `[batch, heads, rows, cols]` sizes and strides in elements (a 3-D
+    `[N, rows, cols]` operand is `[1, N, rows, cols]`), read from the
+    memref's type where static and with `memref.extract_strided_metadata`
+    where not, so that a strided view whose last dimension is contiguous (a slice
+    of a fused QKV projection) is passed as it is; an operand whose last
+    dimension is not contiguous is copied first. The scale is passed as its
+    f32 bits, an `i1` mask as bytes (`U8`, nonzero = the key takes part),
+    and a mask dimension of size 1 with stride 0 (broadcast). The other
+    calls take their operands one by one; the quantizer
     of `te.update_scale_buffers` is a `memref.global constant` i64
     descriptor (`TE_RT_ABI_QUANTIZER_FIELD` order) passed by pointer.
 
@@ -130,6 +141,8 @@ def ConvertTEToRuntime : Pass<"convert-te-to-runtime", "::mlir::ModuleOp"> {
               "te_rt_mlir_update_scale calls">,
     Statistic<"numAllReduceMaxCalls", "allreduce-max-calls",
               "te_rt_mlir_allreduce_max calls">,
+    Statistic<"numAttentionCalls", "attention-calls",
+              "te_rt_mlir_attention and te_rt_mlir_attention_grad calls">,
     Statistic<"numRuntimeOnlyBuffers", "runtime-only-buffers",
               "buffers only the runtime sees, allocated as plain pointers">,
     Statistic<"numHostAccesses", "host-accesses",
@@ -306,6 +319,16 @@ def ConvertTEToReference
     * `te.gemm` is `D = op_b(B)·op_a(A) (+ bias) (+ C)` with the operands
       extended to f32 and accumulated in f32 (`linalg.generic`), rounded once
       to D's element type;
+    * `te.attention` is its definition in f32 with the scores materialized
+      (`linalg.generic`s: `S = scale · Q Kᵀ + mask`, causal and boolean
+      masks as `-inf`, the row maximum, `exp`, the row sum, `P V / sum`;
+      `lse = max + log(sum)`), a row where no key takes part giving 0 and
+      `lse = -inf`; `te.attention_grad` the same probabilities recomputed
+      from the forward's lse and the backward's formulas in f32
+      (`dV = Pᵀ dO`, `dS = P ∘ (dO Vᵀ − rowsum(dO ∘ O))`, `dQ = scale · dS K`,
+      `dK = scale · dSᵀ Q`, summed over each group's query heads for
+      grouped-query attention); the results are rounded once to the
+      operands' element type;
     * a usage view (`te.from_buffers` of one `te.buffers`) is its source;
     * the delayed-scaling state is inert: amaxes are 0, `te.update_scale`
       returns its history and scale unchanged.
@@ -316,6 +339,7 @@ def ConvertTEToReference
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }

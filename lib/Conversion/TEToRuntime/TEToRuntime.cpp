@@ -588,7 +588,8 @@ private:
 /// (CallOperands::pointer; no memref.copy, no dim of a static shape).
 bool passesOnlyPointers(Operation *op) {
   return isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
-             EmulatedOperandBuffersOp, AmaxBuffersOp>(op);
+             EmulatedOperandBuffersOp, AmaxBuffersOp, AttentionBuffersOp,
+             AttentionGradBuffersOp>(op);
 }
 
 /// Whether `alloc` is a buffer only the runtime sees: in a function, a
@@ -1051,6 +1052,196 @@ struct AllReduceMaxLowering : TEOpLowering<AllReduceMaxBuffersOp> {
   }
 };
 
+/// An attention operand as its descriptor takes it: the address of its
+/// first element and its sizes and strides (in elements) as 4-D
+/// [batch, heads, rows, cols], i64 words.
+struct AttentionOperand {
+  Value address;
+  SmallVector<OpFoldResult, 4> sizes, strides;
+};
+
+/// `memref` (`converted` in the conversion) as an attention operand. A view
+/// whose last dimension is contiguous (a strided layout: a slice of a fused
+/// QKV projection, a transposed view) is passed as it is, its sizes and strides
+/// from its type where static and from memref.extract_strided_metadata where
+/// not; any other layout is copied to a row-major buffer first (and back when
+/// `written`). A 3-D [N, rows, cols] operand is [1, N, rows, cols]. With
+/// `broadcast` (the mask), a dimension of static size 1 has stride 0.
+AttentionOperand attentionOperand(CallOperands &c, Location loc, Value memref,
+                                  Value converted, bool read, bool written,
+                                  bool broadcast = false) {
+  OpBuilder &b = c.builder();
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t rank = type.getRank();
+  auto word = [&](int64_t v) -> OpFoldResult { return b.getI64IntegerAttr(v); };
+  auto toI64 = [&](Value index) -> OpFoldResult {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index)
+        .getResult();
+  };
+  AttentionOperand r;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  bool strided = succeeded(type.getStridesAndOffset(strides, offset));
+  bool lastContiguous =
+      strided && (strides.back() == 1 || type.getDimSize(rank - 1) == 1);
+  if (isa<MemRefType>(converted.getType()) && lastContiguous) {
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, converted);
+    r.address = runtimeElementAddress(b, loc, converted);
+    for (int64_t d = 0; d < rank; ++d) {
+      r.sizes.push_back(type.isDynamicDim(d) ? toI64(meta.getSizes()[d])
+                                             : word(type.getDimSize(d)));
+      r.strides.push_back(ShapedType::isDynamic(strides[d])
+                              ? toI64(meta.getStrides()[d])
+                              : word(strides[d]));
+    }
+  } else {
+    // Row-major from the address: a pointer the runtime takes as it is, or
+    // a contiguous copy.
+    r.address = c.address(memref, converted, read, written);
+    Value shaped = isa<MemRefType>(converted.getType()) ? converted : memref;
+    for (int64_t d = 0; d < rank; ++d)
+      r.sizes.push_back(
+          type.isDynamicDim(d)
+              ? toI64(memref::DimOp::create(b, loc, shaped, d).getResult())
+              : word(type.getDimSize(d)));
+    r.strides.assign(rank, word(1));
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      std::optional<int64_t> inner = getConstantIntValue(r.strides[d + 1]);
+      std::optional<int64_t> size = getConstantIntValue(r.sizes[d + 1]);
+      if (inner && size)
+        r.strides[d] = word(*inner * *size);
+      else
+        r.strides[d] = arith::MulIOp::create(b, loc, c.value(r.strides[d + 1]),
+                                             c.value(r.sizes[d + 1]))
+                           .getResult();
+    }
+  }
+  if (broadcast)
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.getDimSize(d) == 1)
+        r.strides[d] = word(0);
+  if (rank == 3) {
+    r.sizes.insert(r.sizes.begin(), word(1));
+    r.strides.insert(r.strides.begin(), word(0));
+  }
+  return r;
+}
+
+/// The words of an attention operand: its address at `data`, its sizes at
+/// `shape` (none where `shape` < 0: the descriptor takes another operand's)
+/// and its strides at `strides`.
+void setAttentionOperand(Descriptor &d, int64_t data, int64_t shape,
+                         int64_t strides, const AttentionOperand &o) {
+  d.set(data, o.address);
+  for (int64_t i = 0; i < 4; ++i) {
+    if (shape >= 0)
+      d.set(shape + i, o.sizes[i]);
+    d.set(strides + i, o.strides[i]);
+  }
+}
+
+/// The scale, causal flag and mask words, shared by both descriptors.
+template <typename W, typename OpTy>
+void setAttentionOptions(Descriptor &d, OpTy op, Value maskConverted,
+                         CallOperands &c) {
+  d.set(W::scale_bits, te_rt_abi::toWord(op.getScale().convertToFloat()));
+  d.set(W::causal, op.getCausal() ? 1 : 0);
+  Value mask = op.getMask();
+  if (!mask)
+    return;
+  Type e = cast<MemRefType>(mask.getType()).getElementType();
+  d.set(W::mask_kind, e.isInteger(1) ? 2 : 1);
+  d.set(W::mask_dtype,
+        e.isInteger(1) ? static_cast<int64_t>(TE_RT_U8) : *dtypeCode(op, mask));
+  setAttentionOperand(d, W::mask, W::mask_shape, W::mask_strides,
+                      attentionOperand(c, op.getLoc(), mask, maskConverted,
+                                       true, false, /*broadcast=*/true));
+}
+
+/// What both attention lowerings check: the dtypes.
+LogicalResult checkAttentionTypes(Operation *op, Value query, Value mask) {
+  if (failed(dtypeCode(op, query)))
+    return failure();
+  if (mask && !getElementTypeOrSelf(mask.getType()).isInteger(1) &&
+      failed(dtypeCode(op, mask)))
+    return failure();
+  return success();
+}
+
+struct AttentionLowering : TEOpLowering<AttentionBuffersOp> {
+  using TEOpLowering::TEOpLowering;
+
+  LogicalResult check(AttentionBuffersOp op) const override {
+    return checkAttentionTypes(op, op.getQuery(), op.getMask());
+  }
+
+  FailureOr<StringRef> lower(AttentionBuffersOp op, OpAdaptor adaptor,
+                             CallOperands &c) const override {
+    using W = te_rt_abi::attention;
+    Location loc = op.getLoc();
+    Descriptor d = Descriptor::of<W>();
+    d.set(W::dtype, *dtypeCode(op, op.getQuery()));
+    setAttentionOperand(d, W::q, W::q_shape, W::q_strides,
+                        attentionOperand(c, loc, op.getQuery(),
+                                         adaptor.getQuery(), true, false));
+    setAttentionOperand(
+        d, W::k, W::k_shape, W::k_strides,
+        attentionOperand(c, loc, op.getKey(), adaptor.getKey(), true, false));
+    setAttentionOperand(d, W::v, W::v_shape, W::v_strides,
+                        attentionOperand(c, loc, op.getValue(),
+                                         adaptor.getValue(), true, false));
+    setAttentionOperand(d, W::o, W::o_shape, W::o_strides,
+                        attentionOperand(c, loc, op.getOuts()[0],
+                                         adaptor.getOuts()[0], false, true));
+    if (op.getOuts().size() == 2)
+      d.set(W::lse,
+            c.address(op.getOuts()[1], adaptor.getOuts()[1], false, true));
+    setAttentionOptions<W>(d, op, adaptor.getMask(), c);
+    c.append(d);
+    return StringRef("te_rt_mlir_attention");
+  }
+};
+
+struct AttentionGradLowering : TEOpLowering<AttentionGradBuffersOp> {
+  using TEOpLowering::TEOpLowering;
+
+  LogicalResult check(AttentionGradBuffersOp op) const override {
+    return checkAttentionTypes(op, op.getQuery(), op.getMask());
+  }
+
+  FailureOr<StringRef> lower(AttentionGradBuffersOp op, OpAdaptor adaptor,
+                             CallOperands &c) const override {
+    using W = te_rt_abi::attention_grad;
+    Location loc = op.getLoc();
+    auto in = [&](Value m, Value converted) {
+      return attentionOperand(c, loc, m, converted, true, false);
+    };
+    auto out = [&](unsigned i) {
+      return attentionOperand(c, loc, op.getOuts()[i], adaptor.getOuts()[i],
+                              false, true);
+    };
+    Descriptor d = Descriptor::of<W>();
+    d.set(W::dtype, *dtypeCode(op, op.getQuery()));
+    setAttentionOperand(d, W::q, W::q_shape, W::q_strides,
+                        in(op.getQuery(), adaptor.getQuery()));
+    setAttentionOperand(d, W::k, W::k_shape, W::k_strides,
+                        in(op.getKey(), adaptor.getKey()));
+    setAttentionOperand(d, W::v, W::v_shape, W::v_strides,
+                        in(op.getValue(), adaptor.getValue()));
+    setAttentionOperand(d, W::o, W::o_shape, W::o_strides,
+                        in(op.getOutput(), adaptor.getOutput()));
+    setAttentionOperand(d, W::dout, -1, W::dout_strides,
+                        in(op.getGradOutput(), adaptor.getGradOutput()));
+    d.set(W::lse, c.address(op.getLse(), adaptor.getLse(), true, false));
+    setAttentionOperand(d, W::dq, -1, W::dq_strides, out(0));
+    setAttentionOperand(d, W::dk, -1, W::dk_strides, out(1));
+    setAttentionOperand(d, W::dv, -1, W::dv_strides, out(2));
+    setAttentionOptions<W>(d, op, adaptor.getMask(), c);
+    c.append(d);
+    return StringRef("te_rt_mlir_attention_grad");
+  }
+};
+
 /// Applies `patterns` to `ops` (the ops `needsRewrite` holds for, in the
 /// module's order), which the target makes illegal: the driver visits
 /// those ops only, not every op of the module.
@@ -1078,7 +1269,8 @@ LogicalResult lowerTEOps(ModuleOp module, RuntimeCalls &rt,
   bool refused = false;
   llvm::DenseSet<Operation *> runtimeOnly;
   module.walk([&](Operation *op) {
-    if (isa<AmaxOp, UpdateScaleOp, AllReduceMaxOp>(op)) {
+    if (isa<AmaxOp, UpdateScaleOp, AllReduceMaxOp, AttentionOp,
+            AttentionGradOp>(op)) {
       op->emitOpError("has no runtime lowering on tensors: run "
                       "te-expand-qtensors and one-shot bufferization first");
       refused = true;
@@ -1106,8 +1298,9 @@ LogicalResult lowerTEOps(ModuleOp module, RuntimeCalls &rt,
   RewritePatternSet patterns(ctx);
   patterns.add<QuantizeLowering, DequantizeLowering, GemmLowering,
                EmulatedOperandLowering, AmaxLowering, UpdateScaleLowering,
-               AllReduceMaxLowering, RuntimeOnlyAllocLowering,
-               RuntimeOnlyDeallocLowering>(converter, ctx, rt);
+               AllReduceMaxLowering, AttentionLowering, AttentionGradLowering,
+               RuntimeOnlyAllocLowering, RuntimeOnlyDeallocLowering>(converter,
+                                                                     ctx, rt);
   if (failed(convert(module, target, std::move(patterns), needsLowering)))
     return failure();
   return success();
@@ -1564,6 +1757,8 @@ struct ConvertTEToRuntimePass
     numAmaxCalls += rt.getCallCount("te_rt_mlir_amax");
     numUpdateScaleCalls += rt.getCallCount("te_rt_mlir_update_scale");
     numAllReduceMaxCalls += rt.getCallCount("te_rt_mlir_allreduce_max");
+    numAttentionCalls += rt.getCallCount("te_rt_mlir_attention") +
+                         rt.getCallCount("te_rt_mlir_attention_grad");
     numHostAccesses += rt.getCallCount("te_rt_mlir_read") +
                        rt.getCallCount("te_rt_mlir_write") +
                        rt.getCallCount("te_rt_mlir_copy");

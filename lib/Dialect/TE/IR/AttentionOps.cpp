@@ -1,4 +1,5 @@
-//===- AttentionOps.cpp - te.attention and te.attention_grad -----*- C++ -*-===//
+//===- AttentionOps.cpp - te.attention and te.attention_grad -----*- C++
+//-*-===//
 //
 // Part of te.
 //
@@ -30,13 +31,61 @@ std::string dimString(int64_t d) {
   return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
 }
 
-/// The shape checks shared by the forward and the backward: query [..., L, E],
-/// key [..., S, E], value [..., S, Ev], the leading dimensions equal but the
-/// head dimension (rank - 3), which may be a divisor of the query's
-/// (grouped-query attention).
-LogicalResult verifyOperands(Operation *op, RankedTensorType q,
-                             RankedTensorType k, RankedTensorType v,
-                             Value mask) {
+std::string shapeString(ArrayRef<int64_t> shape, Type elementType) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (int64_t d : shape)
+    os << dimString(d) << "x";
+  os << elementType;
+  return text;
+}
+
+/// `t` has the shape `shape` (dynamic sizes compatible) and `elementType`.
+bool matches(ShapedType t, ArrayRef<int64_t> shape, Type elementType) {
+  if (t.getElementType() != elementType ||
+      t.getRank() != static_cast<int64_t>(shape.size()))
+    return false;
+  for (auto [a, b] : llvm::zip_equal(t.getShape(), shape))
+    if (!compatible(a, b))
+      return false;
+  return true;
+}
+
+std::optional<float> scaleOf(std::optional<APFloat> attr) {
+  if (!attr)
+    return std::nullopt;
+  return attr->convertToFloat();
+}
+
+/// The scale attribute's rules: finite; absent only where E is static and
+/// nonzero (the default 1/sqrt(E) is a number then).
+LogicalResult verifyScale(Operation *op, std::optional<APFloat> attr,
+                          ShapedType query) {
+  if (std::optional<float> s = scaleOf(attr)) {
+    if (!std::isfinite(*s))
+      return op->emitOpError("scale must be finite, got ") << *s;
+    return success();
+  }
+  if (query.getRank() < 1)
+    return success(); // the rank rule reports it
+  int64_t e = query.getShape().back();
+  if (ShapedType::isDynamic(e) || e == 0)
+    return op->emitOpError("without 'scale' the head size E must be static "
+                           "and nonzero (the default scale is 1/sqrt(E)), "
+                           "got ")
+           << dimString(e);
+  return success();
+}
+
+float defaultScale(ShapedType query) {
+  return 1.0f / std::sqrt(static_cast<float>(query.getShape().back()));
+}
+
+} // namespace
+
+LogicalResult mlir::te::verifyAttentionOperands(Operation *op, ShapedType q,
+                                                ShapedType k, ShapedType v,
+                                                ShapedType m) {
   int64_t rank = q.getRank();
   if (rank != 3 && rank != 4)
     return op->emitOpError("query must be 3-D [N, L, E] or 4-D [B, H, L, E], "
@@ -78,14 +127,12 @@ LogicalResult verifyOperands(Operation *op, RankedTensorType q,
                            "got ")
            << dimString(k.getDimSize(rank - 2)) << " and "
            << dimString(v.getDimSize(rank - 2));
-  if (mask) {
-    auto m = cast<RankedTensorType>(mask.getType());
+  if (m) {
     if (m.getRank() != rank)
       return op->emitOpError("the mask must have the query's rank ")
              << rank << ", got " << m.getRank();
     if (!m.getElementType().isInteger(1) &&
-        m.getElementType() != q.getElementType() &&
-        !m.getElementType().isF32())
+        m.getElementType() != q.getElementType() && !m.getElementType().isF32())
       return op->emitOpError("an additive mask must have the query's element "
                              "type or f32, got ")
              << m.getElementType();
@@ -104,46 +151,86 @@ LogicalResult verifyOperands(Operation *op, RankedTensorType q,
   return success();
 }
 
-std::optional<float> scaleOf(std::optional<APFloat> attr) {
-  if (!attr)
-    return std::nullopt;
-  return attr->convertToFloat();
+LogicalResult mlir::te::verifyAttentionResult(Operation *op, StringRef what,
+                                              ShapedType t,
+                                              ArrayRef<int64_t> shape,
+                                              Type elementType) {
+  if (matches(t, shape, elementType))
+    return success();
+  return op->emitOpError() << what << " must be "
+                           << shapeString(shape, elementType) << ", got "
+                           << shapeString(t.getShape(), t.getElementType());
 }
 
-} // namespace
+SmallVector<int64_t> mlir::te::attentionOutputShape(ShapedType q,
+                                                    ShapedType v) {
+  SmallVector<int64_t> out(q.getShape());
+  out.back() = v.getShape().back();
+  return out;
+}
+
+LogicalResult mlir::te::verifyAttentionGradOperands(
+    Operation *op, ShapedType q, ShapedType k, ShapedType v, ShapedType o,
+    ShapedType lse, ShapedType dout, ShapedType mask) {
+  if (failed(verifyAttentionOperands(op, q, k, v, mask)))
+    return failure();
+  SmallVector<int64_t> out = attentionOutputShape(q, v);
+  if (failed(verifyAttentionResult(op, "output (the forward's)", o, out,
+                                   q.getElementType())) ||
+      failed(verifyAttentionResult(op, "grad_output", dout, out,
+                                   q.getElementType())))
+    return failure();
+  return verifyAttentionResult(op, "lse (the forward's)", lse,
+                               q.getShape().drop_back(),
+                               Float32Type::get(op->getContext()));
+}
 
 //===----------------------------------------------------------------------===//
 // te.attention
 //===----------------------------------------------------------------------===//
 
-LogicalResult AttentionOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+AttentionOp::inferReturnTypes(MLIRContext *context,
+                              std::optional<Location> location, Adaptor adaptor,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
   auto q = dyn_cast<RankedTensorType>(adaptor.getQuery().getType());
+  auto k = dyn_cast<RankedTensorType>(adaptor.getKey().getType());
   auto v = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
-  if (!q || !v || q.getRank() < 1 || v.getRank() < 1)
+  // Not reached from the parser, which reads tensor types only.
+  if (!q || !k || !v)
+    return failure();
+  // The types need a query and a value of rank >= 1; the verifier's words
+  // where they have none.
+  if (q.getRank() < 1)
+    return emitOptionalError(location, "'te.attention' op query must be 3-D "
+                                       "[N, L, E] or 4-D [B, H, L, E], got "
+                                       "rank 0");
+  if (v.getRank() < 1)
     return emitOptionalError(location,
-                             "te.attention needs ranked query and value");
-  SmallVector<int64_t> out(q.getShape());
-  out.back() = v.getShape().back();
+                             "'te.attention' op query, key and value must "
+                             "have one rank, got ",
+                             q.getRank(), ", ", k.getRank(), ", 0");
   inferredReturnTypes.push_back(
-      RankedTensorType::get(out, q.getElementType()));
+      RankedTensorType::get(attentionOutputShape(q, v), q.getElementType()));
   inferredReturnTypes.push_back(RankedTensorType::get(
       q.getShape().drop_back(), Float32Type::get(context)));
   return success();
 }
 
 LogicalResult AttentionOp::verify() {
-  if (std::optional<float> s = scaleOf(getScale()); s && !std::isfinite(*s))
-    return emitOpError("scale must be finite, got ") << *s;
-  return verifyOperands(getOperation(), getQuery().getType(),
-                        getKey().getType(), getValue().getType(), getMask());
+  ShapedType mask =
+      getMask() ? cast<ShapedType>(getMask().getType()) : ShapedType();
+  if (failed(verifyAttentionOperands(getOperation(), getQuery().getType(),
+                                     getKey().getType(), getValue().getType(),
+                                     mask)))
+    return failure();
+  return verifyScale(getOperation(), getScale(), getQuery().getType());
 }
 
 float AttentionOp::getScaleValue() {
   if (std::optional<float> s = scaleOf(getScale()))
     return *s;
-  return 1.0f / std::sqrt(static_cast<float>(getQuery().getType().getShape().back()));
+  return defaultScale(getQuery().getType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -162,42 +249,18 @@ LogicalResult AttentionGradOp::inferReturnTypes(
 }
 
 LogicalResult AttentionGradOp::verify() {
-  if (std::optional<float> s = scaleOf(getScale()); s && !std::isfinite(*s))
-    return emitOpError("scale must be finite, got ") << *s;
-  RankedTensorType q = getQuery().getType(), v = getValue().getType();
-  if (failed(verifyOperands(getOperation(), q, getKey().getType(), v,
-                            getMask())))
+  ShapedType mask =
+      getMask() ? cast<ShapedType>(getMask().getType()) : ShapedType();
+  if (failed(verifyAttentionGradOperands(
+          getOperation(), getQuery().getType(), getKey().getType(),
+          getValue().getType(), getOutput().getType(), getLse().getType(),
+          getGradOutput().getType(), mask)))
     return failure();
-  SmallVector<int64_t> out(q.getShape());
-  out.back() = v.getShape().back();
-  for (auto [name, t] : {std::pair<const char *, RankedTensorType>{
-                             "output", getOutput().getType()},
-                         {"grad_output", getGradOutput().getType()}}) {
-    if (t.getElementType() != q.getElementType())
-      return emitOpError() << name << " must have the query's element type "
-                           << q.getElementType() << ", got "
-                           << t.getElementType();
-    if (t.getRank() != q.getRank() ||
-        !llvm::all_of(llvm::seq<int64_t>(0, q.getRank()), [&](int64_t d) {
-          return compatible(t.getDimSize(d), out[d]);
-        }))
-      return emitOpError() << name << " must be the forward's output shape "
-                           << RankedTensorType::get(out, q.getElementType())
-                           << ", got " << t;
-  }
-  RankedTensorType lse = getLse().getType();
-  if (lse.getRank() != q.getRank() - 1 ||
-      !llvm::all_of(llvm::seq<int64_t>(0, lse.getRank()), [&](int64_t d) {
-        return compatible(lse.getDimSize(d), q.getDimSize(d));
-      }))
-    return emitOpError("lse must be the query's shape without its last "
-                       "dimension, got ")
-           << lse;
-  return success();
+  return verifyScale(getOperation(), getScale(), getQuery().getType());
 }
 
 float AttentionGradOp::getScaleValue() {
   if (std::optional<float> s = scaleOf(getScale()))
     return *s;
-  return 1.0f / std::sqrt(static_cast<float>(getQuery().getType().getShape().back()));
+  return defaultScale(getQuery().getType());
 }

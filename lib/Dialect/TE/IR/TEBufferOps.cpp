@@ -5,10 +5,11 @@
 //===----------------------------------------------------------------------===//
 //
 // Verifiers and memory effects of te.quantize_buffers, te.dequantize_buffers,
-// te.gemm_buffers, te.amax_buffers, te.update_scale_buffers and
-// te.allreduce_max_buffers. The expected buffers are asked of the quantizer
+// te.gemm_buffers, te.amax_buffers, te.update_scale_buffers,
+// te.allreduce_max_buffers, te.attention_buffers and
+// te.attention_grad_buffers. The expected buffers are asked of the quantizer
 // attribute (hence the Format library); the operand rules are those of
-// te.quantize / te.dequantize / te.gemm.
+// te.quantize / te.dequantize / te.gemm / te.attention (AttentionOps.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::te;
@@ -463,4 +466,101 @@ void AllReduceMaxBuffersOp::getEffects(
   // It communicates: other ranks wait for it, so it is never dead.
   effects.emplace_back(MemoryEffects::Write::get(),
                        SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionBuffersOp, AttentionGradBuffersOp
+//===----------------------------------------------------------------------===//
+
+/// The ranked tensor or memref type of `v` (null for an unranked memref,
+/// after an error naming `what`).
+static ShapedType rankedType(Operation *op, StringRef what, Value v,
+                             bool &failed) {
+  auto t = cast<ShapedType>(v.getType());
+  if (t.hasRank())
+    return t;
+  if (!failed)
+    op->emitOpError() << what << " must be ranked, got " << v.getType();
+  failed = true;
+  return ShapedType();
+}
+
+static LogicalResult verifyAttentionScale(Operation *op, APFloat scale) {
+  float s = scale.convertToFloat();
+  if (!std::isfinite(s))
+    return op->emitOpError() << "scale must be finite, got " << s;
+  return success();
+}
+
+LogicalResult AttentionBuffersOp::verify() {
+  if (failed(verifyDpsForm(*this)))
+    return failure();
+  if (getOuts().empty() || getOuts().size() > 2)
+    return emitOpError() << "writes the output and optionally the lse, got "
+                         << getOuts().size() << " 'outs' operands";
+  bool bad = false;
+  ShapedType q = rankedType(*this, "query", getQuery(), bad);
+  ShapedType k = rankedType(*this, "key", getKey(), bad);
+  ShapedType v = rankedType(*this, "value", getValue(), bad);
+  ShapedType m =
+      getMask() ? rankedType(*this, "mask", getMask(), bad) : ShapedType();
+  ShapedType o = rankedType(*this, "output", getOuts()[0], bad);
+  ShapedType lse = getOuts().size() == 2
+                       ? rankedType(*this, "lse", getOuts()[1], bad)
+                       : ShapedType();
+  if (bad || failed(verifyAttentionOperands(*this, q, k, v, m)) ||
+      failed(verifyAttentionScale(*this, getScale())) ||
+      failed(verifyAttentionResult(
+          *this, "output", o, attentionOutputShape(q, v), q.getElementType())))
+    return failure();
+  if (lse &&
+      failed(verifyAttentionResult(*this, "lse", lse, q.getShape().drop_back(),
+                                   Float32Type::get(getContext()))))
+    return failure();
+  return success();
+}
+
+void AttentionBuffersOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addEffects(*this, effects, /*initsAreRead=*/false);
+}
+
+LogicalResult AttentionGradBuffersOp::verify() {
+  if (failed(verifyDpsForm(*this)))
+    return failure();
+  if (getOuts().size() != 3)
+    return emitOpError() << "writes the gradients of the query, key and "
+                            "value, got "
+                         << getOuts().size() << " 'outs' operands";
+  bool bad = false;
+  ShapedType q = rankedType(*this, "query", getQuery(), bad);
+  ShapedType k = rankedType(*this, "key", getKey(), bad);
+  ShapedType v = rankedType(*this, "value", getValue(), bad);
+  ShapedType o = rankedType(*this, "output", getOutput(), bad);
+  ShapedType lse = rankedType(*this, "lse", getLse(), bad);
+  ShapedType dout = rankedType(*this, "grad_output", getGradOutput(), bad);
+  ShapedType m =
+      getMask() ? rankedType(*this, "mask", getMask(), bad) : ShapedType();
+  ShapedType dq = rankedType(*this, "grad_query", getOuts()[0], bad);
+  ShapedType dk = rankedType(*this, "grad_key", getOuts()[1], bad);
+  ShapedType dv = rankedType(*this, "grad_value", getOuts()[2], bad);
+  if (bad ||
+      failed(verifyAttentionGradOperands(*this, q, k, v, o, lse, dout, m)) ||
+      failed(verifyAttentionScale(*this, getScale())))
+    return failure();
+  for (auto [what, grad, of] :
+       {std::tuple<StringRef, ShapedType, ShapedType>{"grad_query", dq, q},
+        {"grad_key", dk, k},
+        {"grad_value", dv, v}})
+    if (failed(verifyAttentionResult(*this, what, grad, of.getShape(),
+                                     of.getElementType())))
+      return failure();
+  return success();
+}
+
+void AttentionGradBuffersOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addEffects(*this, effects, /*initsAreRead=*/false);
 }

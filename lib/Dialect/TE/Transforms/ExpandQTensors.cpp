@@ -9,8 +9,9 @@
 // target, in TransformerEngine's flatten order); function signatures, calls,
 // returns and scf region arguments follow through the upstream structural
 // patterns; te ops become their destination-passing buffer-level forms
-// (te.amax, te.update_scale and te.allreduce_max too, although they hold no
-// quantized tensor, so that everything te bufferizes the same way).
+// (te.amax, te.update_scale, te.allreduce_max, te.attention and
+// te.attention_grad too, although they hold no quantized tensor, so that
+// everything te bufferizes the same way).
 //
 //===----------------------------------------------------------------------===//
 
@@ -416,6 +417,78 @@ struct AllReduceMaxLowering : public OpConversionPattern<AllReduceMaxOp> {
   }
 };
 
+/// The sizes of `v`'s dimensions, static ones as attributes.
+static SmallVector<OpFoldResult> sizesOf(OpBuilder &b, Location loc, Value v) {
+  return tensor::getMixedSizes(b, loc, v);
+}
+
+/// te.attention -> te.attention_buffers into fresh tensors: the output
+/// [..., L, Ev] (the query's sizes but the value's last), and the lse
+/// [..., L] where the program reads it. The scale is written out
+/// (1/sqrt(E) where the op has none).
+struct AttentionLowering : public OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> q = sizesOf(rewriter, loc, adaptor.getQuery());
+    SmallVector<OpFoldResult> out(q);
+    out.back() = sizesOf(rewriter, loc, adaptor.getValue()).back();
+    SmallVector<SmallVector<OpFoldResult>> sizes{out};
+    SmallVector<Type> types{op.getOutput().getType()};
+    bool saveLse = !op.getLse().use_empty();
+    if (saveLse) {
+      sizes.push_back(SmallVector<OpFoldResult>(ArrayRef(q).drop_back()));
+      types.push_back(op.getLse().getType());
+    }
+    FailureOr<SmallVector<Value>> outs =
+        createEmpties(rewriter, op, types, "the attention output", sizes);
+    if (failed(outs))
+      return failure();
+    auto buffers = AttentionBuffersOp::create(
+        rewriter, loc, TypeRange(types), adaptor.getQuery(), adaptor.getKey(),
+        adaptor.getValue(), adaptor.getMask(), *outs,
+        rewriter.getF32FloatAttr(op.getScaleValue()), op.getCausalAttr());
+    SmallVector<Value> results{buffers.getResult(0)};
+    // An lse nobody reads: a fresh tensor in its place (no use to see it).
+    results.push_back(saveLse ? buffers.getResult(1) : Value());
+    if (!saveLse)
+      results.back() = tensor::EmptyOp::create(
+          rewriter, loc, ArrayRef(q).drop_back(), rewriter.getF32Type());
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// te.attention_grad -> te.attention_grad_buffers into fresh tensors of
+/// the query's, key's and value's sizes.
+struct AttentionGradLowering : public OpConversionPattern<AttentionGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AttentionGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<SmallVector<OpFoldResult>> sizes{
+        sizesOf(rewriter, loc, adaptor.getQuery()),
+        sizesOf(rewriter, loc, adaptor.getKey()),
+        sizesOf(rewriter, loc, adaptor.getValue())};
+    SmallVector<Type> types(op->getResultTypes());
+    FailureOr<SmallVector<Value>> outs =
+        createEmpties(rewriter, op, types, "the attention gradients", sizes);
+    if (failed(outs))
+      return failure();
+    rewriter.replaceOpWithNewOp<AttentionGradBuffersOp>(
+        op, TypeRange(types), adaptor.getQuery(), adaptor.getKey(),
+        adaptor.getValue(), adaptor.getOutput(), adaptor.getLse(),
+        adaptor.getGradOutput(), adaptor.getMask(), *outs,
+        rewriter.getF32FloatAttr(op.getScaleValue()), op.getCausalAttr());
+    return success();
+  }
+};
+
 /// te.buffers of an expanded tensor: its buffers.
 struct BuffersLowering : public OpConversionPattern<BuffersOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -478,7 +551,8 @@ struct TEExpandQTensorsPass
     target.addLegalOp<ModuleOp>();
     target.addLegalDialect<tensor::TensorDialect>();
     target.addIllegalOp<QuantizeOp, DequantizeOp, GemmOp, EmptyOp, BuffersOp,
-                        FromBuffersOp, AmaxOp, UpdateScaleOp, AllReduceMaxOp>();
+                        FromBuffersOp, AmaxOp, UpdateScaleOp, AllReduceMaxOp,
+                        AttentionOp, AttentionGradOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&
              converter.isLegal(&op.getBody());
@@ -492,8 +566,8 @@ struct TEExpandQTensorsPass
     RewritePatternSet patterns(ctx);
     patterns.add<QuantizeLowering, DequantizeLowering, GemmLowering,
                  EmptyLowering, BuffersLowering, FromBuffersLowering,
-                 AmaxLowering, UpdateScaleLowering, AllReduceMaxLowering>(
-        converter, ctx);
+                 AmaxLowering, UpdateScaleLowering, AllReduceMaxLowering,
+                 AttentionLowering, AttentionGradLowering>(converter, ctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // The buffer-level forms of te.quantize, te.dequantize, te.gemm, te.amax,
-// te.update_scale and te.allreduce_max that te-expand-qtensors produces: a
+// te.update_scale, te.allreduce_max, te.attention and te.attention_grad that
+// te-expand-qtensors produces: a
 // quantized tensor is spelled out as its buffers (TransformerEngine's flatten order, Format's layout for the
 // module's target) plus the quantizer, usage and logical shape that describe
 // them. The ops are in destination-passing style: on tensors every result is
@@ -332,6 +333,99 @@ def TE_AllReduceMaxBuffersOp : TE_BufferOp<"allreduce_max_buffers"> {
   let assemblyFormat = [{
     $input `group` $group `outs` `(` $outs `:` type($outs) `)` attr-dict
     `:` type($input) (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = dpsDeclaration;
+}
+
+def TE_AttentionBuffersOp : TE_BufferOp<"attention_buffers",
+    [AttrSizedOperandSegments]> {
+  let summary = "scaled dot-product attention into buffers";
+  let description = [{
+    The buffer-level `te.attention` (docs/guide/concepts.md#attention):
+    reads `query`, `key`, `value` and the optional `mask` (the shapes and
+    element types of `te.attention`) and writes the output `[..., L, Ev]` in
+    the query's element type into the first `outs` operand and, when a
+    second `outs` operand is given, the row log-sum-exp `[..., L]` (f32)
+    into it (without it the log-sum-exp is not saved). `scale` is the
+    factor on the scores, always present here (`te-expand-qtensors` writes
+    `te.attention`'s default, 1/sqrt(E)); `causal` as on `te.attention`.
+    `convert-te-to-runtime` lowers it to `te_rt_mlir_attention`.
+
+    ```mlir
+    %o, %lse = te.attention_buffers %q, %k, %v {causal, scale = 0.125 : f32}
+        outs(%o0, %lse0 : tensor<2x8x128x64xbf16>, tensor<2x8x128xf32>)
+        : tensor<2x8x128x64xbf16>, tensor<2x2x128x64xbf16>,
+          tensor<2x2x128x64xbf16>
+        -> tensor<2x8x128x64xbf16>, tensor<2x8x128xf32>
+    te.attention_buffers %q, %k, %v mask %m {scale = 0.125 : f32}
+        outs(%o : memref<16x128x64xf16>)
+        : memref<16x128x64xf16>, memref<16x128x64xf16>,
+          memref<16x128x64xf16>, memref<1x128x128xi1>
+    ```
+  }];
+  let arguments = (ins
+    TE_TensorOrMemRef:$query,
+    TE_TensorOrMemRef:$key,
+    TE_TensorOrMemRef:$value,
+    Optional<TE_TensorOrMemRef>:$mask,
+    Variadic<TE_TensorOrMemRef>:$outs,
+    F32Attr:$scale,
+    UnitAttr:$causal
+  );
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? attr-dict
+    `outs` `(` $outs `:` type($outs) `)`
+    `:` type($query) `,` type($key) `,` type($value) (`,` type($mask)^)?
+    (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = dpsDeclaration;
+}
+
+def TE_AttentionGradBuffersOp : TE_BufferOp<"attention_grad_buffers",
+    [AttrSizedOperandSegments]> {
+  let summary = "backward of scaled dot-product attention into buffers";
+  let description = [{
+    The buffer-level `te.attention_grad`: from `query`, `key`, `value`, the
+    forward's `output` and `lse`, the output's gradient `grad_output` and
+    the optional `mask`, writes the gradients of the query, key and value
+    into the three `outs` operands (the shapes and element types of
+    `query`, `key`, `value`). `scale` is always present (as on
+    `te.attention_buffers`); `causal` as on `te.attention_grad`.
+    `convert-te-to-runtime` lowers it to `te_rt_mlir_attention_grad`.
+
+    ```mlir
+    %dq, %dk, %dv = te.attention_grad_buffers %q, %k, %v, %o, %lse, %do
+        {causal, scale = 0.125 : f32}
+        outs(%dq0, %dk0, %dv0 : tensor<16x128x64xbf16>,
+             tensor<16x128x64xbf16>, tensor<16x128x64xbf16>)
+        : tensor<16x128x64xbf16>, tensor<16x128x64xbf16>,
+          tensor<16x128x64xbf16>, tensor<16x128x64xbf16>,
+          tensor<16x128xf32>, tensor<16x128x64xbf16>
+        -> tensor<16x128x64xbf16>, tensor<16x128x64xbf16>,
+           tensor<16x128x64xbf16>
+    ```
+  }];
+  let arguments = (ins
+    TE_TensorOrMemRef:$query,
+    TE_TensorOrMemRef:$key,
+    TE_TensorOrMemRef:$value,
+    TE_TensorOrMemRef:$output,
+    TE_TensorOrMemRef:$lse,
+    TE_TensorOrMemRef:$grad_output,
+    Optional<TE_TensorOrMemRef>:$mask,
+    Variadic<TE_TensorOrMemRef>:$outs,
+    F32Attr:$scale,
+    UnitAttr:$causal
+  );
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $output `,` $lse `,` $grad_output
+    (`mask` $mask^)? attr-dict
+    `outs` `(` $outs `:` type($outs) `)`
+    `:` type($query) `,` type($key) `,` type($value) `,` type($output) `,`
+    type($lse) `,` type($grad_output) (`,` type($mask)^)?
+    (`->` type($results)^)?
   }];
   let extraClassDeclaration = dpsDeclaration;
 }

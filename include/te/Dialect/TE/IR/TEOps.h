@@ -31,6 +31,28 @@ namespace mlir::te {
 /// quantizer; emits the op's error otherwise.
 LogicalResult verifyAmaxGroup(Operation *op, std::optional<StringRef> group,
                               QuantizerAttrInterface quantizer);
+
+/// The shape rules of te.attention and te.attention_buffers (tensors or
+/// memrefs): query [..., L, E], key [..., S, E], value [..., S, Ev] of rank
+/// 3 or 4 and one element type, the leading dimensions equal but the heads
+/// (the query's a multiple of the key's), the optional `mask` (null: none)
+/// additive or boolean, broadcasting to [..., L, S]. Emits the op's error.
+LogicalResult verifyAttentionOperands(Operation *op, ShapedType query,
+                                      ShapedType key, ShapedType value,
+                                      ShapedType mask);
+/// The same for te.attention_grad and te.attention_grad_buffers, with the
+/// forward's `output` and `lse` and the gradient `gradOutput`.
+LogicalResult verifyAttentionGradOperands(Operation *op, ShapedType query,
+                                          ShapedType key, ShapedType value,
+                                          ShapedType output, ShapedType lse,
+                                          ShapedType gradOutput,
+                                          ShapedType mask);
+/// That `t` (named `what` in the error) is `shape` x `elementType`, dynamic
+/// sizes matching any size.
+LogicalResult verifyAttentionResult(Operation *op, StringRef what, ShapedType t,
+                                    ArrayRef<int64_t> shape, Type elementType);
+/// The attention output's shape: the query's with the value's last size.
+SmallVector<int64_t> attentionOutputShape(ShapedType query, ShapedType value);
 } // namespace mlir::te
 
 #endif // TE_DIALECT_TE_IR_TEOPS_H

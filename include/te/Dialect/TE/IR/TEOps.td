@@ -404,14 +404,16 @@ def TE_AttentionOp : TE_Op<"attention",
       a multiple of `Hkv`: query head `h` reads key/value head
       `h / (Hq / Hkv)` (grouped-query attention, `repeat_interleave`'s
       order; in 3-D the same with `N` for the heads).
-    * `scale` (f32): the factor on the scores; `1/sqrt(E)` when absent.
+    * `scale` (f32, finite): the factor on the scores; `1/sqrt(E)` when
+      absent, which needs a static, nonzero `E`.
     * `causal`: key `j` is visible to query `i` iff `j <= i` (top-left,
       PyTorch's `is_causal`).
     * `mask` (optional): additive (bf16, f16, f32: added to the scaled
       scores) or boolean (`i1`: true = the key takes part); its shape
       broadcasts to `[B, Hq, L, S]` (`[N, L, S]` in 3-D) with size-1
       dimensions, its last dimension `S`.
-    * A row where no key takes part gives 0, as PyTorch's SDPA does.
+    * A row where no key takes part (causal, mask, or `S = 0`) gives 0,
+      as PyTorch's SDPA does.
 
     Results: `output` `[B, Hq, L, Ev]` in the query's element type, and
     `lse` `[B, Hq, L]` f32, the row's natural-log sum of exponentials of the
@@ -464,9 +466,12 @@ def TE_AttentionGradOp : TE_Op<"attention_grad",
     ```
 
     For grouped-query attention `grad_key` and `grad_value` are summed
-    over each group's query heads. Results: `grad_query`, `grad_key`,
-    `grad_value` with the shapes and element type of `query`, `key`,
-    `value`.
+    over each group's query heads; a row where no key takes part (its lse
+    `-inf`) contributes nothing. The operands follow `te.attention`'s shape
+    rules; `output` and `grad_output` have the forward output's shape and
+    the query's element type, `lse` the query's shape without its last
+    dimension. Results: `grad_query`, `grad_key`, `grad_value` with the
+    shapes and element type of `query`, `key`, `value`.
 
     ```mlir
     %dq, %dk, %dv = te.attention_grad %q, %k, %v, %o, %lse, %do {causal}

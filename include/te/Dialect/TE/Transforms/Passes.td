@@ -215,6 +215,13 @@ def TEExpandQTensors : Pass<"te-expand-qtensors", "::mlir::ModuleOp"> {
     * `te.quantize` -> `te.quantize_buffers`,
     * `te.dequantize` -> `te.dequantize_buffers`,
     * `te.gemm` -> `te.gemm_buffers`,
+    * `te.amax`, `te.update_scale`, `te.allreduce_max` -> `te.amax_buffers`,
+      `te.update_scale_buffers`, `te.allreduce_max_buffers`,
+    * `te.attention` -> `te.attention_buffers` (the default scale
+      1/sqrt(E) written out; the lse written only where the program reads
+      it), `te.attention_grad` -> `te.attention_grad_buffers`, their outputs
+      sized like the query, key and value (`tensor.dim` for a dynamic
+      dimension),
     * `te.empty` -> one `tensor.empty` per buffer,
     * `te.buffers` / `te.from_buffers` -> the buffers themselves.
 
