@@ -27,6 +27,7 @@
 #include "QuantizeNVFP4.h"
 #include "QuantizePerTensor.h"
 #include "ScaleSwizzle.h"
+#include "attention/FlashAttention.h"
 
 #include "te/Format/Codecs.h"
 #include "te/Format/Philox.h"
@@ -834,6 +835,14 @@ bool cudaBackendAvailable() {
     return false;
   }
   return true;
+}
+
+te_rt_status CudaBackend::attention(const Attention &a) {
+  return cuda::attn::runAttention(a);
+}
+
+te_rt_status CudaBackend::attentionGrad(const AttentionGrad &a) {
+  return cuda::attn::runAttentionGrad(a);
 }
 
 } // namespace te::rt

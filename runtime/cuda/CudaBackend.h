@@ -94,6 +94,9 @@ public:
                                    void *out, void *stream) override;
   /// Clamped to 16; starts at TE_RT_GEMM_AUTOTUNE (Gemm.cpp).
   void setGemmAutotune(int candidates) override;
+  /// Flash attention (attention/README.md): bf16 / f16, head dim 64 or 128.
+  te_rt_status attention(const Attention &a) override;
+  te_rt_status attentionGrad(const AttentionGrad &a) override;
 
   /// The path the last gemm() took (emulated on sm_90 for MXFP8 / NVFP4).
   CudaGemmPath lastGemmPath() const { return lastPath; }

@@ -1,0 +1,102 @@
+//===- FlashAttention.h - Flash attention kernels of the cuda backend -*- C++
+//-*-===//
+//
+// Part of te. Internal to libte_rt's cuda backend.
+//
+//===----------------------------------------------------------------------===//
+//
+// The cuda backend's attention (README.md beside this file): the kernel
+// parameters, the launchers (FlashForward.cu, FlashBackward.cu), and the
+// entry points that check what the kernels cover and run them
+// (FlashAttention.cpp), called by CudaBackend::attention / attentionGrad.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TE_RT_CUDA_ATTENTION_FLASHATTENTION_H
+#define TE_RT_CUDA_ATTENTION_FLASHATTENTION_H
+
+#include "te_rt.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace te::rt {
+struct Attention;
+struct AttentionGrad;
+} // namespace te::rt
+
+namespace te::rt::cuda::attn {
+
+/// The mask of a launch (AttentionMask + its element type).
+enum MaskCode : int {
+  kMaskNone = 0,
+  kMaskF32 = 1,
+  kMaskBF16 = 2,
+  kMaskF16 = 3,
+  kMaskBool = 4, ///< U8, nonzero = keep
+};
+
+/// One 4-D operand: [B, H, rows, cols] with element strides of the first
+/// three dimensions (the last is contiguous).
+struct Operand {
+  void *data;
+  int64_t sb, sh, sr;
+};
+
+/// The forward's parameters (and what the backward reads of the forward).
+struct FwdParams {
+  Operand q, k, v, o;
+  float *lse; ///< [B, Hq, L] contiguous, or null
+  int B, Hq, Hkv, L, S;
+  int headDim;      ///< E = Ev: 64 or 128
+  int group;        ///< Hq / Hkv
+  float scale;      ///< softmax scale (mask added after it)
+  float scaleLog2;  ///< scale * log2(e)
+  int causal;       ///< top-left
+  int maskCode;     ///< MaskCode
+  const void *mask; ///< element (b, h, i, j) at b*msb + h*msh + i*msr + j*msc
+  int64_t msb, msh, msr, msc;
+};
+
+/// The backward's parameters.
+struct BwdParams {
+  FwdParams f;
+  Operand dout, dq, dk, dv;
+  float *dqAccum; ///< fp32 [B, Hq, L, D] contiguous, zeroed
+  float *delta;   ///< [B, Hq, L]: rowsum(dO * O)
+  float *lse2;    ///< [B, Hq, L]: lse * log2(e); +inf where lse = -inf
+};
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kLn2 = 0.6931471805599453f;
+
+/// Launches the forward on `stream` (f16: __half, else bf16).
+cudaError_t forward(const FwdParams &p, bool f16, cudaStream_t stream);
+
+/// Launches the Hopper forward (FlashForwardSm90.cu, wgmma; compute
+/// capability 9.0 only) on `stream`.
+cudaError_t forwardSm90(const FwdParams &p, bool f16, cudaStream_t stream);
+
+/// Which forward kernel runs: Auto takes the wgmma one on compute capability
+/// 9.0 and the mma.sync one elsewhere. Process-wide; tests and benchmarks
+/// set it to run both.
+enum class ForwardKernel { Auto = 0, MmaSync = 1, Wgmma = 2 };
+void setForwardKernel(ForwardKernel k);
+/// Whether the current device runs the wgmma forward.
+bool wgmmaForwardAvailable();
+
+/// Launches the backward on `stream`: the preprocess (delta, lse2), the
+/// key-block kernel (dK, dV; dQ added into p.dqAccum, which the caller
+/// zeroed) and the dQ conversion.
+cudaError_t backward(const BwdParams &p, bool f16, cudaStream_t stream);
+
+/// The cuda backend's Backend::attention: TE_RT_UNSUPPORTED (with the
+/// reason) for what the kernels do not cover.
+te_rt_status runAttention(const Attention &a);
+/// The cuda backend's Backend::attentionGrad.
+te_rt_status runAttentionGrad(const AttentionGrad &a);
+
+} // namespace te::rt::cuda::attn
+
+#endif // TE_RT_CUDA_ATTENTION_FLASHATTENTION_H

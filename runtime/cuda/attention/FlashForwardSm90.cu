@@ -1,0 +1,370 @@
+//===- FlashForwardSm90.cu - Flash attention forward (wgmma) ---*- CUDA -*-===//
+//
+// Part of te. Internal to libte_rt's cuda backend. sm_90a only.
+//
+//===----------------------------------------------------------------------===//
+//
+// The forward on Hopper's warpgroup MMA: one CTA per (128 query rows, query
+// head, batch), two warpgroups of 64 rows. K and V blocks of 128 keys are
+// double-buffered in shared memory (cp.async, the next block's copy runs
+// during the current block's products). S = Q Kᵀ is one wgmma chain with
+// both operands in shared memory (K-major); O += P V takes P from registers
+// (the S accumulators rounded to 16 bits: the wgmma accumulator layout of a
+// warp is the mma.sync one, FlashCommon.cuh) and V from shared memory
+// (MN-major). The softmax, masking and epilogue are FlashForward.cu's.
+//
+// Shared tiles are 64-column panels of 128-byte rows, 16-byte chunks
+// XOR-swizzled by row % 8 (the 128-byte swizzle of the wgmma descriptors),
+// each panel 1024-byte aligned.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FlashAttention.h"
+#include "FlashCommon.cuh"
+
+#include <type_traits>
+
+namespace te::rt::cuda::attn {
+namespace {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 &&                          \
+    defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TE_ATTN_WGMMA 1
+#else
+#define TE_ATTN_WGMMA 0
+#endif
+
+/// Element offset of (r, c) in a panel tile of `Rows` rows.
+template <int Rows> __device__ __forceinline__ int panelOffset(int r, int c) {
+  return (c >> 6) * (Rows * 64) + r * 64 + ((((c >> 3) & 7) ^ (r & 7)) << 3) +
+         (c & 7);
+}
+
+/// Loads rows [0, Rows) x [0, Cols) of a row-major global tile into a panel
+/// tile; rows >= nValid are zeros.
+template <int Rows, int Cols, int Threads, typename T>
+__device__ __forceinline__ void loadPanels(T *smem, const T *gmem, int64_t rs,
+                                           int nValid, int tid) {
+  constexpr int kChunks = Rows * Cols / 8;
+  static_assert(kChunks % Threads == 0, "whole chunks per thread");
+#pragma unroll
+  for (int i = 0; i < kChunks / Threads; ++i) {
+    int id = tid + i * Threads;
+    int r = id / (Cols / 8), c = (id % (Cols / 8)) * 8;
+    bool ok = r < nValid;
+    const T *src = ok ? gmem + r * rs + c : gmem;
+    cpAsync16(smem + panelOffset<Rows>(r, c), src, ok);
+  }
+}
+
+/// A wgmma shared-memory descriptor: 128-byte swizzle, 8-row groups 1024
+/// bytes apart (the K-major stride; for the MN-major V with 64 columns per
+/// instruction the leading offset is unused and is given the same value).
+__device__ __forceinline__ uint64_t descriptor(const void *p) {
+  const uint64_t addr = smemAddr(p);
+  return ((addr & 0x3FFFF) >> 4) | (uint64_t(1024 >> 4) << 16) |
+         (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+}
+
+__device__ __forceinline__ void wgmmaFence() {
+#if TE_ATTN_WGMMA
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wgmmaCommit() {
+#if TE_ATTN_WGMMA
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wgmmaWait0() {
+#if TE_ATTN_WGMMA
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#endif
+}
+/// Keeps the compiler from moving accesses of `x` across a wgmma boundary.
+__device__ __forceinline__ void fenceRegs(float *x, int n) {
+#pragma unroll
+  for (int i = 0; i < n; ++i)
+    asm volatile("" : "+f"(x[i])::"memory");
+}
+
+#if TE_ATTN_WGMMA
+/// D[64 x 128] (+)= A[64 x 16] * B[16 x 128], both in shared memory,
+/// K-major; D = A * B when `accumulate` is 0.
+template <typename T>
+__device__ __forceinline__ void wgmmaSS128(float *d, uint64_t descA,
+                                           uint64_t descB, int accumulate) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, "
+        "%15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+        "%29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, "
+        "%43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, "
+        "%57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+          "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+          "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+          "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+          "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+          "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(descA), "l"(descB), "r"(accumulate));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, "
+        "%15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+        "%29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, "
+        "%43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, "
+        "%57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+          "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+          "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+          "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
+          "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+          "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(descA), "l"(descB), "r"(accumulate));
+  }
+}
+
+/// D[64 x 64] (+)= A[64 x 16] * B[16 x 64], both in shared memory,
+/// K-major; D = A * B when `accumulate` is 0.
+template <typename T>
+__device__ __forceinline__ void wgmmaSS64(float *d, uint64_t descA,
+                                          uint64_t descB, int accumulate) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
+                 "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, "
+                 "%26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+                   "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+                   "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+                   "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+                   "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
+                   "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+                   "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+                   "+f"(d[30]), "+f"(d[31])
+                 : "l"(descA), "l"(descB), "r"(accumulate));
+  } else {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
+                 "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, "
+                 "%26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+                   "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+                   "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+                   "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+                   "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
+                   "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+                   "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+                   "+f"(d[30]), "+f"(d[31])
+                 : "l"(descA), "l"(descB), "r"(accumulate));
+  }
+}
+
+/// D[64 x 64] += A[64 x 16] (registers, the mma.sync A layout per warp) *
+/// B[16 x 64] (shared memory, MN-major).
+template <typename T>
+__device__ __forceinline__ void wgmmaRS64(float *d, const uint32_t *a,
+                                          uint64_t descB) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, "
+        "%15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+        "%29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+          "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+          "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+          "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+          "+f"(d[30]), "+f"(d[31])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(1));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, "
+        "%15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, "
+        "%29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+          "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+          "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+          "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+          "+f"(d[30]), "+f"(d[31])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(descB), "r"(1));
+  }
+}
+#endif
+
+template <typename T, int D, bool HasMask>
+__global__ void __launch_bounds__(256, 1) flashForwardSm90(const FwdParams p) {
+#if TE_ATTN_WGMMA
+  constexpr int BM = 128, BN = 128, kThreads = 256;
+  extern __shared__ unsigned char smemRaw[];
+  T *base = reinterpret_cast<T *>(
+      (reinterpret_cast<uintptr_t>(smemRaw) + 1023) & ~uintptr_t(1023));
+  T *sQ = base;
+  // K and V of buffer c at sQ + BM D + c BN D and + (2 + c) BN D.
+  T *const sK0 = sQ + BM * D;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wg = warp >> 2; // the warpgroup: rows 64 wg ..
+  const int g = lane >> 2, t = lane & 3;
+  const int mBlock = gridDim.x - 1 - blockIdx.x;
+  const int h = blockIdx.y, b = blockIdx.z;
+  const int hk = h / p.group;
+  const int m0 = mBlock * BM;
+
+  const T *gQ =
+      static_cast<const T *>(p.q.data) + b * p.q.sb + h * p.q.sh + m0 * p.q.sr;
+  const T *gK = static_cast<const T *>(p.k.data) + b * p.k.sb + hk * p.k.sh;
+  const T *gV = static_cast<const T *>(p.v.data) + b * p.v.sb + hk * p.v.sh;
+
+  int keyEnd = p.S;
+  if (p.causal)
+    keyEnd = min(keyEnd, m0 + BM);
+  const int nBlocks = (keyEnd + BN - 1) / BN;
+
+  loadPanels<BM, D, kThreads>(sQ, gQ, p.q.sr, p.L - m0, tid);
+  if (nBlocks > 0) {
+    const int n0 = (nBlocks - 1) * BN;
+    loadPanels<BN, D, kThreads>(sK0, gK + n0 * p.k.sr, p.k.sr, p.S - n0, tid);
+    loadPanels<BN, D, kThreads>(sK0 + 2 * BN * D, gV + n0 * p.v.sr, p.v.sr,
+                                p.S - n0, tid);
+  }
+  cpAsyncCommit();
+
+  float acc[D / 8][4];
+#pragma unroll
+  for (int i = 0; i < D / 8; ++i)
+    acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0.0f;
+  float rowMax[2] = {-INFINITY, -INFINITY}, rowSum[2] = {0.0f, 0.0f};
+  const int row[2] = {m0 + warp * 16 + g, m0 + warp * 16 + g + 8};
+  const T *sQw = sQ + wg * 64 * 64; // this warpgroup's rows in each panel
+
+  for (int it = 0, nb = nBlocks - 1; nb >= 0; ++it, --nb) {
+    const int cur = it & 1;
+    const int n0 = nb * BN;
+    cpAsyncWait<0>();
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads(); // block nb landed; the other buffer is free
+    if (nb > 0) {
+      const int nNext = (nb - 1) * BN;
+      loadPanels<BN, D, kThreads>(sK0 + (cur ^ 1) * BN * D, gK + nNext * p.k.sr,
+                                  p.k.sr, p.S - nNext, tid);
+      loadPanels<BN, D, kThreads>(sK0 + (3 - cur) * BN * D, gV + nNext * p.v.sr,
+                                  p.v.sr, p.S - nNext, tid);
+    }
+    cpAsyncCommit();
+
+    // S = Q Kᵀ (64 x 128 per warpgroup).
+    float s[BN / 8][4];
+#pragma unroll
+    for (int i = 0; i < BN / 8; ++i)
+      s[i][0] = s[i][1] = s[i][2] = s[i][3] = 0.0f;
+    fenceRegs(&s[0][0], BN / 2);
+    wgmmaFence();
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const int panel = (kk * 16) >> 6, col = (kk * 16) & 63;
+      wgmmaSS128<T>(&s[0][0], descriptor(sQw + panel * BM * 64 + col),
+                    descriptor(sK0 + cur * BN * D + panel * BN * 64 + col),
+                    kk > 0);
+    }
+    wgmmaCommit();
+    wgmmaWait0();
+    fenceRegs(&s[0][0], BN / 2);
+
+    const bool edge = n0 + BN > p.S || (p.causal && n0 + BN - 1 > m0);
+    softmaxStep<BN / 8, D / 8, HasMask>(s, acc, rowMax, rowSum, p, b, h, row,
+                                        n0 + 2 * t, edge);
+
+    // O += P V (P rounded to 16 bits first: wgmma reads its registers
+    // asynchronously).
+    uint32_t pa[BN / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      pa[kk][0] = Elem<T>::pack(s[2 * kk][0], s[2 * kk][1]);
+      pa[kk][1] = Elem<T>::pack(s[2 * kk][2], s[2 * kk][3]);
+      pa[kk][2] = Elem<T>::pack(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+      pa[kk][3] = Elem<T>::pack(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+    }
+    fenceRegs(&acc[0][0], D / 2);
+    wgmmaFence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+#pragma unroll
+      for (int dp = 0; dp < D / 64; ++dp)
+        wgmmaRS64<T>(
+            &acc[dp * 8][0], pa[kk],
+            descriptor(sK0 + (2 + cur) * BN * D + dp * BN * 64 + kk * 16 * 64));
+    }
+    wgmmaCommit();
+    wgmmaWait0();
+    fenceRegs(&acc[0][0], D / 2);
+  }
+  cpAsyncWait<0>();
+
+  storeOutput<T, D / 8>(acc, rowSum, rowMax, p, b, h, row, t);
+#endif
+}
+
+template <typename T, int D, bool HasMask>
+cudaError_t launchSm90(const FwdParams &p, cudaStream_t stream) {
+  constexpr int BM = 128, BN = 128;
+  const size_t smem = static_cast<size_t>(BM + 4 * BN) * D * sizeof(T) + 1024;
+  auto kernel = flashForwardSm90<T, D, HasMask>;
+  cudaError_t e = cudaFuncSetAttribute(
+      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  if (e != cudaSuccess)
+    return e;
+  dim3 grid((p.L + BM - 1) / BM, p.Hq, p.B);
+  kernel<<<grid, 256, smem, stream>>>(p);
+  return cudaGetLastError();
+}
+
+template <typename T, int D>
+cudaError_t forwardSm90For(const FwdParams &p, cudaStream_t stream) {
+  return p.maskCode != kMaskNone ? launchSm90<T, D, true>(p, stream)
+                                 : launchSm90<T, D, false>(p, stream);
+}
+
+} // namespace
+
+cudaError_t forwardSm90(const FwdParams &p, bool f16, cudaStream_t stream) {
+  if (p.B == 0 || p.Hq == 0 || p.L == 0)
+    return cudaSuccess;
+  if (f16)
+    return p.headDim == 64 ? forwardSm90For<__half, 64>(p, stream)
+                           : forwardSm90For<__half, 128>(p, stream);
+  return p.headDim == 64 ? forwardSm90For<__nv_bfloat16, 64>(p, stream)
+                         : forwardSm90For<__nv_bfloat16, 128>(p, stream);
+}
+
+} // namespace te::rt::cuda::attn
