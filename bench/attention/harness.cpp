@@ -29,16 +29,16 @@ AttentionOperand operand(const te_rt_attention_operand &x) {
   return o;
 }
 
-format::DType dtype(te_rt_dtype t) {
+te::format::DType dtype(te_rt_dtype t) {
   switch (t) {
   case TE_RT_F16:
-    return format::DType::F16;
+    return te::format::DType::F16;
   case TE_RT_BF16:
-    return format::DType::BF16;
+    return te::format::DType::BF16;
   case TE_RT_U8:
-    return format::DType::U8;
+    return te::format::DType::U8;
   default:
-    return format::DType::F32;
+    return te::format::DType::F32;
   }
 }
 

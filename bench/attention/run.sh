@@ -39,11 +39,11 @@ cmake -S runtime -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   echo "build failed"
   exit 1
 }
-CUDA_LIB=$(dirname "$(find /usr/local/cuda/ -name libcudart_static.a | head -1)")
 g++ -shared -fPIC -O2 -std=c++17 -o "$BUILD/libte_attn_bench.so" \
   -Iruntime/include -Iruntime/lib -Iinclude -Iruntime/cuda \
   -I/usr/local/cuda/include bench/attention/harness.cpp runtime/lib/Error.cpp \
-  "$BUILD/cuda/libte_rt_cuda.a" -L"$CUDA_LIB" -lcudart_static -ldl -lpthread \
+  "$BUILD/cuda/libte_rt_cuda.a" -L/usr/local/cuda/lib64 \
+  -L/usr/local/cuda/targets/x86_64-linux/lib -lcudart_static -ldl -lpthread \
   -lrt >>"$OUT/attention-build.log" 2>&1 || {
   tail -30 "$OUT/attention-build.log"
   echo "harness build failed"
