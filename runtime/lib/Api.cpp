@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttentionArgs.h"
 #include "Backend.h"
 #include "Error.h"
 #include "QuantizerFields.h"
@@ -19,6 +20,7 @@
 #include "te/Format/Quantizer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -1165,6 +1167,392 @@ te_rt_status te_rt_context_last_gemm_info(const te_rt_context *ctx,
         const_cast<te_rt_context *>(ctx)->gemmInfoMutex);
     *info = ctx->lastGemm;
     return TE_RT_OK;
+  });
+}
+
+} // extern "C"
+
+//===----------------------------------------------------------------------===//
+// Attention arguments (AttentionArgs.h)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using te::rt::AttentionOperand;
+using te::rt::AttentionSpans;
+
+const char *const kAttentionDims[4] = {"batch", "heads", "sequence",
+                                       "head size"};
+/// The mask's dimensions: [B, Hq, L, S].
+const char *const kMaskDims[4] = {"batch", "heads", "queries", "keys"};
+
+std::string dims4(const int64_t d[4]) {
+  return "[" + str(d[0]) + ", " + str(d[1]) + ", " + str(d[2]) + ", " +
+         str(d[3]) + "]";
+}
+
+std::string dimLabel(int d, bool mask = false) {
+  return "dimension " + str(d) + " (" + (mask ? kMaskDims : kAttentionDims)[d] +
+         ")";
+}
+
+/// Checks one 4-D operand: sizes and strides non-negative, the innermost
+/// dimension contiguous, the element count and the extent within int64, data
+/// present and aligned unless the operand is empty. For the mask (`isMask`)
+/// a size-1 dimension is broadcast: its stride is ignored and becomes 0.
+/// `spanBytes`: what the operand spans (AttentionSpans).
+te_rt_status decodeAttentionOperand(const char *name,
+                                    const te_rt_attention_operand &in,
+                                    int64_t elementBytes, bool isMask,
+                                    AttentionOperand &out, int64_t &spanBytes) {
+  out.data = in.data;
+  for (int d = 0; d < 4; ++d) {
+    out.shape[d] = in.shape[d];
+    out.strides[d] = in.strides[d];
+    if (in.shape[d] < 0)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string(name) + "'s " + dimLabel(d, isMask) + " is " +
+                      str(in.shape[d]) + ", expected >= 0");
+  }
+  for (int d = 0; d < 4; ++d) {
+    if (isMask && in.shape[d] == 1) {
+      out.strides[d] = 0;
+      continue;
+    }
+    if (in.strides[d] < 0)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string(name) + "'s stride of " + dimLabel(d, isMask) +
+                      " is " + str(in.strides[d]) + ", expected >= 0");
+  }
+  if (in.shape[3] > 1 && in.strides[3] != 1)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(name) + "'s stride of " + dimLabel(3, isMask) +
+                    " is " + str(in.strides[3]) +
+                    ", expected 1 (the innermost dimension must be "
+                    "contiguous)");
+  if (in.shape[3] <= 1)
+    out.strides[3] = 1;
+  int64_t elements = 1;
+  for (int d = 0; d < 4; ++d)
+    if (in.shape[d] == 0)
+      elements = 0;
+  for (int d = 0; d < 4 && elements; ++d)
+    if (__builtin_mul_overflow(elements, in.shape[d], &elements))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string(name) + " has too many elements (shape " +
+                      dims4(in.shape) + " overflows int64)");
+  spanBytes = 0;
+  if (elements == 0)
+    return TE_RT_OK;
+  int64_t span = 1;
+  for (int d = 0; d < 4; ++d) {
+    int64_t t = 0;
+    if (__builtin_mul_overflow(in.shape[d] - 1, out.strides[d], &t) ||
+        __builtin_add_overflow(span, t, &span))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string(name) + "'s extent overflows int64 (shape " +
+                      dims4(in.shape) + ", strides " + dims4(out.strides) +
+                      ")");
+  }
+  if (__builtin_mul_overflow(span, elementBytes, &spanBytes))
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(name) + "'s extent overflows int64 (shape " +
+                    dims4(in.shape) + ", strides " + dims4(out.strides) + ")");
+  if (!in.data)
+    return fail(TE_RT_INVALID_ARGUMENT, std::string(name) +
+                                            "'s data is null (shape " +
+                                            dims4(in.shape) + ")");
+  if (misaligned(in.data, elementBytes))
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string(name) + "'s data is not aligned to its " +
+                    str(elementBytes) + "-byte elements");
+  return TE_RT_OK;
+}
+
+/// `name`'s dimension `d` must be `expected` (`what` says where that comes
+/// from: "q's batch"); with `orOne`, 1 (broadcast) is accepted too.
+te_rt_status expectAttentionDim(const char *name, const int64_t shape[4], int d,
+                                int64_t expected, const char *what,
+                                bool orOne = false) {
+  if (shape[d] == expected || (orOne && shape[d] == 1))
+    return TE_RT_OK;
+  return fail(TE_RT_INVALID_ARGUMENT,
+              std::string(name) + "'s " +
+                  dimLabel(d, std::string(name) == "mask") + " is " +
+                  str(shape[d]) + ", expected " + str(expected) + " (" + what +
+                  ")" + (orOne ? " or 1" : ""));
+}
+
+/// An output whose strides map two elements to one address would be written
+/// from several places. Sufficient for distinct addresses: taken by
+/// increasing stride, each dimension of size > 1 steps past everything the
+/// dimensions before it reach.
+te_rt_status checkOutputLayout(const char *name, const AttentionOperand &o) {
+  for (int64_t size : o.shape)
+    if (size == 0)
+      return TE_RT_OK;
+  int order[4] = {0, 1, 2, 3};
+  std::stable_sort(order, order + 4,
+                   [&](int x, int y) { return o.strides[x] < o.strides[y]; });
+  int64_t reach = 1; // elements spanned by the dimensions taken so far
+  for (int d : order) {
+    if (o.shape[d] <= 1)
+      continue;
+    if (o.strides[d] < reach)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string(name) + "'s strides " + dims4(o.strides) +
+                      " for shape " + dims4(o.shape) +
+                      " put several elements at one address (" + dimLabel(d) +
+                      " steps within the others); an output may not");
+    reach += (o.shape[d] - 1) * o.strides[d];
+  }
+  return TE_RT_OK;
+}
+
+/// No output overlaps another output or an input (byte ranges spanned).
+te_rt_status checkAttentionAliasing(const std::vector<Region> &outs,
+                                    const std::vector<Region> &ins) {
+  for (size_t i = 0; i < outs.size(); ++i) {
+    for (size_t j = i + 1; j < outs.size(); ++j)
+      if (overlap(outs[i].p, outs[i].bytes, outs[j].p, outs[j].bytes))
+        return fail(TE_RT_INVALID_ARGUMENT,
+                    "the outputs " + outs[i].name + " and " + outs[j].name +
+                        " overlap (outputs may not share memory)");
+    for (const Region &in : ins)
+      if (overlap(outs[i].p, outs[i].bytes, in.p, in.bytes))
+        return fail(TE_RT_INVALID_ARGUMENT,
+                    "the output " + outs[i].name + " overlaps the input " +
+                        in.name +
+                        " (outputs may not share memory with inputs)");
+  }
+  return TE_RT_OK;
+}
+
+/// The forward's arguments; `backward`: te_rt_attention_grad's forward (o
+/// and lse are inputs, lse required).
+te_rt_status decodeAttentionForward(const te_rt_attention_args *args,
+                                    bool backward, te::rt::Attention &out,
+                                    AttentionSpans &sp) {
+  if (!args)
+    return fail(TE_RT_INVALID_ARGUMENT, "args is null");
+  const te_rt_attention_args &a = *args;
+  const int dtype = rawEnum(a.dtype);
+  if (dtype != TE_RT_F32 && dtype != TE_RT_BF16 && dtype != TE_RT_F16)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                std::string("dtype (of q, k, v, o) must be f32, bf16 or f16, "
+                            "got ") +
+                    dtypeLabel(dtype));
+  out.dtype = static_cast<DType>(dtype);
+  const int64_t eb = dtypeBytes(out.dtype);
+  if (te_rt_status s = decodeAttentionOperand("q", a.q, eb, false, out.q, sp.q))
+    return s;
+  if (te_rt_status s = decodeAttentionOperand("k", a.k, eb, false, out.k, sp.k))
+    return s;
+  if (te_rt_status s = decodeAttentionOperand("v", a.v, eb, false, out.v, sp.v))
+    return s;
+  if (te_rt_status s = decodeAttentionOperand("o", a.o, eb, false, out.o, sp.o))
+    return s;
+  const int64_t B = out.q.shape[0], Hq = out.q.shape[1], L = out.q.shape[2],
+                E = out.q.shape[3], Hkv = out.k.shape[1], S = out.k.shape[2],
+                Ev = out.v.shape[3];
+  if (te_rt_status s = expectAttentionDim("k", out.k.shape, 0, B, "q's batch"))
+    return s;
+  if (Hq > 0 && (Hkv == 0 || Hq % Hkv != 0))
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "k's " + dimLabel(1) + " is " + str(Hkv) +
+                    ", expected a divisor of q's " + str(Hq) +
+                    " heads (grouped-query attention: query head h reads "
+                    "key/value head h / (Hq / Hkv))");
+  if (te_rt_status s =
+          expectAttentionDim("k", out.k.shape, 3, E, "q's head size"))
+    return s;
+  if (te_rt_status s = expectAttentionDim("v", out.v.shape, 0, B, "q's batch"))
+    return s;
+  if (te_rt_status s =
+          expectAttentionDim("v", out.v.shape, 1, Hkv, "k's heads"))
+    return s;
+  if (te_rt_status s =
+          expectAttentionDim("v", out.v.shape, 2, S, "k's sequence"))
+    return s;
+  if (te_rt_status s = expectAttentionDim("o", out.o.shape, 0, B, "q's batch"))
+    return s;
+  if (te_rt_status s = expectAttentionDim("o", out.o.shape, 1, Hq, "q's heads"))
+    return s;
+  if (te_rt_status s =
+          expectAttentionDim("o", out.o.shape, 2, L, "q's sequence"))
+    return s;
+  if (te_rt_status s =
+          expectAttentionDim("o", out.o.shape, 3, Ev, "v's head size"))
+    return s;
+  if (!backward)
+    if (te_rt_status s = checkOutputLayout("o", out.o))
+      return s;
+
+  int64_t rows = 0;
+  if (__builtin_mul_overflow(B, Hq, &rows) ||
+      __builtin_mul_overflow(rows, L, &rows) ||
+      __builtin_mul_overflow(rows, int64_t(4), &sp.lse))
+    return fail(TE_RT_INVALID_ARGUMENT, "lse's size [" + str(B) + ", " +
+                                            str(Hq) + ", " + str(L) +
+                                            "] overflows int64");
+  out.lse = a.lse;
+  if (!a.lse)
+    sp.lse = 0;
+  if (backward && !a.lse && rows > 0)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "lse is null: the backward reads the forward's log-sum-exp "
+                "(f32 [" +
+                    str(B) + ", " + str(Hq) + ", " + str(L) + "])");
+  if (misaligned(a.lse, 4))
+    return fail(TE_RT_INVALID_ARGUMENT, "lse is not aligned to 4 bytes");
+
+  if (!std::isfinite(a.scale))
+    return fail(TE_RT_INVALID_ARGUMENT, "scale is " + std::to_string(a.scale) +
+                                            ", expected a finite number");
+  out.scale = a.scale;
+  if (a.causal != 0 && a.causal != 1)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "causal is " + str(a.causal) + ", expected 0 or 1");
+  out.causal = a.causal != 0;
+
+  const int kind = rawEnum(a.mask_kind);
+  if (kind < TE_RT_ATTENTION_MASK_NONE || kind > TE_RT_ATTENTION_MASK_BOOLEAN)
+    return fail(TE_RT_INVALID_ARGUMENT,
+                "mask_kind is " + str(kind) +
+                    ", expected 0 (none), 1 (additive) or 2 (boolean)");
+  out.maskKind = static_cast<te::rt::AttentionMask>(kind);
+  out.mask = AttentionOperand();
+  sp.mask = 0;
+  if (kind != TE_RT_ATTENTION_MASK_NONE) {
+    const int md = rawEnum(a.mask_dtype);
+    if (kind == TE_RT_ATTENTION_MASK_ADDITIVE && md != TE_RT_F32 &&
+        md != TE_RT_BF16 && md != TE_RT_F16)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("an additive mask's mask_dtype must be f32, "
+                              "bf16 or f16, got ") +
+                      dtypeLabel(md));
+    if (kind == TE_RT_ATTENTION_MASK_BOOLEAN && md != TE_RT_U8)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("a boolean mask's mask_dtype must be u8 "
+                              "(nonzero: the key takes part), got ") +
+                      dtypeLabel(md));
+    out.maskType = static_cast<DType>(md);
+    if (te_rt_status s = decodeAttentionOperand(
+            "mask", a.mask, dtypeBytes(out.maskType), true, out.mask, sp.mask))
+      return s;
+    if (te_rt_status s =
+            expectAttentionDim("mask", out.mask.shape, 0, B, "q's batch", true))
+      return s;
+    if (te_rt_status s = expectAttentionDim("mask", out.mask.shape, 1, Hq,
+                                            "q's heads", true))
+      return s;
+    if (te_rt_status s = expectAttentionDim("mask", out.mask.shape, 2, L,
+                                            "q's sequence", true))
+      return s;
+    if (te_rt_status s =
+            expectAttentionDim("mask", out.mask.shape, 3, S, "k's sequence"))
+      return s;
+  }
+  out.stream = nullptr;
+  if (!backward)
+    return checkAttentionAliasing(
+        {{"o", out.o.data, sp.o}, {"lse", out.lse, sp.lse}},
+        {{"q", out.q.data, sp.q},
+         {"k", out.k.data, sp.k},
+         {"v", out.v.data, sp.v},
+         {"mask", out.mask.data, sp.mask}});
+  return TE_RT_OK;
+}
+
+} // namespace
+
+te_rt_status te::rt::decodeAttention(const te_rt_attention_args *args,
+                                     Attention &out, AttentionSpans &spans) {
+  spans = AttentionSpans();
+  return decodeAttentionForward(args, /*backward=*/false, out, spans);
+}
+
+te_rt_status te::rt::decodeAttentionGrad(const te_rt_attention_grad_args *args,
+                                         AttentionGrad &out,
+                                         AttentionSpans &sp) {
+  sp = AttentionSpans();
+  if (!args)
+    return fail(TE_RT_INVALID_ARGUMENT, "args is null");
+  if (te_rt_status s = decodeAttentionForward(&args->forward, /*backward=*/true,
+                                              out.forward, sp))
+    return s;
+  const Attention &f = out.forward;
+  const int64_t eb = dtypeBytes(f.dtype);
+  struct Grad {
+    const char *name;
+    const te_rt_attention_operand &in;
+    AttentionOperand &out;
+    int64_t &span;
+    const AttentionOperand &like;
+    const char *likeName;
+  } grads[4] = {{"dout", args->dout, out.dout, sp.dout, f.o, "o"},
+                {"dq", args->dq, out.dq, sp.dq, f.q, "q"},
+                {"dk", args->dk, out.dk, sp.dk, f.k, "k"},
+                {"dv", args->dv, out.dv, sp.dv, f.v, "v"}};
+  for (Grad &g : grads) {
+    if (te_rt_status s =
+            decodeAttentionOperand(g.name, g.in, eb, false, g.out, g.span))
+      return s;
+    for (int d = 0; d < 4; ++d) {
+      const std::string what =
+          std::string(g.likeName) + "'s " + kAttentionDims[d];
+      if (te_rt_status s = expectAttentionDim(g.name, g.out.shape, d,
+                                              g.like.shape[d], what.c_str()))
+        return s;
+    }
+  }
+  for (int i = 1; i < 4; ++i)
+    if (te_rt_status s = checkOutputLayout(grads[i].name, grads[i].out))
+      return s;
+  return checkAttentionAliasing({{"dq", out.dq.data, sp.dq},
+                                 {"dk", out.dk.data, sp.dk},
+                                 {"dv", out.dv.data, sp.dv}},
+                                {{"q", f.q.data, sp.q},
+                                 {"k", f.k.data, sp.k},
+                                 {"v", f.v.data, sp.v},
+                                 {"o", f.o.data, sp.o},
+                                 {"lse", f.lse, sp.lse},
+                                 {"dout", out.dout.data, sp.dout},
+                                 {"mask", f.mask.data, sp.mask}});
+}
+
+extern "C" {
+
+te_rt_status te_rt_attention(te_rt_context *ctx,
+                             const te_rt_attention_args *args) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    te::rt::Attention a;
+    AttentionSpans spans;
+    if (te_rt_status s = te::rt::decodeAttention(args, a, spans))
+      return s;
+    // No query rows: nothing to write.
+    if (a.q.shape[0] == 0 || a.q.shape[1] == 0 || a.q.shape[2] == 0)
+      return TE_RT_OK;
+    return ctx->backend->attention(a);
+  });
+}
+
+te_rt_status te_rt_attention_grad(te_rt_context *ctx,
+                                  const te_rt_attention_grad_args *args) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    te::rt::AttentionGrad a;
+    AttentionSpans spans;
+    if (te_rt_status s = te::rt::decodeAttentionGrad(args, a, spans))
+      return s;
+    // No gradient element to write (dk and dv are zeros when there are keys
+    // but no query rows: the backend writes them).
+    if (spans.dq == 0 && spans.dk == 0 && spans.dv == 0)
+      return TE_RT_OK;
+    return ctx->backend->attentionGrad(a);
   });
 }
 

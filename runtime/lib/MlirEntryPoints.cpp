@@ -20,6 +20,7 @@
 #include "te_rt_comm.h"
 #include "te_rt_gpu_abi.h"
 
+#include "AttentionArgs.h"
 #include "Backend.h"
 #include "MlirState.h"
 
@@ -527,7 +528,11 @@ void te_rt_mlir_matmul_impl(const te_rt_mlir_matmul_args &a) {
   mm.k = a.k;
   mm.a = st.stage(a.a_data, span[0], true, false);
   mm.b = st.stage(a.b_data, span[1], true, false);
-  mm.c = st.stage(a.c_data, span[2], a.accumulate != 0, true);
+  // C is copied in when it is read, and when its span has gaps (a row or
+  // batch stride wider than the data) that copying it back must keep.
+  const bool cDense = (a.m <= 1 || ops[2].ld == a.n) &&
+                      (a.batch <= 1 || a.batch_stride_c == a.m * ops[2].ld);
+  mm.c = st.stage(a.c_data, span[2], a.accumulate != 0 || !cDense, true);
   if (!st.ok())
     return;
   mm.aType = *at;
@@ -548,14 +553,130 @@ void te_rt_mlir_matmul_impl(const te_rt_mlir_matmul_args &a) {
   st.finish();
 }
 
-// ATTENTION-ENTRY-POINTS: replaced by the runtime's attention entry points.
-void te_rt_mlir_attention_impl(const te_rt_mlir_attention_args &) {
-  if (activeContext("te.attention"))
-    record(TE_RT_UNSUPPORTED, "te.attention", "not implemented yet");
+/// Stores the int compiled code passed into a C enum field (the C API reads
+/// it back as an int and checks its range: AttentionArgs.h).
+template <typename E> void setEnum(E &e, int32_t v) {
+  static_assert(sizeof(E) == sizeof(int32_t), "C enums are int-sized");
+  std::memcpy(&e, &v, sizeof(v));
 }
-void te_rt_mlir_attention_grad_impl(const te_rt_mlir_attention_grad_args &) {
-  if (activeContext("te.attention_grad"))
-    record(TE_RT_UNSUPPORTED, "te.attention_grad", "not implemented yet");
+
+te_rt_attention_operand attentionOperand(void *data, const int64_t shape[4],
+                                         const int64_t strides[4]) {
+  te_rt_attention_operand o;
+  o.data = data;
+  std::memcpy(o.shape, shape, sizeof(o.shape));
+  std::memcpy(o.strides, strides, sizeof(o.strides));
+  return o;
+}
+
+/// The forward's arguments of an attention descriptor (attention or
+/// attention_grad: the same field names).
+template <typename Fields>
+te_rt_attention_args attentionArgs(const Fields &a, void *lse) {
+  te_rt_attention_args f;
+  std::memset(&f, 0, sizeof(f));
+  setEnum(f.dtype, a.dtype);
+  f.q = attentionOperand(a.q, a.q_shape, a.q_strides);
+  f.k = attentionOperand(a.k, a.k_shape, a.k_strides);
+  f.v = attentionOperand(a.v, a.v_shape, a.v_strides);
+  f.o = attentionOperand(a.o, a.o_shape, a.o_strides);
+  f.lse = static_cast<float *>(lse);
+  const uint32_t bits = static_cast<uint32_t>(a.scale_bits);
+  std::memcpy(&f.scale, &bits, sizeof(f.scale));
+  f.causal = a.causal;
+  setEnum(f.mask_kind, a.mask_kind);
+  setEnum(f.mask_dtype, a.mask_dtype);
+  f.mask = attentionOperand(a.mask, a.mask_shape, a.mask_strides);
+  return f;
+}
+
+/// Whether an operand's span holds its elements alone (no gaps that
+/// staging an output without copying it in first would overwrite).
+bool attentionDense(const te_rt_attention_operand &o, int64_t span,
+                    int64_t elementBytes) {
+  int64_t n = elementBytes;
+  for (int64_t d : o.shape)
+    n *= d;
+  return span == n;
+}
+
+/// Stages operand `o` (`span` bytes, AttentionSpans) and points it at the
+/// staged copy. An output is copied in first unless it is dense
+/// (`elementBytes` matters for outputs only).
+void stageAttention(Stager &st, te_rt_attention_operand &o, int64_t span,
+                    int64_t elementBytes, bool out) {
+  if (span > 0)
+    o.data = st.stage(o.data, span,
+                      !out || !attentionDense(o, span, elementBytes), out);
+}
+
+void te_rt_mlir_attention_impl(const te_rt_mlir_attention_args &args) {
+  const char *where = "te.attention";
+  te_rt_context *ctx = activeContext(where);
+  te_rt_abi::attention::Fields a;
+  if (!ctx || !readDescriptor(args.desc, a, where))
+    return;
+  te_rt_attention_args f = attentionArgs(a, a.lse);
+  te::rt::Attention decoded;
+  te::rt::AttentionSpans sp;
+  // Checked on the caller's pointers (messages, spans), then staged.
+  if (te_rt_status s = te::rt::decodeAttention(&f, decoded, sp)) {
+    record(s, where, te_rt_last_error());
+    return;
+  }
+  const int64_t eb = dtypeBytes(a.dtype);
+  Stager st(ctx, where);
+  stageAttention(st, f.q, sp.q, eb, false);
+  stageAttention(st, f.k, sp.k, eb, false);
+  stageAttention(st, f.v, sp.v, eb, false);
+  stageAttention(st, f.o, sp.o, eb, true);
+  stageAttention(st, f.mask, sp.mask, 1, false);
+  if (sp.lse > 0)
+    f.lse = static_cast<float *>(st.stage(f.lse, sp.lse, false, true));
+  if (!st.ok() || !st.check(te_rt_attention(ctx, &f)))
+    return;
+  st.finish();
+}
+
+void te_rt_mlir_attention_grad_impl(
+    const te_rt_mlir_attention_grad_args &args) {
+  const char *where = "te.attention_grad";
+  te_rt_context *ctx = activeContext(where);
+  te_rt_abi::attention_grad::Fields a;
+  if (!ctx || !readDescriptor(args.desc, a, where))
+    return;
+  te_rt_attention_grad_args g;
+  std::memset(&g, 0, sizeof(g));
+  g.forward = attentionArgs(a, a.lse);
+  // dout has o's shape, dq, dk, dv those of q, k, v; the descriptor passes
+  // their strides.
+  g.dout = attentionOperand(a.dout, a.o_shape, a.dout_strides);
+  g.dq = attentionOperand(a.dq, a.q_shape, a.dq_strides);
+  g.dk = attentionOperand(a.dk, a.k_shape, a.dk_strides);
+  g.dv = attentionOperand(a.dv, a.v_shape, a.dv_strides);
+  te::rt::AttentionGrad decoded;
+  te::rt::AttentionSpans sp;
+  if (te_rt_status s = te::rt::decodeAttentionGrad(&g, decoded, sp)) {
+    record(s, where, te_rt_last_error());
+    return;
+  }
+  const int64_t eb = dtypeBytes(a.dtype);
+  Stager st(ctx, where);
+  te_rt_attention_args &f = g.forward;
+  stageAttention(st, f.q, sp.q, eb, false);
+  stageAttention(st, f.k, sp.k, eb, false);
+  stageAttention(st, f.v, sp.v, eb, false);
+  stageAttention(st, f.o, sp.o, eb, false);
+  stageAttention(st, g.dout, sp.dout, eb, false);
+  stageAttention(st, g.dq, sp.dq, eb, true);
+  stageAttention(st, g.dk, sp.dk, eb, true);
+  stageAttention(st, g.dv, sp.dv, eb, true);
+  stageAttention(st, f.mask, sp.mask, 1, false);
+  if (sp.lse > 0)
+    f.lse = static_cast<float *>(st.stage(f.lse, sp.lse, true, false));
+  if (!st.ok() || !st.check(te_rt_attention_grad(ctx, &g)))
+    return;
+  st.finish();
 }
 
 void te_rt_mlir_amax_impl(const te_rt_mlir_amax_args &a) {

@@ -27,6 +27,7 @@
 
 #include "Backend.h"
 #include "Error.h"
+#include "cpu/Attention.h"
 #include "cpu/Parallel.h"
 
 #include "te/Format/Blocks.h"
@@ -386,6 +387,12 @@ public:
   te_rt_status gemm(const QTensor &a, const QTensor &b, Tensor *d,
                     const GemmOptions &o) override;
   te_rt_status matmul(const DenseMatmul &mm) override;
+  te_rt_status attention(const Attention &a) override {
+    return cpu::attentionForward(a, threads.load());
+  }
+  te_rt_status attentionGrad(const AttentionGrad &a) override {
+    return cpu::attentionBackward(a, threads.load());
+  }
 
 private:
   void quantizePerTensor(const float *x, QTensor &q, float scale);
