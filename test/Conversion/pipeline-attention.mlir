@@ -23,6 +23,16 @@
 // CHECK: memref.dim
 // CHECK: call @te_rt_mlir_attention(
 // CHECK-NOT: te.attention
+// Query, key and value sliced from one [B, 3H, S, D] tensor (a fused QKV
+// projection) are passed as views at their offsets, with their strides
+// [196608, 8192, 64, 1]: no copy.
+// CHECK-LABEL: func.func @fused_qkv
+// CHECK-NOT: copy
+// CHECK: llvm.mlir.constant(dense<[499914964996, 3, 0, 2, 8, 128, 64, 196608, 8192, 64, 1, 0, 2, 8, 128, 64, 196608, 8192, 64, 1, 0, 2, 8, 128, 64, 196608, 8192, 64, 1,
+// CHECK-NOT: copy
+// CHECK: call @te_rt_mlir_attention(
+// CHECK-NOT: copy
+// CHECK: return
 //
 // LLVM-DAG: llvm.func @te_rt_mlir_attention(!llvm.ptr)
 // LLVM-DAG: llvm.func @te_rt_mlir_attention_grad(!llvm.ptr)
@@ -30,6 +40,8 @@
 // LLVM: llvm.call @te_rt_mlir_attention(
 // LLVM: llvm.call @te_rt_mlir_attention_grad(
 // LLVM: llvm.func @dynamic(
+// LLVM: llvm.call @te_rt_mlir_attention(
+// LLVM: llvm.func @fused_qkv(
 // LLVM: llvm.call @te_rt_mlir_attention(
 
 func.func @step(%q: tensor<2x8x128x64xbf16>, %k: tensor<2x2x128x64xbf16>,
@@ -49,4 +61,16 @@ func.func @dynamic(%q: tensor<?x128x64xf16>, %m: tensor<1x128x128xi1>) -> tensor
   %o, %lse = te.attention %q, %q, %q mask %m
       : tensor<?x128x64xf16>, tensor<?x128x64xf16>, tensor<?x128x64xf16>, tensor<1x128x128xi1>
   return %o : tensor<?x128x64xf16>
+}
+
+func.func @fused_qkv(%qkv: tensor<2x24x128x64xbf16>) -> tensor<2x8x128x64xbf16> {
+  %q = tensor.extract_slice %qkv[0, 0, 0, 0] [2, 8, 128, 64] [1, 1, 1, 1]
+      : tensor<2x24x128x64xbf16> to tensor<2x8x128x64xbf16>
+  %k = tensor.extract_slice %qkv[0, 8, 0, 0] [2, 8, 128, 64] [1, 1, 1, 1]
+      : tensor<2x24x128x64xbf16> to tensor<2x8x128x64xbf16>
+  %v = tensor.extract_slice %qkv[0, 16, 0, 0] [2, 8, 128, 64] [1, 1, 1, 1]
+      : tensor<2x24x128x64xbf16> to tensor<2x8x128x64xbf16>
+  %o, %lse = te.attention %q, %k, %v {causal}
+      : tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x64xbf16>
+  return %o : tensor<2x8x128x64xbf16>
 }

@@ -1085,13 +1085,18 @@ AttentionOperand attentionOperand(CallOperands &c, Location loc, Value memref,
   bool lastContiguous =
       strided && (strides.back() == 1 || type.getDimSize(rank - 1) == 1);
   if (isa<MemRefType>(converted.getType()) && lastContiguous) {
-    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, converted);
     r.address = runtimeElementAddress(b, loc, converted);
+    memref::ExtractStridedMetadataOp meta;
+    auto metadata = [&] {
+      if (!meta)
+        meta = memref::ExtractStridedMetadataOp::create(b, loc, converted);
+      return meta;
+    };
     for (int64_t d = 0; d < rank; ++d) {
-      r.sizes.push_back(type.isDynamicDim(d) ? toI64(meta.getSizes()[d])
+      r.sizes.push_back(type.isDynamicDim(d) ? toI64(metadata().getSizes()[d])
                                              : word(type.getDimSize(d)));
       r.strides.push_back(ShapedType::isDynamic(strides[d])
-                              ? toI64(meta.getStrides()[d])
+                              ? toI64(metadata().getStrides()[d])
                               : word(strides[d]));
     }
   } else {
