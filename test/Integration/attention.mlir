@@ -10,51 +10,51 @@
 // f32: the products and the softmax in f32, within 1e-5 relative (plus
 // 1e-6 absolute near 0) of the oracle. Causal with grouped-query heads and
 // ragged lengths (L = 16, S = 17), 4-D:
-// RUN: te-run %s --entry causal --input %t/causal-q.npy --input %t/causal-k.npy --input %t/causal-v.npy --compare %t/causal-o.npy --compare %t/causal-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2
+// RUN: te-run %s --entry causal --input %t/causal-q.npy --input %t/causal-k.npy --input %t/causal-v.npy --compare %t/causal-o.npy --compare %t/causal-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
 // The same shapes, not causal, the batch dynamic (3 at run time):
-// RUN: te-run %s --entry dynamic --input %t/dynamic-q.npy --input %t/dynamic-k.npy --input %t/dynamic-v.npy --compare %t/dynamic-o.npy --compare %t/dynamic-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2
+// RUN: te-run %s --entry dynamic --input %t/dynamic-q.npy --input %t/dynamic-k.npy --input %t/dynamic-v.npy --compare %t/dynamic-o.npy --compare %t/dynamic-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
 // 3-D, a boolean mask broadcast over N with rows that keep no key (output
 // 0 and lse -inf, compared exactly), Ev != E, scale 0.3:
-// RUN: te-run %s --entry boolean --input %t/boolean-q.npy --input %t/boolean-k.npy --input %t/boolean-v.npy --input %t/boolean-mask.npy --compare %t/boolean-o.npy --compare %t/boolean-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2
+// RUN: te-run %s --entry boolean --input %t/boolean-q.npy --input %t/boolean-k.npy --input %t/boolean-v.npy --input %t/boolean-mask.npy --compare %t/boolean-o.npy --compare %t/boolean-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
 //
 // bf16 with an additive bf16 mask holding -inf (a row of -inf: output 0,
 // lse -inf): the output computed in f32 and rounded once, within half a
 // bf16 ulp (2^-9 relative) plus the f32 computation's error; the lse is
 // f32.
-// RUN: te-run %s --entry additive --input %t/additive-q.npy --input %t/additive-k.npy --input %t/additive-v.npy --input %t/additive-mask.npy --compare %t/additive-o.npy --compare %t/additive-lse.npy --rtol 0.004 --atol 1e-6 | FileCheck %s --check-prefix=PASS2
+// RUN: te-run %s --entry additive --input %t/additive-q.npy --input %t/additive-k.npy --input %t/additive-v.npy --input %t/additive-mask.npy --compare %t/additive-o.npy --compare %t/additive-lse.npy --rtol 0.004 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
 //
 // The backward (te.attention_grad of the forward's output and lse): 4-D,
 // grouped-query heads (dK and dV summed over each group), causal, a boolean
 // mask broadcast over the heads with a row that keeps no key (its
 // gradients 0). f32: within 1e-5 relative plus 1e-5 absolute (dS = P ∘ (dP
 // - D) cancels).
-// RUN: te-run %s --entry grad --input %t/grad-q.npy --input %t/grad-k.npy --input %t/grad-v.npy --input %t/grad-mask.npy --input %t/grad-do.npy --compare %t/grad-o.npy --compare %t/grad-lse.npy --compare %t/grad-dq.npy --compare %t/grad-dk.npy --compare %t/grad-dv.npy --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=PASS5
+// RUN: te-run %s --entry grad --input %t/grad-q.npy --input %t/grad-k.npy --input %t/grad-v.npy --input %t/grad-mask.npy --input %t/grad-do.npy --compare %t/grad-o.npy --compare %t/grad-lse.npy --compare %t/grad-dq.npy --compare %t/grad-dk.npy --compare %t/grad-dv.npy --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=PASS5 --implicit-check-not=FAIL
 // bf16, 3-D: the gradients rounded once to bf16 (half an ulp, 2^-9
 // relative), plus what the f32 computation loses where dS cancels.
-// RUN: te-run %s --entry grad16 --input %t/grad16-q.npy --input %t/grad16-k.npy --input %t/grad16-v.npy --input %t/grad16-do.npy --compare %t/grad16-o.npy --compare %t/grad16-dq.npy --compare %t/grad16-dk.npy --compare %t/grad16-dv.npy --rtol 0.004 --atol 1e-4 | FileCheck %s --check-prefix=PASS4
+// RUN: te-run %s --entry grad16 --input %t/grad16-q.npy --input %t/grad16-k.npy --input %t/grad16-v.npy --input %t/grad16-do.npy --compare %t/grad16-o.npy --compare %t/grad16-dq.npy --compare %t/grad16-dk.npy --compare %t/grad16-dv.npy --rtol 0.004 --atol 1e-4 | FileCheck %s --check-prefix=PASS4 --implicit-check-not=FAIL
 //
 // The high-precision twin (te-run --reference: convert-te-to-reference,
 // the attention as linalg ops in f32 with the scores materialized) agrees
 // with the same oracle.
-// RUN: te-run %s --reference --entry boolean --input %t/boolean-q.npy --input %t/boolean-k.npy --input %t/boolean-v.npy --input %t/boolean-mask.npy --compare %t/boolean-o.npy --compare %t/boolean-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2
-// RUN: te-run %s --reference --entry dynamic --input %t/dynamic-q.npy --input %t/dynamic-k.npy --input %t/dynamic-v.npy --compare %t/dynamic-o.npy --compare %t/dynamic-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2
-// RUN: te-run %s --reference --entry additive --input %t/additive-q.npy --input %t/additive-k.npy --input %t/additive-v.npy --input %t/additive-mask.npy --compare %t/additive-o.npy --compare %t/additive-lse.npy --rtol 0.004 --atol 1e-6 | FileCheck %s --check-prefix=PASS2
-// RUN: te-run %s --reference --entry grad --input %t/grad-q.npy --input %t/grad-k.npy --input %t/grad-v.npy --input %t/grad-mask.npy --input %t/grad-do.npy --compare %t/grad-o.npy --compare %t/grad-lse.npy --compare %t/grad-dq.npy --compare %t/grad-dk.npy --compare %t/grad-dv.npy --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=PASS5
+// RUN: te-run %s --reference --entry boolean --input %t/boolean-q.npy --input %t/boolean-k.npy --input %t/boolean-v.npy --input %t/boolean-mask.npy --compare %t/boolean-o.npy --compare %t/boolean-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
+// RUN: te-run %s --reference --entry dynamic --input %t/dynamic-q.npy --input %t/dynamic-k.npy --input %t/dynamic-v.npy --compare %t/dynamic-o.npy --compare %t/dynamic-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
+// RUN: te-run %s --reference --entry additive --input %t/additive-q.npy --input %t/additive-k.npy --input %t/additive-v.npy --input %t/additive-mask.npy --compare %t/additive-o.npy --compare %t/additive-lse.npy --rtol 0.004 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
+// RUN: te-run %s --reference --entry grad --input %t/grad-q.npy --input %t/grad-k.npy --input %t/grad-v.npy --input %t/grad-mask.npy --input %t/grad-do.npy --compare %t/grad-o.npy --compare %t/grad-lse.npy --compare %t/grad-dq.npy --compare %t/grad-dk.npy --compare %t/grad-dv.npy --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=PASS5 --implicit-check-not=FAIL
 //
 // The oracle is not trivially met: a wrong scale fails.
 // RUN: sed -e 's/scale = 3.000000e-01/scale = 3.100000e-01/' %s | not te-run - --entry boolean --input %t/boolean-q.npy --input %t/boolean-k.npy --input %t/boolean-v.npy --input %t/boolean-mask.npy --compare %t/boolean-o.npy --compare %t/boolean-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=FAIL
 //
 // PASS2: result 0: PASS
-// PASS2-NEXT: result 1: PASS
+// PASS2: result 1: PASS
 // PASS4: result 0: PASS
-// PASS4-NEXT: result 1: PASS
-// PASS4-NEXT: result 2: PASS
-// PASS4-NEXT: result 3: PASS
+// PASS4: result 1: PASS
+// PASS4: result 2: PASS
+// PASS4: result 3: PASS
 // PASS5: result 0: PASS
-// PASS5-NEXT: result 1: PASS
-// PASS5-NEXT: result 2: PASS
-// PASS5-NEXT: result 3: PASS
-// PASS5-NEXT: result 4: PASS
+// PASS5: result 1: PASS
+// PASS5: result 2: PASS
+// PASS5: result 3: PASS
+// PASS5: result 4: PASS
 // FAIL: result 0: FAIL
 
 func.func @causal(%q: tensor<2x4x16x8xf32>, %k: tensor<2x2x17x8xf32>, %v: tensor<2x2x17x8xf32>)
