@@ -13,6 +13,9 @@
 // RUN: te-run %s --entry causal --input %t/causal-q.npy --input %t/causal-k.npy --input %t/causal-v.npy --compare %t/causal-o.npy --compare %t/causal-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
 // The same shapes, not causal, the batch dynamic (3 at run time):
 // RUN: te-run %s --entry dynamic --input %t/dynamic-q.npy --input %t/dynamic-k.npy --input %t/dynamic-v.npy --compare %t/dynamic-o.npy --compare %t/dynamic-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
+// Dynamic batches that disagree stop the program with the runtime's check
+// (the key of batch 2, the query of batch 3):
+// RUN: not te-run %s --entry dynamic --input %t/dynamic-q.npy --input %t/causal-k.npy --input %t/dynamic-v.npy 2>&1 | FileCheck %s --check-prefix=MISMATCH
 // 3-D, a boolean mask broadcast over N with rows that keep no key (output
 // 0 and lse -inf, compared exactly), Ev != E, scale 0.3:
 // RUN: te-run %s --entry boolean --input %t/boolean-q.npy --input %t/boolean-k.npy --input %t/boolean-v.npy --input %t/boolean-mask.npy --compare %t/boolean-o.npy --compare %t/boolean-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
@@ -56,6 +59,7 @@
 // PASS5: result 3: PASS
 // PASS5: result 4: PASS
 // FAIL: result 0: FAIL
+// MISMATCH: runtime error in te.attention: k's dimension 0 (batch) is 2, expected 3 (q's batch)
 
 func.func @causal(%q: tensor<2x4x16x8xf32>, %k: tensor<2x2x17x8xf32>, %v: tensor<2x2x17x8xf32>)
     -> (tensor<2x4x16x8xf32>, tensor<2x4x16xf32>) {
