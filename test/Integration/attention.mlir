@@ -13,6 +13,9 @@
 // RUN: te-run %s --entry causal --input %t/causal-q.npy --input %t/causal-k.npy --input %t/causal-v.npy --compare %t/causal-o.npy --compare %t/causal-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
 // The same shapes, not causal, the batch dynamic (3 at run time):
 // RUN: te-run %s --entry dynamic --input %t/dynamic-q.npy --input %t/dynamic-k.npy --input %t/dynamic-v.npy --compare %t/dynamic-o.npy --compare %t/dynamic-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
+// 3-D with N dynamic and grouped-query heads (8 on 2: the group size is
+// known at run time only), causal:
+// RUN: te-run %s --entry gqa3d --input %t/gqa3d-q.npy --input %t/gqa3d-k.npy --input %t/gqa3d-v.npy --compare %t/gqa3d-o.npy --compare %t/gqa3d-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
 // Dynamic batches that disagree stop the program with the runtime's check
 // (the key of batch 2, the query of batch 3):
 // RUN: not te-run %s --entry dynamic --input %t/dynamic-q.npy --input %t/causal-k.npy --input %t/dynamic-v.npy 2>&1 | FileCheck %s --check-prefix=MISMATCH
@@ -41,6 +44,7 @@
 // with the same oracle.
 // RUN: te-run %s --reference --entry boolean --input %t/boolean-q.npy --input %t/boolean-k.npy --input %t/boolean-v.npy --input %t/boolean-mask.npy --compare %t/boolean-o.npy --compare %t/boolean-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
 // RUN: te-run %s --reference --entry dynamic --input %t/dynamic-q.npy --input %t/dynamic-k.npy --input %t/dynamic-v.npy --compare %t/dynamic-o.npy --compare %t/dynamic-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
+// RUN: te-run %s --reference --entry gqa3d --input %t/gqa3d-q.npy --input %t/gqa3d-k.npy --input %t/gqa3d-v.npy --compare %t/gqa3d-o.npy --compare %t/gqa3d-lse.npy --rtol 1e-5 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
 // RUN: te-run %s --reference --entry additive --input %t/additive-q.npy --input %t/additive-k.npy --input %t/additive-v.npy --input %t/additive-mask.npy --compare %t/additive-o.npy --compare %t/additive-lse.npy --rtol 0.004 --atol 1e-6 | FileCheck %s --check-prefix=PASS2 --implicit-check-not=FAIL
 // RUN: te-run %s --reference --entry grad --input %t/grad-q.npy --input %t/grad-k.npy --input %t/grad-v.npy --input %t/grad-mask.npy --input %t/grad-do.npy --compare %t/grad-o.npy --compare %t/grad-lse.npy --compare %t/grad-dq.npy --compare %t/grad-dk.npy --compare %t/grad-dv.npy --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=PASS5 --implicit-check-not=FAIL
 //
@@ -73,6 +77,13 @@ func.func @dynamic(%q: tensor<?x4x16x8xf32>, %k: tensor<?x2x17x8xf32>, %v: tenso
   %o, %lse = te.attention %q, %k, %v
       : tensor<?x4x16x8xf32>, tensor<?x2x17x8xf32>, tensor<?x2x17x8xf32>
   return %o, %lse : tensor<?x4x16x8xf32>, tensor<?x4x16xf32>
+}
+
+func.func @gqa3d(%q: tensor<?x5x8xf32>, %k: tensor<?x9x8xf32>, %v: tensor<?x9x8xf32>)
+    -> (tensor<?x5x8xf32>, tensor<?x5xf32>) {
+  %o, %lse = te.attention %q, %k, %v {causal}
+      : tensor<?x5x8xf32>, tensor<?x9x8xf32>, tensor<?x9x8xf32>
+  return %o, %lse : tensor<?x5x8xf32>, tensor<?x5xf32>
 }
 
 func.func @boolean(%q: tensor<4x6x8xf32>, %k: tensor<4x17x8xf32>, %v: tensor<4x17x5xf32>,

@@ -248,6 +248,10 @@ def main(out):
     case(out, rnd, "additive", [2, 2, 8, 16], [2, 2, 9, 16], [2, 2, 9, 16],
          mask=mask, to16=True)
 
+    # 3-D grouped-query heads with N dynamic in the program: 8 query heads
+    # on 2 key/value heads (the group size known at run time only), causal.
+    case(out, rnd, "gqa3d", [8, 5, 8], [2, 9, 8], [2, 9, 8], causal=True)
+
     # The backward: 4-D, grouped-query heads, causal, a boolean mask
     # [2, 1, 6, 7] broadcast over the heads with a row that keeps no key.
     keep = []
