@@ -267,7 +267,8 @@ public:
   /// Scaled dot-product attention and its backward.
   virtual te_rt_status attention(const Attention &a) {
     (void)a;
-    return fail(TE_RT_UNSUPPORTED, "attention is not implemented by this backend");
+    return fail(TE_RT_UNSUPPORTED,
+                "attention is not implemented by this backend");
   }
   virtual te_rt_status attentionGrad(const AttentionGrad &a) {
     (void)a;
