@@ -8,10 +8,11 @@
 //
 // The FP8 program against the oracle, which quantizes as current scaling
 // does (normwise). The program rounds to bf16 where the oracle keeps
-// doubles (scores and probabilities of the literal attention forms, the
-// sums of the products), and each FP8 quantization downstream turns such
-// a rounding difference into a whole FP8 step now and then: a few percent
-// normwise, where a wrong mask, scale or head layout is tens of percent.
+// doubles, and each FP8 quantization downstream turns such a rounding
+// difference into a whole FP8 step now and then. te.attention keeps the
+// scores and probabilities in f32 as the oracle does (0.2% forward, about
+// 1% for the gradients); the literal forms, if not raised to it, round
+// them to bf16 (3%). A wrong mask, scale or head layout is tens of percent.
 // RUN: te-run %s --entry block --input %t/x.npy --input %t/ln1_w.npy --input %t/ln1_b.npy --input %t/wqkv.npy --input %t/bqkv.npy --input %t/wo.npy --input %t/bo.npy --input %t/ln2_w.npy --input %t/ln2_b.npy --input %t/w1.npy --input %t/b1.npy --input %t/w2.npy --input %t/b2.npy \
 // RUN:   --atol 1e30 --max-rel-err 0.05 --compare %t/want-out.npy | FileCheck %s
 //
