@@ -328,7 +328,10 @@ def ConvertTEToReference
       (`dV = Pᵀ dO`, `dS = P ∘ (dO Vᵀ − rowsum(dO ∘ O))`, `dQ = scale · dS K`,
       `dK = scale · dSᵀ Q`, summed over each group's query heads for
       grouped-query attention); the results are rounded once to the
-      operands' element type;
+      operands' element type. A mask dimension left dynamic is taken as
+      the full size there (a mask that broadcasts has static size-1
+      dimensions; with `check-shapes` a run where it is 1 stops with the
+      shape check's error, where the runtime would broadcast it);
     * a usage view (`te.from_buffers` of one `te.buffers`) is its source;
     * the delayed-scaling state is inert: amaxes are 0, `te.update_scale`
       returns its history and scale unchanged.
