@@ -38,6 +38,7 @@
 #   TE_BLOCK_PEER_BUDGET=300  seconds for the peers of one size
 #   TE_BLOCK_TIMEOUT=300    seconds per te run
 #   TE_BLOCK_WORK=/tmp/te-block   inputs, executables, te's results
+#   TE_BLOCK_TORCH=torch_block.py  the peers' script (tests give a fake)
 #   TE_BLOCK_BACKEND=cuda   the driver's backend (cpu: objects compiled with
 #                           TE_BLOCK_TARGET=cpu, to try the script without a GPU)
 #
@@ -55,6 +56,7 @@ TE_SECONDS=${TE_BLOCK_TE_SECONDS:-30}
 TIMEOUT=${TE_BLOCK_TIMEOUT:-300}
 WORK=${TE_BLOCK_WORK:-/tmp/te-block}
 BACKEND=${TE_BLOCK_BACKEND:-cuda}
+TORCH_PY=${TE_BLOCK_TORCH:-$ROOT/bench/block/torch_block.py}
 PARAMS="ln1_w ln1_b wqkv bqkv wo bo ln2_w ln2_b w1 b1 w2 b2"
 
 if [ -z "$OBJS" ] || [ ! -d "$OBJS" ]; then
@@ -107,7 +109,7 @@ fi
 # --- 2. inputs -----------------------------------------------------------------
 for size in ${SIZES//,/ }; do
   if [ ! -f "$WORK/in-$size/acc_b2.npy" ]; then
-    python3 "$ROOT/bench/block/torch_block.py" inputs --size "$size" --dir "$WORK/in-$size" 2>&1 | tee -a "$LOG"
+    python3 "$TORCH_PY" inputs --size "$size" --dir "$WORK/in-$size" 2>&1 | tee -a "$LOG"
   fi
 done
 
@@ -177,7 +179,7 @@ else
     for ((i = 0; i < ${#TE_RESULTS[@]}; i += 2)); do
       case "${TE_RESULTS[i + 1]}" in *-"$size") te+=("${TE_RESULTS[i]}" "${TE_RESULTS[i + 1]}") ;; esac
     done
-    PYTHONUNBUFFERED=1 timeout $((BUDGET + 300)) python3 "$ROOT/bench/block/torch_block.py" bench --size "$size" \
+    PYTHONUNBUFFERED=1 timeout $((BUDGET + 300)) python3 "$TORCH_PY" bench --size "$size" \
       --dir "$WORK/in-$size" --csv "$WORK/torch-$size.csv" --errors "$WORK/errors-$size.csv" \
       --budget "$BUDGET" ${TE_BLOCK_VARIANTS:+--variants "$TE_BLOCK_VARIANTS"} "${te[@]}" 2>&1 | tee -a "$LOG"
     say "run_block: torch_block $size exit ${PIPESTATUS[0]}"
