@@ -13,12 +13,14 @@
 // RUN: te-opt %s --te-pipeline="target=cpu share-emulated-operands=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSHARE
 // RUN: te-opt %s --te-pipeline="target=sm_90 fuse-elementwise=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
 // RUN: te-opt %s --te-pipeline="target=cpu check-shapes=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECK
+// RUN: te-opt %s --te-pipeline="target=sm_90 raise-attention=false remarks=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NORAISE
 
-// CPU: Pass Manager with 26 passes:
+// CPU: Pass Manager with 27 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: te-set-target{remarks=true target=cpu},
 // CPU-NEXT: inline{{.*}},
 // CPU-NEXT: convert-elementwise-to-linalg,
+// CPU-NEXT: te-raise-attention{remarks=true},
 // CPU-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // CPU-NEXT: te-expand-integer-powers,
 // CPU-NEXT: te-define-integer-division,
@@ -44,11 +46,12 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 40 passes:
+// SM90: Pass Manager with 41 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
 // SM90-NEXT: convert-elementwise-to-linalg,
+// SM90-NEXT: te-raise-attention{remarks=true},
 // SM90-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // SM90-NEXT: te-expand-integer-powers,
 // SM90-NEXT: te-define-integer-division,
@@ -93,11 +96,12 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 26 passes:
+// NOLLVM: Pass Manager with 27 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
 // NOLLVM-NEXT: convert-elementwise-to-linalg,
+// NOLLVM-NEXT: te-raise-attention{remarks=true},
 // NOLLVM-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // NOLLVM-NEXT: te-expand-integer-powers,
 // NOLLVM-NEXT: te-define-integer-division,
@@ -123,11 +127,12 @@
 // NOLLVM-NEXT: te-linalg-to-gpu{remarks=true}
 // NOLLVM-NEXT: )
 
-// TWIN: Pass Manager with 26 passes:
+// TWIN: Pass Manager with 27 passes:
 // TWIN-NEXT: builtin.module(
 // TWIN-NEXT: te-set-target{remarks=true target=cpu},
 // TWIN-NEXT: inline{{.*}},
 // TWIN-NEXT: convert-elementwise-to-linalg,
+// TWIN-NEXT: te-raise-attention{remarks=true},
 // TWIN-NEXT: te-decompose-aggregates{softmax-in-f32=true},
 // TWIN-NEXT: te-expand-integer-powers,
 // TWIN-NEXT: te-define-integer-division,
@@ -160,22 +165,27 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // te-share-emulated-operands runs after the expansion on sm_90 (SM90 above);
 // share-emulated-operands=false leaves it out; the cpu backend computes its
 // GEMMs from the quantized buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 39 passes:
+// SHARE: Pass Manager with 40 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-fuse-elementwise,
 // SHARE-NEXT: te-check-shapes,
-// NOSHARE: Pass Manager with 26 passes:
+// NOSHARE: Pass Manager with 27 passes:
 // NOSHARE-NOT: te-share-emulated-operands
 
 // fuse-elementwise=false leaves te-fuse-elementwise out (on every target);
 // arith / math ops on whole tensors still become linalg.generic ops.
-// NOFUSE: Pass Manager with 39 passes:
+// NOFUSE: Pass Manager with 40 passes:
 // NOFUSE: convert-elementwise-to-linalg,
 // NOFUSE-NOT: te-fuse-elementwise
 
 // check-shapes=false leaves te-check-shapes out; te-lower-checks still runs
 // (it lowers the program's own cf.assert ops).
-// NOCHECK: Pass Manager with 25 passes:
+// NOCHECK: Pass Manager with 26 passes:
 // NOCHECK-NOT: te-check-shapes
 // NOCHECK: te-lower-checks
+
+// raise-attention=false leaves te-raise-attention out (on every target).
+// NORAISE: Pass Manager with 40 passes:
+// NORAISE: convert-elementwise-to-linalg,
+// NORAISE-NEXT: te-decompose-aggregates

@@ -49,6 +49,12 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
                      "in fp32 inside the GEMM (TE's fuse_wgrad_accumulation; "
                      "the GEMM's result is not rounded to its type first)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> raiseAttention{
+      *this, "raise-attention",
+      llvm::cl::desc("te-raise-attention: softmax(scale · Q·Kᵀ + mask) · V "
+                     "written with linalg ops becomes te.attention (fused: "
+                     "no score tensor)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> shareEmulatedOperands{
       *this, "share-emulated-operands",
       llvm::cl::desc("target=sm_90: te-share-emulated-operands, one bf16 "
@@ -77,7 +83,8 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
       *this, "remarks",
       llvm::cl::desc("remark on what the target runs slowly: MXFP8/NVFP4 "
                      "GEMMs the runtime emulates (one per function and "
-                     "recipe), reductions that run one GPU thread per output"),
+                     "recipe), reductions that run one GPU thread per output; "
+                     "attention chains raised or left alone"),
       llvm::cl::init(true)};
 };
 

@@ -62,6 +62,14 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // arith / math ops on whole tensors (`arith.addf %a, %b : tensor<...>`)
   // become elementwise linalg.generic ops, which every target lowers.
   pm.addPass(createConvertElementwiseToLinalgPass());
+  // softmax(scale · Q·Kᵀ + mask) · V becomes te.attention, while the softmax
+  // is still one op (te-decompose-aggregates) and the elementwise steps are
+  // linalg ops.
+  if (options.raiseAttention) {
+    TERaiseAttentionOptions raise;
+    raise.remarks = options.remarks;
+    pm.addPass(createTERaiseAttention(raise));
+  }
   // Aggregated linalg ops (linalg.softmax) become the linalg ops on tensors
   // that every target lowers; their dynamic sizes are tensor.dim /
   // tensor.empty, which te-infer-shapes sees like any others.
@@ -203,7 +211,9 @@ void mlir::te::registerTEPipeline() {
   PassPipelineRegistration<TEPipelineOptions>(
       "te-pipeline",
       "the te flow (DESIGN.md): te-set-target, inline, "
-      "te-decompose-aggregates, te-expand-integer-powers, "
+      "convert-elementwise-to-linalg, te-raise-attention (unless "
+      "raise-attention=false), te-decompose-aggregates, "
+      "te-expand-integer-powers, "
       "te-split-arg-reductions (GPU targets), "
       "te-infer-shapes, "
       "te-decompose-linear, convert-te-to-reference (reference=true), "

@@ -323,6 +323,75 @@ def TEDecomposeLinear : Pass<"te-decompose-linear"> {
 }
 
 //===----------------------------------------------------------------------===//
+// te-raise-attention
+//===----------------------------------------------------------------------===//
+
+def TERaiseAttention : Pass<"te-raise-attention"> {
+  let summary = "softmax(scale · Q·Kᵀ + mask) · V written with linalg ops "
+                "becomes te.attention";
+  let description = [{
+    Scaled dot-product attention written as two batched products around a
+    softmax -- the forms Torch-MLIR, einsum-style code and hand-written
+    programs produce -- becomes one `te.attention` (docs/guide/passes.md
+    "te-raise-attention" lists the forms). The pass anchors on each
+    batched contraction (`linalg.batch_matmul`, a `linalg.generic`
+    contraction with one or more batch loops) whose left operand is a
+    softmax over the last dimension -- `linalg.softmax` or the explicit
+    max / exp / sum / divide chain, in f32 or in the input type -- of
+    `scale · Q·Kᵀ` plus an optional mask, and replaces the chain when it is
+    exactly that:
+
+    * the scale is a splat constant multiplying or dividing the scores (or
+      the query and key before the product), or absent (scale 1);
+    * the mask is a causal predicate on `linalg.index` values or iota
+      tensors keeping key `j` for query `i` iff `j <= i` (-> `causal`), an
+      additive float tensor added before the max, or a boolean tensor
+      selecting the scores or `-inf` (-> the `mask` operand, its broadcast
+      shape kept);
+    * K and V repeated along the heads by a broadcast and a collapse
+      (`repeat_interleave`, grouped-query attention) are read unrepeated;
+    * no intermediate value (scores, probabilities) has a user outside the
+      chain.
+
+    The raised op computes the scores and the softmax in f32 whatever the
+    program rounded them to, and a row that a mask leaves without keys
+    gives 0 (PyTorch SDPA's result) where the literal softmax gave NaN; the
+    remark on each raised chain says so when its mask can do that. A chain
+    that is almost attention -- a softmax over another dimension, a scale
+    that is not a constant, a softcap, a mask added after the max, a causal
+    predicate other than `j <= i`, the probabilities changed (dropout) or
+    read elsewhere -- is left alone with a remark that says why.
+    `remarks=false` silences the remarks. `te-pipeline` runs the pass on
+    tensors before `te-decompose-aggregates`, unless
+    `raise-attention=false`.
+
+    ```mlir
+    %s = linalg.batch_matmul ins(%q, %kt : tensor<8x128x64xbf16>, tensor<8x64x128xbf16>)
+        outs(%zero : tensor<8x128x128xf32>) -> tensor<8x128x128xf32>
+    %p = linalg.softmax dimension(2) ins(%s : tensor<8x128x128xf32>) ...
+    %pb = arith.truncf %p ...       // as a linalg.generic
+    %o = linalg.batch_matmul ins(%pb, %v : ...) outs(%zero2 : ...) -> tensor<8x128x64xf32>
+    %ob = arith.truncf %o ...       // as a linalg.generic
+    // becomes (%k the operand %kt transposes)
+    %ob, %lse = te.attention %q, %k, %v {scale = 1.0 : f32}
+        : tensor<8x128x64xbf16>, tensor<8x128x64xbf16>, tensor<8x128x64xbf16>
+    ```
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"true",
+           "remark on each chain raised and each near miss left alone">
+  ];
+  let dependentDialects = ["::mlir::te::TEDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numRaised", "raised", "chains raised to te.attention">,
+    Statistic<"numNearMisses", "near-misses",
+              "softmax · V chains left alone (with a remark)">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // te-fuse-accumulate
 //===----------------------------------------------------------------------===//
 
