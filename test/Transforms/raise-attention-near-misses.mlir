@@ -337,6 +337,27 @@ func.func @weights_returned(%q: tensor<8x16x8xf32>, %k: tensor<8x16x8xf32>, %v: 
 
 // -----
 
+// The scores returned as well.
+// CHECK-LABEL: func.func @scores_returned(
+// CHECK-NOT: te.attention
+// CHECK: return
+func.func @scores_returned(%q: tensor<8x16x8xf32>, %k: tensor<8x16x8xf32>, %v: tensor<8x16x8xf32>) -> (tensor<8x16x8xf32>, tensor<8x16x16xf32>) {
+  %c1 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8x16x16xf32>
+  %f3 = linalg.fill ins(%c1 : f32) outs(%e2 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %bmm4 = linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ins(%q, %k : tensor<8x16x8xf32>, tensor<8x16x8xf32>) outs(%f3 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %e5 = tensor.empty() : tensor<8x16x16xf32>
+  %sm6 = linalg.softmax dimension(2) ins(%bmm4 : tensor<8x16x16xf32>) outs(%e5 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %c7 = arith.constant 0.0 : f32
+  %e8 = tensor.empty() : tensor<8x16x8xf32>
+  %f9 = linalg.fill ins(%c7 : f32) outs(%e8 : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
+  // expected-remark @+1 {{te-raise-attention: not raised to te.attention: the scores (`linalg.batch_matmul`) are also read by `func.return`}}
+  %bmm10 = linalg.batch_matmul ins(%sm6, %v : tensor<8x16x16xf32>, tensor<8x16x8xf32>) outs(%f9 : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
+  return %bmm10, %bmm4 : tensor<8x16x8xf32>, tensor<8x16x16xf32>
+}
+
+// -----
+
 // Two products without a softmax between them: not attention, no remark.
 // CHECK-LABEL: func.func @no_softmax(
 // CHECK-NOT: te.attention

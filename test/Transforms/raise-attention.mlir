@@ -7,7 +7,7 @@
 // remarks=false raises the same and says nothing.
 // RUN: sed -e "s/expected-remark.*//" %s | te-opt --te-raise-attention=remarks=false --split-input-file 2>&1 | FileCheck %s --check-prefix=QUIET
 // QUIET-NOT: remark
-// QUIET-COUNT-12: te.attention
+// QUIET-COUNT-13: te.attention
 // QUIET-NOT: remark
 
 // 3-D products (Torch-MLIR's batch_matmul after collapsing [B, H]), K
@@ -695,4 +695,95 @@ func.func @finfo_min_mask(%q: tensor<8x16x8xf32>, %k: tensor<8x16x8xf32>, %v: te
   // expected-remark @+1 {{te-raise-attention: raised to te.attention (scale 1, mask tensor<8x16x16xf32>)}}
   %bmm14 = linalg.batch_matmul ins(%sm10, %v : tensor<8x16x16xf32>, tensor<8x16x8xf32>) outs(%f13 : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
   return %bmm14 : tensor<8x16x8xf32>
+}
+
+// -----
+
+// Heads split from [B, S, H·D] by expand_shape + transpose to [B, H, S, D]
+// (the transposes stay: the raised op reads them), the scale split as its
+// square root on Q and on K (0.59375² in bf16), einsum products, the output
+// transposed back and merged.
+// CHECK-LABEL: func.func @heads_split(
+// CHECK-SAME: %[[XQ:[^:]*]]: tensor<2x16x32xbf16>, %[[XK:[^:]*]]: tensor<2x16x32xbf16>, %[[XV:[^:]*]]: tensor<2x16x32xbf16>)
+// CHECK: %[[QE:.*]] = tensor.expand_shape %[[XQ]]
+// CHECK: %[[QT:.*]] = linalg.transpose ins(%[[QE]]
+// CHECK: %[[KE:.*]] = tensor.expand_shape %[[XK]]
+// CHECK: %[[KT:.*]] = linalg.transpose ins(%[[KE]]
+// CHECK: %[[VE:.*]] = tensor.expand_shape %[[XV]]
+// CHECK: %[[VT:.*]] = linalg.transpose ins(%[[VE]]
+// CHECK-NEXT: %[[O:.*]], %{{.*}} = te.attention %[[QT]], %[[KT]], %[[VT]] {scale = 0.352539063 : f32} : tensor<2x4x16x8xbf16>
+// CHECK: linalg.transpose ins(%[[O]]
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @heads_split(%xq: tensor<2x16x32xbf16>, %xk: tensor<2x16x32xbf16>, %xv: tensor<2x16x32xbf16>) -> tensor<2x16x32xbf16> {
+  %ex1 = tensor.expand_shape %xq [[0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xbf16> into tensor<2x16x4x8xbf16>
+  %e2 = tensor.empty() : tensor<2x4x16x8xbf16>
+  %tr3 = linalg.transpose ins(%ex1 : tensor<2x16x4x8xbf16>) outs(%e2 : tensor<2x4x16x8xbf16>) permutation = [0, 2, 1, 3]
+  %ex4 = tensor.expand_shape %xk [[0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xbf16> into tensor<2x16x4x8xbf16>
+  %e5 = tensor.empty() : tensor<2x4x16x8xbf16>
+  %tr6 = linalg.transpose ins(%ex4 : tensor<2x16x4x8xbf16>) outs(%e5 : tensor<2x4x16x8xbf16>) permutation = [0, 2, 1, 3]
+  %ex7 = tensor.expand_shape %xv [[0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xbf16> into tensor<2x16x4x8xbf16>
+  %e8 = tensor.empty() : tensor<2x4x16x8xbf16>
+  %tr9 = linalg.transpose ins(%ex7 : tensor<2x16x4x8xbf16>) outs(%e8 : tensor<2x4x16x8xbf16>) permutation = [0, 2, 1, 3]
+  %e11 = tensor.empty() : tensor<2x4x16x8xbf16>
+  %g10 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%tr3 : tensor<2x4x16x8xbf16>) outs(%e11 : tensor<2x4x16x8xbf16>) {
+  ^bb0(%a0: bf16, %out: bf16):
+    %c = arith.constant 0.59375 : bf16
+    %r = arith.mulf %a0, %c : bf16
+    linalg.yield %r : bf16
+  } -> tensor<2x4x16x8xbf16>
+  %e13 = tensor.empty() : tensor<2x4x16x8xbf16>
+  %g12 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%tr6 : tensor<2x4x16x8xbf16>) outs(%e13 : tensor<2x4x16x8xbf16>) {
+  ^bb0(%a0: bf16, %out: bf16):
+    %c = arith.constant 0.59375 : bf16
+    %r = arith.mulf %a0, %c : bf16
+    linalg.yield %r : bf16
+  } -> tensor<2x4x16x8xbf16>
+  %c14 = arith.constant 0.0 : f32
+  %e15 = tensor.empty() : tensor<2x4x16x16xf32>
+  %f16 = linalg.fill ins(%c14 : f32) outs(%e15 : tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %g17 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%g10, %g12 : tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>) outs(%f16 : tensor<2x4x16x16xf32>) {
+  ^bb0(%a0: bf16, %a1: bf16, %out: f32):
+    %x = arith.extf %a0 : bf16 to f32
+    %y = arith.extf %a1 : bf16 to f32
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x16x16xf32>
+  %e18 = tensor.empty() : tensor<2x4x16x16xf32>
+  %sm19 = linalg.softmax dimension(3) ins(%g17 : tensor<2x4x16x16xf32>) outs(%e18 : tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %e21 = tensor.empty() : tensor<2x4x16x16xbf16>
+  %g20 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%sm19 : tensor<2x4x16x16xf32>) outs(%e21 : tensor<2x4x16x16xbf16>) {
+  ^bb0(%a0: f32, %out: bf16):
+    %r = arith.truncf %a0 : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<2x4x16x16xbf16>
+  %c22 = arith.constant 0.0 : f32
+  %e23 = tensor.empty() : tensor<2x4x16x8xf32>
+  %f24 = linalg.fill ins(%c22 : f32) outs(%e23 : tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  // expected-remark @+1 {{te-raise-attention: raised to te.attention (scale 0.352539063)}}
+  %g25 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%g20, %tr9 : tensor<2x4x16x16xbf16>, tensor<2x4x16x8xbf16>) outs(%f24 : tensor<2x4x16x8xf32>) {
+  ^bb0(%a0: bf16, %a1: bf16, %out: f32):
+    %x = arith.extf %a0 : bf16 to f32
+    %y = arith.extf %a1 : bf16 to f32
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x16x8xf32>
+  %e27 = tensor.empty() : tensor<2x4x16x8xbf16>
+  %g26 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%g25 : tensor<2x4x16x8xf32>) outs(%e27 : tensor<2x4x16x8xbf16>) {
+  ^bb0(%a0: f32, %out: bf16):
+    %r = arith.truncf %a0 : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<2x4x16x8xbf16>
+  %e28 = tensor.empty() : tensor<2x16x4x8xbf16>
+  %tr29 = linalg.transpose ins(%g26 : tensor<2x4x16x8xbf16>) outs(%e28 : tensor<2x16x4x8xbf16>) permutation = [0, 2, 1, 3]
+  %cl30 = tensor.collapse_shape %tr29 [[0], [1], [2, 3]] : tensor<2x16x4x8xbf16> into tensor<2x16x32xbf16>
+  return %cl30 : tensor<2x16x32xbf16>
 }

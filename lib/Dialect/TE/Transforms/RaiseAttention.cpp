@@ -697,22 +697,24 @@ private:
     // The scale folded into the query or key: `t * c` read only by the
     // product.
     auto unscale = [&](Value v) -> Value {
-      if (!v.getDefiningOp<linalg::LinalgOp>())
+      linalg::LinalgOp op = unaryElementwise(v);
+      if (!op || !op.getIndexingMapsArray()[0].isIdentity() ||
+          op.getDpsInputs()[0].getType() != v.getType() || !feedsOnly(v, qkOp))
         return v;
-      AffineMap vid = AffineMap::getMultiDimIdentityMap(
-          cast<RankedTensorType>(v.getType()).getRank(), ctx);
-      NodeRef n = buildTree(v, vid);
-      if (!(n->isOp("arith.mulf") || n->isOp("arith.divf")) ||
-          !feedsOnly(v, qkOp))
+      auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+      Operation *def = yield.getOperand(0).getDefiningOp();
+      if (!def || !isa<arith::MulFOp, arith::DivFOp>(def) ||
+          def->getBlock() != op.getBlock())
         return v;
-      bool div = n->isOp("arith.divf");
+      bool div = isa<arith::DivFOp>(def);
+      Value in = op.getBlock()->getArgument(0);
       for (int i = div ? 1 : 0; i < 2; ++i) {
-        std::optional<double> c = n->operands[i]->constant();
-        NodeRef t = n->operands[1 - i];
-        if (c && *c > 0 && !std::isinf(*c) && t->isLeaf() && t->map == vid &&
-            t->tensor.getType() == v.getType()) {
-          scores.scale = div ? scores.scale / *c : scores.scale * *c;
-          return t->tensor;
+        std::optional<Attribute> a = constantOf(def->getOperand(i));
+        auto c = dyn_cast_or_null<FloatAttr>(a ? *a : Attribute());
+        double d = c ? c.getValue().convertToDouble() : 0.0;
+        if (c && def->getOperand(1 - i) == in && d > 0 && !std::isinf(d)) {
+          scores.scale = div ? scores.scale / d : scores.scale * d;
+          return op.getDpsInputs()[0];
         }
       }
       return v;
