@@ -29,6 +29,12 @@
 # 5. bench/block/report.py joins them           -> OUT/block_report.md
 # Everything printed also goes to OUT/block.log. Five files in all.
 #
+# Each size takes minutes (the runtime build, the inputs, two runs of each
+# program, torch.compile's first calls): where one command may run 10
+# minutes, run TE_BLOCK_SIZES=small and TE_BLOCK_SIZES=large apart (the
+# second call finds the runtime build and its inputs in TE_BLOCK_WORK) and
+# keep each call's five files.
+#
 # Environment:
 #   TE_BLOCK_RUNTIME=DIR    a runtime build (has libte_rt.so) to link against
 #   TE_BLOCK_SIZES=small,large
@@ -37,7 +43,10 @@
 #   TE_BLOCK_VARIANTS=...   peers (torch_block.py's --variants)
 #   TE_BLOCK_PEER_BUDGET=300  seconds for the peers of one size
 #   TE_BLOCK_TIMEOUT=300    seconds per te run
-#   TE_BLOCK_WORK=/tmp/te-block   inputs, executables, te's results
+#   TE_BLOCK_WORK=build-block-run  inputs, runtime build, executables, te's
+#                           results (ignored by git, so a warm GPU machine
+#                           keeps it between calls: a second call reuses the
+#                           runtime build and the inputs)
 #   TE_BLOCK_TORCH=torch_block.py  the peers' script (tests give a fake)
 #   TE_BLOCK_BACKEND=cuda   the driver's backend (cpu: objects compiled with
 #                           TE_BLOCK_TARGET=cpu, to try the script without a GPU)
@@ -54,7 +63,7 @@ REPEAT=${TE_BLOCK_REPEAT:-20}
 WARMUP=${TE_BLOCK_WARMUP:-3}
 TE_SECONDS=${TE_BLOCK_TE_SECONDS:-30}
 TIMEOUT=${TE_BLOCK_TIMEOUT:-300}
-WORK=${TE_BLOCK_WORK:-/tmp/te-block}
+WORK=${TE_BLOCK_WORK:-$ROOT/build-block-run}
 BACKEND=${TE_BLOCK_BACKEND:-cuda}
 TORCH_PY=${TE_BLOCK_TORCH:-$ROOT/bench/block/torch_block.py}
 PARAMS="ln1_w ln1_b wqkv bqkv wo bo ln2_w ln2_b w1 b1 w2 b2"
