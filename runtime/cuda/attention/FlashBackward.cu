@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(128) flashBackward(const BwdParams p) {
           }
           if (edge && (key >= f.S || (f.causal && key > qr)))
             x = -INFINITY;
-          s[i][e] = exp2f(x - sLse[ql]);
+          s[i][e] = fastExp2(x - sLse[ql]);
         }
       }
 

@@ -167,6 +167,13 @@ __device__ __forceinline__ void loadAT(uint32_t *a, const T *tile, int row0,
                                   row0 + (i & 1) * 8));
 }
 
+/// 2^x on the special-function unit (flush-to-zero; 2^-inf = 0).
+__device__ __forceinline__ float fastExp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 /// The additive mask value (or 0 / -inf of a boolean mask) at (b, h, i, j).
 __device__ __forceinline__ float maskValue(const FwdParams &p, int b, int h,
                                            int i, int j) {
@@ -232,13 +239,13 @@ softmaxStep(float (*s)[4], float (*acc)[4], float *rowMax, float *rowSum,
     mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
     // A row with no key so far keeps m = -inf and subtracts 0.
     const float base = mx == -INFINITY ? 0.0f : mx;
-    scaleOld[rr] = exp2f(rowMax[rr] - base);
+    scaleOld[rr] = fastExp2(rowMax[rr] - base);
     rowMax[rr] = mx;
     float sum = 0.0f;
 #pragma unroll
     for (int i = 0; i < NT; ++i) {
-      s[i][2 * rr] = exp2f(s[i][2 * rr] - base);
-      s[i][2 * rr + 1] = exp2f(s[i][2 * rr + 1] - base);
+      s[i][2 * rr] = fastExp2(s[i][2 * rr] - base);
+      s[i][2 * rr + 1] = fastExp2(s[i][2 * rr + 1] - base);
       sum += s[i][2 * rr] + s[i][2 * rr + 1];
     }
     rowSum[rr] = rowSum[rr] * scaleOld[rr] + sum;
