@@ -6,7 +6,8 @@
 # same torch CUDA tensors, and measures each one's relative error
 # ||x - ref|| / ||ref|| against an fp32 reference computed in PyTorch from
 # the same inputs (output; dQ, dK, dV). te runs through the harness of
-# run.sh (te-mma, te-wgmma: each forward kernel; the backward is the same)
+# run.sh (te-mma, te-wgmma, te-wgmma-ovl: each forward kernel; the backward
+# is the same)
 # and, when libte_rt's front end runs it, through the public te_rt_attention /
 # te_rt_attention_grad (te-api), all with ctypes on torch CUDA tensors.
 #
@@ -146,7 +147,7 @@ def te_impls(lib_path, harness_path):
         h.te_bench_last_error.restype = ctypes.c_char_p
         kernels = [("te-mma", 1)]
         if h.te_bench_wgmma_available():
-            kernels.append(("te-wgmma", 2))
+            kernels += [("te-wgmma", 2), ("te-wgmma-ovl", 3)]
         for name, k in kernels:
             impls.append(Te(name, h.te_bench_attention,
                             h.te_bench_attention_grad, h.te_bench_last_error,

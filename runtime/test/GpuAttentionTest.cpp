@@ -371,12 +371,14 @@ void GpuAttention::check(const Problem &pb, bool grad) {
   // Each forward kernel the device runs (FlashAttention.h).
   std::vector<te::rt::cuda::attn::ForwardKernel> kernels = {
       te::rt::cuda::attn::ForwardKernel::MmaSync};
-  if (te::rt::cuda::attn::wgmmaForwardAvailable())
+  if (te::rt::cuda::attn::wgmmaForwardAvailable()) {
     kernels.push_back(te::rt::cuda::attn::ForwardKernel::Wgmma);
+    kernels.push_back(te::rt::cuda::attn::ForwardKernel::WgmmaOverlap);
+  }
   for (auto kernel : kernels) {
-    SCOPED_TRACE(kernel == te::rt::cuda::attn::ForwardKernel::Wgmma
-                     ? "wgmma forward"
-                     : "mma.sync forward");
+    SCOPED_TRACE("forward kernel " + std::to_string(static_cast<int>(kernel)) +
+                 " (FlashAttention.h: 1 mma.sync, 2 wgmma, 3 wgmma "
+                 "overlapped)");
     te::rt::cuda::attn::setForwardKernel(kernel);
     ASSERT_EQ(cudaMemset(o.ptr, 0xFF, o.elems * 2), cudaSuccess);
     ASSERT_EQ(cudaMemset(lse, 0xFF, lseRef.size() * 4), cudaSuccess);

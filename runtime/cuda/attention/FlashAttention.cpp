@@ -148,8 +148,9 @@ te_rt_status runAttention(const Attention &a) {
   const auto choice = static_cast<ForwardKernel>(forwardChoice.load());
   const bool wgmma =
       choice != ForwardKernel::MmaSync && wgmmaForwardAvailable();
-  if (cudaError_t e =
-          wgmma ? forwardSm90(p, f16, stream) : forward(p, f16, stream))
+  const bool overlap = choice != ForwardKernel::Wgmma;
+  if (cudaError_t e = wgmma ? forwardSm90(p, f16, overlap, stream)
+                            : forward(p, f16, stream))
     return cudaFailure(e, "forward launch");
   return TE_RT_OK;
 }

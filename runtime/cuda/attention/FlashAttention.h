@@ -75,13 +75,19 @@ constexpr float kLn2 = 0.6931471805599453f;
 cudaError_t forward(const FwdParams &p, bool f16, cudaStream_t stream);
 
 /// Launches the Hopper forward (FlashForwardSm90.cu, wgmma; compute
-/// capability 9.0 only) on `stream`.
-cudaError_t forwardSm90(const FwdParams &p, bool f16, cudaStream_t stream);
+/// capability 9.0 only) on `stream`; `overlap`: the pipelined kernel.
+cudaError_t forwardSm90(const FwdParams &p, bool f16, bool overlap,
+                        cudaStream_t stream);
 
-/// Which forward kernel runs: Auto takes the wgmma one on compute capability
-/// 9.0 and the mma.sync one elsewhere. Process-wide; tests and benchmarks
-/// set it to run both.
-enum class ForwardKernel { Auto = 0, MmaSync = 1, Wgmma = 2 };
+/// Which forward kernel runs: Auto takes WgmmaOverlap on compute capability
+/// 9.0 and MmaSync elsewhere. Process-wide; tests and benchmarks set it to
+/// run each.
+enum class ForwardKernel {
+  Auto = 0,
+  MmaSync = 1,      ///< FlashForward.cu
+  Wgmma = 2,        ///< FlashForwardSm90.cu, products then softmax
+  WgmmaOverlap = 3, ///< FlashForwardSm90.cu, products under the softmax
+};
 void setForwardKernel(ForwardKernel k);
 /// Whether the current device runs the wgmma forward.
 bool wgmmaForwardAvailable();

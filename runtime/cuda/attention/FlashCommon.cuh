@@ -200,14 +200,14 @@ __device__ __forceinline__ float maskValue(const FwdParams &p, int b, int h,
 
 /// One key block of the online softmax: turns the scores s (NT n8 tiles,
 /// key col0 + 8 i (+1) for tile i) into P (fp32, unnormalized), updates the
-/// running row maxima (log2 domain) and sums, and rescales the output
-/// accumulators (DT n8 tiles). `edge`: the block has keys >= S or above the
-/// diagonal, so each element is tested.
-template <int NT, int DT, bool HasMask>
+/// running row maxima (log2 domain) and sums, and gives the factor by which
+/// the output accumulators are to be rescaled. `edge`: the block has keys
+/// >= S or above the diagonal, so each element is tested.
+template <int NT, bool HasMask>
 __device__ __forceinline__ void
-softmaxStep(float (*s)[4], float (*acc)[4], float *rowMax, float *rowSum,
-            const FwdParams &p, int b, int h, const int *row, int col0,
-            bool edge) {
+softmaxScores(float (*s)[4], float *scaleOld, float *rowMax, float *rowSum,
+              const FwdParams &p, int b, int h, const int *row, int col0,
+              bool edge) {
 #pragma unroll
   for (int i = 0; i < NT; ++i) {
 #pragma unroll
@@ -228,7 +228,6 @@ softmaxStep(float (*s)[4], float (*acc)[4], float *rowMax, float *rowSum,
     }
   }
   // A quad of lanes shares a row.
-  float scaleOld[2];
 #pragma unroll
   for (int rr = 0; rr < 2; ++rr) {
     float mx = rowMax[rr];
@@ -250,6 +249,12 @@ softmaxStep(float (*s)[4], float (*acc)[4], float *rowMax, float *rowSum,
     }
     rowSum[rr] = rowSum[rr] * scaleOld[rr] + sum;
   }
+}
+
+/// Multiplies the output accumulators (DT n8 tiles) by the rows' factors.
+template <int DT>
+__device__ __forceinline__ void rescale(float (*acc)[4],
+                                        const float *scaleOld) {
 #pragma unroll
   for (int i = 0; i < DT; ++i) {
     acc[i][0] *= scaleOld[0];
@@ -257,6 +262,18 @@ softmaxStep(float (*s)[4], float (*acc)[4], float *rowMax, float *rowSum,
     acc[i][2] *= scaleOld[1];
     acc[i][3] *= scaleOld[1];
   }
+}
+
+/// softmaxScores, then the accumulators rescaled.
+template <int NT, int DT, bool HasMask>
+__device__ __forceinline__ void
+softmaxStep(float (*s)[4], float (*acc)[4], float *rowMax, float *rowSum,
+            const FwdParams &p, int b, int h, const int *row, int col0,
+            bool edge) {
+  float scaleOld[2];
+  softmaxScores<NT, HasMask>(s, scaleOld, rowMax, rowSum, p, b, h, row, col0,
+                             edge);
+  rescale<DT>(acc, scaleOld);
 }
 
 /// O = acc / l (0 for a row with no key) and LSE = m ln2 + ln(l) (-inf for
