@@ -12,7 +12,7 @@
 # te_rt_attention_grad (te-api), all with ctypes on torch CUDA tensors.
 #
 #   python3 bench/attention/bench_attention.py --lib build-rt/libte_rt.so \
-#       [--harness libte_attn_bench.so] [--out DIR] [--quick]
+#       [--harness libte_attn_bench.so] [--out DIR] [--set quick|medium|full]
 #
 # Writes DIR/attention.csv and DIR/attention.md; prints the table.
 # FLOPs: forward 4*B*Hq*L*S*D (half of it when causal and L = S),
@@ -170,7 +170,7 @@ def te_impls(lib_path, harness_path):
 
 def bench(fn):
     if do_bench is not None:
-        return do_bench(fn, warmup=25, rep=100, return_mode="median")
+        return do_bench(fn, warmup=25, rep=60, return_mode="median")
     for _ in range(5):
         fn()
     torch.cuda.synchronize()
@@ -324,8 +324,10 @@ def main():
     ap.add_argument("--lib", default="build-rt/libte_rt.so")
     ap.add_argument("--harness", default=None)
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
-    ap.add_argument("--quick", action="store_true",
-                    help="the headline cases only")
+    ap.add_argument("--set", default="full",
+                    choices=["quick", "medium", "full"],
+                    help="quick: the headline cases; medium: also GQA, "
+                    "the masks, D=64 and S=8192; full: also the S sweep")
     args = ap.parse_args()
     tes = te_impls(args.lib, args.harness)
     print("te:", ", ".join(t.name for t in tes), "on",
@@ -336,18 +338,20 @@ def main():
         ("headline", 4, 32, 32, 2048, 128, True, None),
         ("headline", 4, 32, 32, 2048, 128, False, None),
     ]
-    if not args.quick:
-        for D, H in ((128, 16), (64, 32)):
-            for S in (512, 1024, 2048, 4096, 8192):
-                B = max(1, 16384 // S)
-                for causal in (True, False):
-                    cases.append(("sweep", B, H, H, S, D, causal, None))
+    if args.set != "quick":
         cases += [
             ("gqa", 4, 32, 8, 2048, 128, True, None),
             ("mask-additive", 4, 32, 32, 2048, 128, False, "additive"),
             ("mask-padding", 4, 32, 32, 2048, 128, False, "padding"),
             ("headline-d64", 4, 32, 32, 2048, 64, True, None),
+            ("long", 2, 16, 16, 8192, 128, True, None),
         ]
+    if args.set == "full":
+        for D, H in ((128, 16), (64, 32)):
+            for S in (512, 1024, 2048, 4096, 8192):
+                B = max(1, 16384 // S)
+                for causal in (True, False):
+                    cases.append(("sweep", B, H, H, S, D, causal, None))
     rows = []
     for (name, B, Hq, Hkv, S, D, causal, mk) in cases:
         with_math = B * Hq * S * S <= 4 * 32 * 2048 * 2048

@@ -4,7 +4,8 @@
 # Runs on the GPU machine, from the repository root (PyTorch there, no MLIR):
 #
 #   bash bench/attention/run.sh            # build, GPU tests, benchmark
-#   TE_ATTN_QUICK=1 bash bench/attention/run.sh   # the headline cases only
+#   TE_ATTN_SET=quick bash bench/attention/run.sh  # the headline cases only
+#   TE_ATTN_SET=medium ...   # also GQA, masks, D=64, S=8192 (default: full)
 #   TE_ATTN_TESTS=0 bash bench/attention/run.sh   # skip the GPU tests
 #
 # 1. Builds the runtime (cmake -S runtime -B build-rt, Release) and a small
@@ -51,14 +52,13 @@ g++ -shared -fPIC -O2 -std=c++17 -o "$BUILD/libte_attn_bench.so" \
 }
 
 if [ "${TE_ATTN_TESTS:-1}" != 0 ]; then
-  "$BUILD/test/te-rt-gpu-attention-tests" >"$OUT/attention-tests.log" 2>&1
+  timeout 240 "$BUILD/test/te-rt-gpu-attention-tests" \
+    >"$OUT/attention-tests.log" 2>&1
   echo "GPU attention tests: exit $?"
   grep -E '^\[  (PASSED|FAILED) |^\[  FAILED|tests ran' "$OUT/attention-tests.log"
-  grep -E 'Failure|off$|oracle' "$OUT/attention-tests.log" | head -20
+  grep -E -A3 'Failure' "$OUT/attention-tests.log" | head -60
 fi
 
-QUICK=""
-[ "${TE_ATTN_QUICK:-0}" != 0 ] && QUICK=--quick
 PYTHONUNBUFFERED=1 python3 bench/attention/bench_attention.py \
   --lib "$BUILD/libte_rt.so" --harness "$BUILD/libte_attn_bench.so" \
-  --out "$OUT" $QUICK 2>&1 | tee "$OUT/attention-bench.log" | tail -60
+  --out "$OUT" --set "${TE_ATTN_SET:-full}" 2>&1 | tee "$OUT/attention-bench.log" | tail -60
