@@ -123,6 +123,9 @@ te_rt_status forwardParams(const Attention &a, FwdParams &p) {
 
 std::atomic<int> forwardChoice{static_cast<int>(ForwardKernel::Auto)};
 
+/// What Auto runs on compute capability 9.0.
+constexpr ForwardKernel kAutoSm90 = ForwardKernel::MmaSync;
+
 } // namespace
 
 void setForwardKernel(ForwardKernel k) {
@@ -145,7 +148,9 @@ te_rt_status runAttention(const Attention &a) {
     return s;
   auto stream = static_cast<cudaStream_t>(a.stream);
   const bool f16 = a.dtype == format::DType::F16;
-  const auto choice = static_cast<ForwardKernel>(forwardChoice.load());
+  auto choice = static_cast<ForwardKernel>(forwardChoice.load());
+  if (choice == ForwardKernel::Auto)
+    choice = kAutoSm90;
   const bool wgmma =
       choice != ForwardKernel::MmaSync && wgmmaForwardAvailable();
   const bool overlap = choice != ForwardKernel::Wgmma;

@@ -79,9 +79,9 @@ cudaError_t forward(const FwdParams &p, bool f16, cudaStream_t stream);
 cudaError_t forwardSm90(const FwdParams &p, bool f16, bool overlap,
                         cudaStream_t stream);
 
-/// Which forward kernel runs: Auto takes WgmmaOverlap on compute capability
-/// 9.0 and MmaSync elsewhere. Process-wide; tests and benchmarks set it to
-/// run each.
+/// Which forward kernel runs: Auto takes kAutoSm90 (FlashAttention.cpp) on
+/// compute capability 9.0 and MmaSync elsewhere; the wgmma kernels run on
+/// 9.0 only. Process-wide; tests and benchmarks set it to run each.
 enum class ForwardKernel {
   Auto = 0,
   MmaSync = 1,      ///< FlashForward.cu
