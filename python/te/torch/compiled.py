@@ -1,0 +1,120 @@
+"""``te.torch.compile``: a module imported, compiled and called on torch
+tensors."""
+
+from __future__ import annotations
+
+from typing import Any, List, Sequence
+
+import numpy as np
+import torch
+
+from .. import compiler
+from .errors import InputError
+from .importer import Dyn, ImportedModule, import_module
+
+_NUMPY = {"f32": np.float32, "f16": np.float16, "i64": np.int64,
+          "i32": np.int32, "i1": np.bool_}
+_TORCH = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16,
+          "i64": torch.int64, "i32": torch.int32, "i1": torch.bool}
+
+
+def _to_numpy(t: torch.Tensor, et: str) -> np.ndarray:
+    t = t.detach().cpu()
+    if et == "bf16":
+        # bf16 bit patterns (uint16), what the harness passes unchanged.
+        return t.to(torch.bfloat16).contiguous().view(torch.int16).numpy() \
+            .view(np.uint16)
+    return t.to(_TORCH[et]).contiguous().numpy()
+
+
+def _to_torch(a: np.ndarray, et: str) -> torch.Tensor:
+    t = torch.from_numpy(np.ascontiguousarray(a))
+    return t.to(_TORCH[et])
+
+
+class CompiledModule:
+    """A callable running the module's te program: ``fn(*inputs)`` with
+    torch tensors shaped like the example inputs (the batch may differ when
+    imported with a dynamic batch); the module's current parameters are
+    passed at each call. ``imported`` is the ImportedModule, ``program``
+    the te.Program."""
+
+    def __init__(self, module: torch.nn.Module, imported: ImportedModule,
+                 program: compiler.Program):
+        self.module = module
+        self.imported = imported
+        self.program = program
+        params = dict(module.named_parameters())
+        params.update(dict(module.named_buffers()))
+        self._params = [params[n] for n in imported.param_names]
+        _, res = program.signature("main")
+        self._result_types = [r.dtype for r in res]
+        self._arg_ets = [et for _, et in imported.input_specs]
+        args, _ = program.signature("main")
+        self._param_ets = [_et_of_spec(s) for s in
+                           args[:len(imported.param_names)]]
+
+    @property
+    def text(self) -> str:
+        """The te module (MLIR text)."""
+        return self.imported.text
+
+    def __call__(self, *inputs: torch.Tensor) -> Any:
+        imp = self.imported
+        if len(inputs) != imp.num_inputs:
+            raise InputError(f"the compiled module takes {imp.num_inputs} "
+                             f"input(s), got {len(inputs)}")
+        args: List[np.ndarray] = []
+        for p, et in zip(self._params, self._param_ets):
+            args.append(_to_numpy(p, et))
+        batch = None
+        for i, (x, (shape, et)) in enumerate(zip(inputs, imp.input_specs)):
+            if not isinstance(x, torch.Tensor):
+                raise InputError(f"input {i} is not a torch.Tensor")
+            if x.dim() != len(shape):
+                raise InputError(
+                    f"input {i}: expected a rank-{len(shape)} tensor "
+                    f"(shape {_fmt(shape)}), got rank {x.dim()} "
+                    f"{tuple(x.shape)}")
+            for d, (want, got) in enumerate(zip(shape, x.shape)):
+                if isinstance(want, Dyn):
+                    b, r = divmod(got, want.coeff)
+                    if r or (batch is not None and b != batch):
+                        raise InputError(
+                            f"input {i}: dimension {d} is the batch, "
+                            f"{got} disagrees with the other inputs' "
+                            f"{batch}")
+                    batch = b
+                elif want != got:
+                    raise InputError(
+                        f"input {i}: expected shape {_fmt(shape)}, got "
+                        f"{tuple(x.shape)} (dimension {d})")
+            args.append(_to_numpy(x, et))
+        out = self.program.run("main", *args)
+        outs = out if isinstance(out, tuple) else (out,)
+        res = tuple(_to_torch(o, et) for o, (_, et) in
+                    zip(outs, imp.output_specs))
+        return res[0] if imp.single_output else res
+
+
+def _et_of_spec(spec) -> str:
+    return {"float32": "f32", "bfloat16": "bf16", "float16": "f16",
+            "int64": "i64", "int32": "i32", "bool": "i1"}[spec.dtype]
+
+
+def _fmt(shape) -> str:
+    return "(" + ", ".join("batch" + (f"*{d.coeff}" if d.coeff != 1 else "")
+                           if isinstance(d, Dyn) else str(d)
+                           for d in shape) + ")"
+
+
+def compile(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor],
+            recipe: Any = None, target: str = "cpu",
+            dynamic_batch: bool = True, options: str = "") -> CompiledModule:
+    """Imports `module` (``import_module``), compiles the te program for
+    `target` (``te.compile``: 'cpu' from Python) and returns a
+    CompiledModule to call on torch tensors."""
+    imported = import_module(module, example_inputs, recipe=recipe,
+                             dynamic_batch=dynamic_batch)
+    program = compiler.compile(imported.text, target=target, options=options)
+    return CompiledModule(module, imported, program)
