@@ -257,6 +257,7 @@ class _Importer:
         self.E = _Emitter()
         self.values: Dict[torch.fx.Node, Any] = {}
         self.params: Dict[torch.fx.Node, str] = {}
+        self.fuse_attention = True
 
     # errors
     def unsupported(self, node, reason="", op=None):
@@ -301,8 +302,15 @@ class _Importer:
             self.E.emit(f"{self.E.batch} = tensor.dim {inputs[0].name}, "
                         f"{self.E.index(0)} : {inputs[0].type}")
         outputs = None
+        self.attention_matches, skip = {}, set()
         for node in gm.graph.nodes:
-            if node.op == "placeholder":
+            m = _match_attention(node, self.shapes) \
+                if self.fuse_attention else None
+            if m is not None and m["q"] is not m["k"]:
+                self.attention_matches[node] = m
+                skip.update(m["chain"])
+        for node in gm.graph.nodes:
+            if node.op == "placeholder" or node in skip:
                 continue
             if node.op == "output":
                 outputs = node.args[0]
@@ -1160,3 +1168,150 @@ def _split(self, node):
         outs.append(_extract(self, node, x, dim, start, shape[dim]))
         start += shape[dim]
     return tuple(outs)
+
+
+# --- the explicit attention chain --------------------------------------------
+#
+# softmax(scale * Q Kᵀ [+ additive mask | masked_fill(~keep, -inf)]) @ V as
+# torch 1.13 traces it (expand / clone / views around two bmm) becomes one
+# te.attention, when every intermediate value is used only by the chain.
+
+_VIEWS = None
+
+
+def _views():
+    global _VIEWS
+    if _VIEWS is None:
+        _VIEWS = (aten.view, aten._reshape_alias, aten._unsafe_view,
+                  aten.reshape, aten.clone, aten.expand, aten.alias,
+                  aten.contiguous)
+    return _VIEWS
+
+
+def _packet(node):
+    if not isinstance(node, torch.fx.Node) or node.op != "call_function":
+        return None
+    return getattr(node.target, "overloadpacket", node.target)
+
+
+def _through_views(node, chain, shapes):
+    """The node below views/clones/expands that keep the element count."""
+    while _packet(node) in _views():
+        src = node.args[0]
+        if not isinstance(src, torch.fx.Node) or \
+                _prod(shapes[src]) != _prod(shapes[node]):
+            break
+        chain.append(node)
+        node = src
+    return node
+
+
+def _match_attention(node, shapes):
+    """A dict describing the attention that bmm `node` ends, or None."""
+    if _packet(node) is not aten.bmm:
+        return None
+    chain = [node]
+    p = _through_views(node.args[0], chain, shapes)
+    if _packet(p) not in (aten._softmax, aten.softmax):
+        return None
+    rank = len(shapes[p])
+    if rank not in (3, 4) or p.args[1] % rank != rank - 1:
+        return None
+    chain.append(p)
+    s = p.args[0]
+    scale, keep, additive, seen_scale = 1.0, None, None, False
+    while True:
+        pk = _packet(s)
+        if pk is aten.masked_fill and not isinstance(s.args[2],
+                                                     torch.fx.Node):
+            if s.args[2] != float("-inf") or keep is not None:
+                return None
+            cond = s.args[1]
+            chain.append(s)
+            if _packet(cond) in (aten.bitwise_not, aten.logical_not) and \
+                    len(cond.users) == 1:
+                chain.append(cond)
+                keep = ("keep", cond.args[0])
+            else:
+                keep = ("drop", cond)
+            s = s.args[0]
+        elif pk is aten.add and isinstance(s.args[1], torch.fx.Node) and \
+                not seen_scale and additive is None and \
+                s.kwargs.get("alpha", 1) == 1:
+            chain.append(s)
+            additive = s.args[1]
+            s = s.args[0]
+        elif pk in (aten.mul, aten.div) and \
+                isinstance(s.args[1], (int, float)):
+            c = float(s.args[1])
+            c = c if pk is aten.mul else 1.0 / c
+            if c <= 0:
+                return None
+            chain.append(s)
+            scale *= c
+            seen_scale = True
+            s = s.args[0]
+        else:
+            break
+    if keep is not None and additive is not None:
+        return None
+    s = _through_views(s, chain, shapes)
+    if _packet(s) is not aten.bmm:
+        return None
+    chain.append(s)
+    q = _through_views(s.args[0], chain, shapes)
+    kt = _through_views(s.args[1], chain, shapes)
+    v = _through_views(node.args[1], chain, shapes)
+    # K comes transposed (its last two dimensions swapped).
+    if _packet(kt) is not aten.transpose:
+        return None
+    r = len(shapes[kt])
+    if sorted(d % r for d in kt.args[1:3]) != [r - 2, r - 1]:
+        return None
+    chain.append(kt)
+    k = kt.args[0]
+    if not all(len(shapes[x]) == rank for x in (q, k, v)):
+        return None
+    inner = set(chain)
+    for n in chain[1:]:
+        if any(u not in inner for u in n.users):
+            return None
+    return {"q": q, "k": k, "v": v, "scale": scale, "keep": keep,
+            "additive": additive, "chain": chain[1:], "rank": rank}
+
+
+def _emit_attention(self, node, m):
+    Q, K, V = (self.values[m[x]] for x in ("q", "k", "v"))
+    mask_txt, mask_ty = "", ""
+    if m["keep"] is not None:
+        how, c = m["keep"]
+        M = self.val(node, c)
+        if how == "drop":
+            M = self.elementwise(node, [M], M.shape, "i1", lambda n, t: (
+                ["%t = arith.constant true",
+                 f"%r = arith.xori {n[0]}, %t : i1"], "%r"), compute_et="i1")
+    elif m["additive"] is not None:
+        M = self.val(node, m["additive"])
+    else:
+        M = None
+    if M is not None:
+        if M.rank < Q.rank:
+            M = self.reshape(M, (1,) * (Q.rank - M.rank) + tuple(M.shape))
+        mask_txt, mask_ty = f" mask {M.name}", f", {M.type}"
+    o, lse = self.E.fresh("attn"), self.E.fresh("lse")
+    self.E.emit(f"{o}, {lse} = te.attention {Q.name}, {K.name}, "
+                f"{V.name}{mask_txt} {{scale = "
+                f"{_fconst(m['scale'], 'f32')} : f32}}\n    : {Q.type}, "
+                f"{K.type}, {V.type}{mask_ty}")
+    out_shape = list(Q.shape[:-1]) + [V.shape[-1]]
+    return self.reshape(Value(o, out_shape, Q.et), self.shape_of(node))
+
+
+def _bmm_or_attention(self, node):
+    m = self.attention_matches.get(node)
+    if m is not None:
+        return _emit_attention(self, node, m)
+    return _bmm(self, node)
+
+
+_HANDLERS[aten.bmm] = _bmm_or_attention
