@@ -10,8 +10,9 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   # unit tests
   libgtest-dev libgmock-dev
-  # the te Python package's tests (python/)
-  python3-numpy
+  # the te Python package's tests (python/); python3-torch (1.13, CPU) for
+  # te.torch's importer tests
+  python3-numpy python3-torch
   # scripts/check-format.sh (clang-format 14 on Debian 12)
   clang-format
 )

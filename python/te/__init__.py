@@ -7,8 +7,13 @@ and run through the MLIR C API.
     q = te.quantize(x, "#te.mxfp8<f8E4M3FN>")
     y = te.dequantize(q)
 
-See docs/guide/python.md.
+See docs/guide/python.md; PyTorch modules: te.torch (docs/guide/pytorch.md).
 """
+
+try:  # the build's version, written by CMake next to this package
+    from ._location import VERSION as __version__
+except ImportError:  # a source tree
+    __version__ = "0+unknown"
 
 from .errors import (BackendUnavailableError, CompileError, Error,
                      InvalidArgumentError, OutOfMemoryError,
@@ -25,5 +30,5 @@ __all__ = [
     "Program", "QTensor", "Quantizer", "QuantizerSyntaxError",
     "UnsupportedError", "amax", "api_version", "backend_available",
     "compile", "default_context", "dequantize", "gemm", "has_compiler",
-    "quantize",
+    "quantize", "__version__",
 ]

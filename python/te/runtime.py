@@ -10,6 +10,7 @@ results come back as DeviceArray).
 import ctypes
 import threading
 from collections import namedtuple
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -573,22 +574,53 @@ def _context_for(x, ctx):
     return default_context("cuda" if _interop.is_device_array(x) else "cpu")
 
 
-def quantize(x, quantizer, ctx=None, **kwargs):
-    """Context.quantize on `ctx`, or on the default context of x's memory
-    (cuda for device arrays, cpu otherwise)."""
-    return _context_for(x, ctx).quantize(x, quantizer, **kwargs)
+def quantize(x: Any, quantizer: Union[str, Quantizer],
+             ctx: Optional["Context"] = None,
+             usage: str = "rowwise,columnwise", target: Optional[str] = None,
+             swizzled: bool = False, scale: Optional[float] = None,
+             amax_in: Any = None, seed: int = 0, offset: int = 0,
+             input_type: Optional[str] = None) -> "QTensor":
+    """Quantizes `x` with `quantizer` (a Quantizer or its text, e.g.
+    ``"#te.mxfp8<f8E4M3FN>"``) into a new QTensor: Context.quantize on
+    `ctx`, or on the default context of x's memory (cuda for device
+    arrays, cpu otherwise).
+
+    usage: 'rowwise', 'columnwise' or both (comma-separated); target:
+    'sm_90' or 'sm_100' (the buffers' layout; default sm_100 for mxfp8 and
+    nvfp4, else sm_90); swizzled: scales in the GEMM's swizzled layout;
+    scale: the delayed-scaling scale (default 1.0); amax_in: an amax to use
+    instead of computing it; seed, offset: NVFP4 stochastic rounding;
+    input_type: 'bf16' rounds a float32 array to bfloat16 first."""
+    return _context_for(x, ctx).quantize(
+        x, quantizer, usage=usage, target=target, swizzled=swizzled,
+        scale=scale, amax_in=amax_in, seed=seed, offset=offset,
+        input_type=input_type)
 
 
-def dequantize(q, representation=None, dtype=np.float32, out=None):
-    """Context.dequantize on q's context."""
+def dequantize(q: "QTensor", representation: Optional[str] = None,
+               dtype: Any = np.float32, out: Any = None) -> Any:
+    """The representation ('rowwise' or 'columnwise'; default rowwise if
+    held) of `q` as a float32/float16/bfloat16 array of its logical shape
+    (Context.dequantize on q's context)."""
     return q.ctx.dequantize(q, representation, dtype, out)
 
 
-def gemm(a, b, layout="TN", **kwargs):
-    """Context.gemm on the operands' context."""
-    return a.ctx.gemm(a, b, layout, **kwargs)
+def gemm(a: "QTensor", b: "QTensor", layout: str = "TN",
+         dtype: Any = np.float32, out: Any = None, bias: Any = None,
+         alpha: float = 1.0, accumulate: bool = False,
+         use_split_accumulator: bool = False, output: Any = None,
+         output_scale: Any = None) -> Any:
+    """TransformerEngine's general_gemm on quantized operands (Context.gemm
+    on the operands' context): TN ``D = B·Aᵀ`` (fprop), NN ``D = B·A``
+    (dgrad), NT ``D = Bᵀ·A`` (wgrad); `bias`, `alpha`, `accumulate`
+    (D += ...), `output` (a quantizer for the result)."""
+    return a.ctx.gemm(a, b, layout, dtype=dtype, out=out, bias=bias,
+                      alpha=alpha, accumulate=accumulate,
+                      use_split_accumulator=use_split_accumulator,
+                      output=output, output_scale=output_scale)
 
 
-def amax(x, ctx=None, input_type=None):
+def amax(x: Any, ctx: Optional["Context"] = None,
+         input_type: Optional[str] = None) -> float:
     """Context.amax on `ctx` or the default context of x's memory."""
     return _context_for(x, ctx).amax(x, input_type)
