@@ -560,12 +560,10 @@ class _Importer:
 
 
 def _op_name(node) -> str:
+    """'aten.cumsum.default', 'te_torch.attention.default', 'getitem'."""
     t = node.target
-    if hasattr(t, "_schema"):
-        s = t._schema
-        return f"aten.{s.name.split('::')[-1]}" + \
-            (f".{s.overload_name}" if s.overload_name else "") \
-            if s.name.startswith("aten::") else str(s.name)
+    if isinstance(t, torch._ops.OpOverload):
+        return str(t)
     return getattr(t, "__name__", str(t))
 
 
