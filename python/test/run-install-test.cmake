@@ -43,6 +43,20 @@ if os.path.exists(os.path.join(here, "libte_py_jit.so")):
     with te.compile(src) as p:
         assert p.run("main", np.arange(4, dtype=np.float32)).tolist() == [0, 2, 4, 6]
     print("compile: ok")
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        import te.torch as tt
+        assert os.path.realpath(tt.__file__).startswith(prefix), tt.__file__
+        m = torch.nn.Linear(16, 16).eval()
+        x = torch.randn(8, 16)
+        with torch.no_grad():
+            assert float((tt.compile(m, (x,))(x) - m(x)).abs().max()) < 1e-5
+        print("te.torch: ok")
+assert te.__version__[0].isdigit() and "unknown" not in te.__version__, \
+    te.__version__
 print("te from", here, "with", lib, ": ok")
 ]=])
 file(WRITE ${prefix}/check.py "${script}")
