@@ -1,15 +1,15 @@
-// Attention written four ways (Torch-MLIR's bf16 causal form, einsum-style
+// Attention written five ways (Torch-MLIR's bf16 causal form, einsum-style
 // products with a padding mask, grouped-query attention with the explicit
-// softmax chain, 3-D products with a boolean mask), run on the cpu backend
-// raised to te.attention (te-raise-attention, the default) and as written
-// (raise-attention=false), both against PyTorch's SDPA computed in double
+// softmax chain, 3-D products with a boolean mask of either polarity), run
+// on the cpu backend raised to te.attention (te-raise-attention, the
+// default) and as written (raise-attention=false), both against PyTorch's SDPA computed in double
 // precision by Inputs/attention-forms.py (ragged lengths L = 13, S = 21).
 //
 // RUN: rm -rf %t && %python %S/Inputs/attention-forms.py %t
 //
 // Each function becomes one te.attention, with the remark saying so:
 // RUN: te-opt %s --te-raise-attention -verify-diagnostics | FileCheck %s --check-prefix=IR
-// IR-COUNT-4: te.attention
+// IR-COUNT-5: te.attention
 // IR-NOT: linalg.softmax
 //
 // bf16, causal: the fused op rounds once (the output: half a bf16 ulp,
@@ -30,6 +30,9 @@
 // its 16 elements from flat index (3 · 13 + 5) · 16 = 704.
 // RUN: te-run %s --quiet --entry keep --input %t/q.npy --input %t/k.npy --input %t/v.npy --input %t/keep.npy --compare %t/want-keep.npy --rtol 0 --atol 1e-5 | FileCheck %s --check-prefix=PASS
 // RUN: not te-run %s --quiet --pipeline-options raise-attention=false --entry keep --input %t/q.npy --input %t/k.npy --input %t/v.npy --input %t/keep.npy --compare %t/want-keep.npy --rtol 0 --atol 1e-5 | FileCheck %s --check-prefix=NANROW
+//
+// RUN: te-run %s --quiet --entry drop --input %t/q.npy --input %t/k.npy --input %t/v.npy --input %t/keep.npy --compare %t/want-drop.npy --rtol 0 --atol 1e-5 | FileCheck %s --check-prefix=PASS
+// RUN: te-run %s --quiet --pipeline-options raise-attention=false --entry drop --input %t/q.npy --input %t/k.npy --input %t/v.npy --input %t/keep.npy --compare %t/want-drop.npy --rtol 0 --atol 1e-5 | FileCheck %s --check-prefix=PASS
 //
 // PASS: result 0: PASS
 // NANROW: result 0: FAIL vs {{.*}} mismatches 16 (first at flat index 704)
@@ -277,6 +280,36 @@ func.func @keep(%q: tensor<2x4x13x16xf32>, %k: tensor<2x4x21x16xf32>, %v: tensor
   %e13 = tensor.empty() : tensor<8x13x16xf32>
   %f14 = linalg.fill ins(%c12 : f32) outs(%e13 : tensor<8x13x16xf32>) -> tensor<8x13x16xf32>
   // expected-remark @+1 {{te-raise-attention: raised to te.attention (scale 0.125, mask tensor<8x13x21xi1>); a row the mask leaves without keys gives 0}}
+  %bmm15 = linalg.batch_matmul ins(%sm11, %cl3 : tensor<8x13x21xf32>, tensor<8x21x16xf32>) outs(%f14 : tensor<8x13x16xf32>) -> tensor<8x13x16xf32>
+  return %bmm15 : tensor<8x13x16xf32>
+}
+
+// The same with the mask true where the key is masked out: te.attention
+// reads its negation.
+func.func @drop(%q: tensor<2x4x13x16xf32>, %k: tensor<2x4x21x16xf32>, %v: tensor<2x4x21x16xf32>, %keep: tensor<8x13x21xi1>) -> tensor<8x13x16xf32> {
+  %cl1 = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<2x4x13x16xf32> into tensor<8x13x16xf32>
+  %cl2 = tensor.collapse_shape %k [[0, 1], [2], [3]] : tensor<2x4x21x16xf32> into tensor<8x21x16xf32>
+  %cl3 = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<2x4x21x16xf32> into tensor<8x21x16xf32>
+  %c4 = arith.constant 0.0 : f32
+  %e5 = tensor.empty() : tensor<8x13x21xf32>
+  %f6 = linalg.fill ins(%c4 : f32) outs(%e5 : tensor<8x13x21xf32>) -> tensor<8x13x21xf32>
+  %bmm7 = linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ins(%cl1, %cl2 : tensor<8x13x16xf32>, tensor<8x21x16xf32>) outs(%f6 : tensor<8x13x21xf32>) -> tensor<8x13x21xf32>
+  %e9 = tensor.empty() : tensor<8x13x21xf32>
+  %g8 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%bmm7, %keep : tensor<8x13x21xf32>, tensor<8x13x21xi1>) outs(%e9 : tensor<8x13x21xf32>) {
+  ^bb0(%a0: f32, %a1: i1, %out: f32):
+    %ninf = arith.constant 0xFF800000 : f32
+    %c = arith.constant 0.125 : f32
+    %x = arith.mulf %a0, %c : f32
+    %r = arith.select %a1, %ninf, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<8x13x21xf32>
+  %e10 = tensor.empty() : tensor<8x13x21xf32>
+  %sm11 = linalg.softmax dimension(2) ins(%g8 : tensor<8x13x21xf32>) outs(%e10 : tensor<8x13x21xf32>) -> tensor<8x13x21xf32>
+  %c12 = arith.constant 0.0 : f32
+  %e13 = tensor.empty() : tensor<8x13x16xf32>
+  %f14 = linalg.fill ins(%c12 : f32) outs(%e13 : tensor<8x13x16xf32>) -> tensor<8x13x16xf32>
+  // expected-remark @+1 {{te-raise-attention: raised to te.attention (scale 0.125, mask tensor<8x13x21xi1>)}}
   %bmm15 = linalg.batch_matmul ins(%sm11, %cl3 : tensor<8x13x21xf32>, tensor<8x21x16xf32>) outs(%f14 : tensor<8x13x16xf32>) -> tensor<8x13x16xf32>
   return %bmm15 : tensor<8x13x16xf32>
 }

@@ -316,6 +316,36 @@ func.func @anti_causal(%q: tensor<8x16x8xf32>, %k: tensor<8x16x8xf32>, %v: tenso
 
 // -----
 
+// The scores added to a function of themselves: not a mask.
+// CHECK-LABEL: func.func @scores_plus_scores(
+// CHECK-NOT: te.attention
+// CHECK: return
+func.func @scores_plus_scores(%q: tensor<8x16x8xf32>, %k: tensor<8x16x8xf32>, %v: tensor<8x16x8xf32>) -> tensor<8x16x8xf32> {
+  %c1 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8x16x16xf32>
+  %f3 = linalg.fill ins(%c1 : f32) outs(%e2 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %bmm4 = linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ins(%q, %k : tensor<8x16x8xf32>, tensor<8x16x8xf32>) outs(%f3 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %e6 = tensor.empty() : tensor<8x16x16xf32>
+  %g5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%bmm4 : tensor<8x16x16xf32>) outs(%e6 : tensor<8x16x16xf32>) {
+  ^bb0(%a0: f32, %out: f32):
+    %c = arith.constant 2.0 : f32
+    %x = arith.mulf %a0, %c : f32
+    %r = arith.addf %a0, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %e7 = tensor.empty() : tensor<8x16x16xf32>
+  %sm8 = linalg.softmax dimension(2) ins(%g5 : tensor<8x16x16xf32>) outs(%e7 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %c9 = arith.constant 0.0 : f32
+  %e10 = tensor.empty() : tensor<8x16x8xf32>
+  %f11 = linalg.fill ins(%c9 : f32) outs(%e10 : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
+  // expected-remark @+1 {{te-raise-attention: not raised to te.attention: the scores are added to a value computed from them}}
+  %bmm12 = linalg.batch_matmul ins(%sm8, %v : tensor<8x16x16xf32>, tensor<8x16x8xf32>) outs(%f11 : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
+  return %bmm12 : tensor<8x16x8xf32>
+}
+
+// -----
+
 // The attention weights returned as well (output_attentions=True).
 // CHECK-LABEL: func.func @weights_returned(
 // CHECK-NOT: te.attention

@@ -7,7 +7,7 @@
 // remarks=false raises the same and says nothing.
 // RUN: sed -e "s/expected-remark.*//" %s | te-opt --te-raise-attention=remarks=false --split-input-file 2>&1 | FileCheck %s --check-prefix=QUIET
 // QUIET-NOT: remark
-// QUIET-COUNT-13: te.attention
+// QUIET-COUNT-14: te.attention
 // QUIET-NOT: remark
 
 // 3-D products (Torch-MLIR's batch_matmul after collapsing [B, H]), K
@@ -786,4 +786,38 @@ func.func @heads_split(%xq: tensor<2x16x32xbf16>, %xk: tensor<2x16x32xbf16>, %xv
   %tr29 = linalg.transpose ins(%g26 : tensor<2x4x16x8xbf16>) outs(%e28 : tensor<2x16x4x8xbf16>) permutation = [0, 2, 1, 3]
   %cl30 = tensor.collapse_shape %tr29 [[0], [1], [2, 3]] : tensor<2x16x4x8xbf16> into tensor<2x16x32xbf16>
   return %cl30 : tensor<2x16x32xbf16>
+}
+
+// -----
+
+// A boolean padding mask that is true where the key is masked out
+// (TransformerEngine's convention), broadcast over the queries: the mask
+// operand is its negation (te.attention keeps the keys where it is true).
+// CHECK-LABEL: func.func @bool_mask_masked_out(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<8x16x8xf32>, %[[K:[^:]*]]: tensor<8x16x8xf32>, %[[V:[^:]*]]: tensor<8x16x8xf32>, %[[M:[^:]*]]: tensor<8x1x16xi1>)
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} ins(%[[M]] : tensor<8x1x16xi1>)
+// CHECK: arith.xori %{{.*}}, %true : i1
+// CHECK: %[[O:.*]], %{{.*}} = te.attention %[[Q]], %[[K]], %[[V]] mask %[[N]] {scale = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[O]]
+func.func @bool_mask_masked_out(%q: tensor<8x16x8xf32>, %k: tensor<8x16x8xf32>, %v: tensor<8x16x8xf32>, %pad: tensor<8x1x16xi1>) -> tensor<8x16x8xf32> {
+  %c1 = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8x16x16xf32>
+  %f3 = linalg.fill ins(%c1 : f32) outs(%e2 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %bmm4 = linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ins(%q, %k : tensor<8x16x8xf32>, tensor<8x16x8xf32>) outs(%f3 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %e6 = tensor.empty() : tensor<8x16x16xf32>
+  %g5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%bmm4, %pad : tensor<8x16x16xf32>, tensor<8x1x16xi1>) outs(%e6 : tensor<8x16x16xf32>) {
+  ^bb0(%a0: f32, %a1: i1, %out: f32):
+    %ninf = arith.constant 0xFF800000 : f32
+    %r = arith.select %a1, %ninf, %a0 : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %e7 = tensor.empty() : tensor<8x16x16xf32>
+  %sm8 = linalg.softmax dimension(2) ins(%g5 : tensor<8x16x16xf32>) outs(%e7 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %c9 = arith.constant 0.0 : f32
+  %e10 = tensor.empty() : tensor<8x16x8xf32>
+  %f11 = linalg.fill ins(%c9 : f32) outs(%e10 : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
+  // expected-remark @+1 {{te-raise-attention: raised to te.attention (scale 1, mask tensor<8x1x16xi1>); a row the mask leaves without keys gives 0}}
+  %bmm12 = linalg.batch_matmul ins(%sm8, %v : tensor<8x16x16xf32>, tensor<8x16x8xf32>) outs(%f11 : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
+  return %bmm12 : tensor<8x16x8xf32>
 }

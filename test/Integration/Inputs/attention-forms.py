@@ -24,6 +24,8 @@
       gqa                  kg, vg, no mask, scale 1
       keep                 3-D [8, 13, 16] (q, k, v with [B, H] merged),
                            the boolean mask, scale 1/8
+      drop                 the same with keep.npy read as true = masked
+                           out (TransformerEngine's convention)
 """
 import math
 import os
@@ -110,9 +112,12 @@ def main(out):
         "keep": [head(q[n // H][n % H], k[n // H][n % H], v[n // H][n % H],
                       0.125, lambda i, j, n=n: keep[n][i][j], none)
                  for n in range(B * H)],
+        "drop": [head(q[n // H][n % H], k[n // H][n % H], v[n // H][n % H],
+                      0.125, lambda i, j, n=n: not keep[n][i][j], none)
+                 for n in range(B * H)],
     }
     for name, w in want.items():
-        shape = [B * H, L, E] if name == "keep" else [B, H, L, E]
+        shape = [B * H, L, E] if name in ("keep", "drop") else [B, H, L, E]
         write("want-" + name, "<f4", shape, flat(w))
 
 

@@ -96,11 +96,14 @@ enum class Match { Yes, NearMiss, No };
 /// recognisably a softmax (or holds one, as dropout's product does).
 Match matchSoftmax(NodeRef p, int64_t rank, NodeRef &x, std::string &why);
 
-/// A tensor mask read at `map` from the space.
+/// A tensor mask read at `map` from the space: additive, or boolean (true:
+/// the key takes part; `negated`: true masks it out, TransformerEngine's
+/// convention).
 struct TensorMask {
   Value tensor;
   AffineMap map;
   bool isBool = false;
+  bool negated = false;
 };
 
 /// What lies between the softmax and the scores' leaf.

@@ -435,10 +435,38 @@ FailureOr<MaskLayout> maskLayout(const TensorMask &m, int64_t rank,
   return l;
 }
 
+/// `mask` (i1) negated elementwise.
+Value negate(OpBuilder &b, Location loc, Value mask) {
+  auto type = cast<RankedTensorType>(mask.getType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, mask),
+                              type.getElementType())
+          .getResult();
+  AffineMap id =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, type, mask, init, ArrayRef<AffineMap>{id, id}, iterators,
+             [](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value one = arith::ConstantIntOp::create(nb, nloc, 1, 1);
+               Value r = arith::XOrIOp::create(nb, nloc, args[0], one);
+               linalg::YieldOp::create(nb, nloc, r);
+             })
+      .getResult(0);
+}
+
 /// The mask operand: `m`'s tensor reshaped to the space's rank with unit
-/// dimensions where it is broadcast.
+/// dimensions where it is broadcast (a boolean mask that is true where
+/// keys are masked out negated).
 Value buildMask(OpBuilder &b, Location loc, const TensorMask &m,
                 const MaskLayout &l, int64_t rank) {
+  if (m.negated) {
+    TensorMask kept = m;
+    kept.negated = false;
+    kept.tensor = negate(b, loc, m.tensor);
+    return buildMask(b, loc, kept, l, rank);
+  }
   if (l.aligned)
     return m.tensor;
   auto type = cast<RankedTensorType>(m.tensor.getType());

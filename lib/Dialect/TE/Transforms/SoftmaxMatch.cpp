@@ -437,6 +437,10 @@ public:
                 "and the key";
           return failure();
         }
+        if (reachesScores(x->operands[1 - si])) {
+          why = "the scores are added to a value computed from them";
+          return failure();
+        }
         if (failed(addMask(x->operands[1 - si], scaled, s, why)))
           return failure();
         x = x->operands[si];
@@ -533,6 +537,9 @@ private:
         return causal(cond, false, s, why);
       if (!predicate && a == 0.0 && isMaskFill(m->operands[2], false))
         return setTensorMask({cond->tensor, cond->map, true}, scaled, s, why);
+      if (!predicate && b == 0.0 && isMaskFill(m->operands[1], false))
+        return setTensorMask({cond->tensor, cond->map, true, true}, scaled, s,
+                             why);
     }
     if (m->isLeaf() && isa<FloatType>(getElementTypeOrSelf(m->tensor)))
       return setTensorMask({m->tensor, m->map, false}, scaled, s, why);
@@ -549,18 +556,14 @@ private:
   LogicalResult selectMask(const NodeRef &cond, const NodeRef &fill,
                            bool keepWhenTrue, Scores &s, std::string &why) {
     if (cond->isLeaf()) {
-      if (!keepWhenTrue) {
-        why = "the boolean mask selects the fill where it is true; "
-              "te.attention's boolean mask keeps the keys where it is true";
-        return failure();
-      }
       if (!isMaskFill(fill, false)) {
         why = "the boolean mask fills with " + describe(fill) +
               " other than -inf (a row it masks fully would average V, "
               "te.attention gives 0)";
         return failure();
       }
-      return setTensorMask({cond->tensor, cond->map, true}, false, s, why);
+      return setTensorMask({cond->tensor, cond->map, true, !keepWhenTrue},
+                           false, s, why);
     }
     if (!isMaskFill(fill, true)) {
       why =
