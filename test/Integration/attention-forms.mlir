@@ -12,6 +12,21 @@
 // IR-COUNT-5: te.attention
 // IR-NOT: linalg.softmax
 //
+// Compiled for sm_90: five runtime attention calls, no matrix product, no
+// score tensor; the one kernel negates @drop's mask.
+// RUN: te-opt %s --te-pipeline="target=sm_90 lower-to-llvm=false" -verify-diagnostics | FileCheck %s --check-prefix=GPU --implicit-check-not=te_rt_mlir_matmul --implicit-check-not=gpu.launch
+// GPU-LABEL: func.func @causal(
+// GPU: call @te_rt_mlir_attention(
+// GPU-LABEL: func.func @pad(
+// GPU: call @te_rt_mlir_attention(
+// GPU-LABEL: func.func @gqa(
+// GPU: call @te_rt_mlir_attention(
+// GPU-LABEL: func.func @keep(
+// GPU: call @te_rt_mlir_attention(
+// GPU-LABEL: func.func @drop(
+// GPU: gpu.launch
+// GPU: call @te_rt_mlir_attention(
+//
 // bf16, causal: the fused op rounds once (the output: half a bf16 ulp,
 // under 0.002 here), the written form also the scores, the scale's product
 // and the probabilities to bf16 (0.003 off here).
