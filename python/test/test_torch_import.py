@@ -306,6 +306,49 @@ class ImportTest(unittest.TestCase):
                 # Four FP8 linears around the attention: ~3% each.
                 self.assertLess(rel_err(fn(x), exact), 0.1)
 
+    def test_bf16_block(self):
+        model = Block(explicit=False).eval()
+        x = torch.randn(2, 16, 64)
+        with torch.no_grad():
+            exact = model(x)
+            model.to(torch.bfloat16)
+            xb = x.to(torch.bfloat16)
+            eager = model(xb)
+        fn = tt.compile(model, (xb,))
+        self.assertIn("tensor<?x16x64xbf16>", fn.text)
+        y = fn(xb)
+        self.assertEqual(y.dtype, torch.bfloat16)
+        # te rounds where eager does (once per op, bf16 8-bit mantissa):
+        # as far from fp32 as eager bf16 is, and close to it.
+        bf16_err = rel_err(eager.float(), exact)
+        self.assertLess(rel_err(y.float(), exact), 2 * bf16_err + 1e-3)
+        self.assertLess(rel_err(y.float(), eager.float()), 1e-2)
+
+    def test_nvfp4_bf16_mlp(self):
+        model = MLP().eval()
+        x = torch.randn(32, 64)
+        with torch.no_grad():
+            exact = model(x)
+        model.to(torch.bfloat16)
+        recipe = tt.NVFP4BlockScaling(disable_stochastic_rounding=True)
+        fn = tt.compile(model, (x.to(torch.bfloat16),), recipe=recipe)
+        self.assertIn("#te.nvfp4<f4E2M1FN, rht = true>", fn.text)
+        err = rel_err(fn(x.to(torch.bfloat16)).float(), exact)
+        # E2M1 keeps 1 mantissa bit (steps up to 1/3 relative, 16-value
+        # blocks): ~10% rms per operand, two operands, two layers.
+        self.assertLess(err, 0.3)
+        self.assertGreater(err, 1e-2)
+
+    def test_graph_module_input(self):
+        model = MLP().eval()
+        gm = torch.fx.symbolic_trace(model)
+        x = torch.randn(8, 64)
+        fn = tt.compile(gm, (x,))
+        with torch.no_grad():
+            torch.testing.assert_close(fn(x), model(x), atol=2e-5,
+                                       rtol=2e-5)
+        self.assertEqual(fn.imported.param_names[0], "fc1.weight")
+
     # --- errors
 
     def test_unsupported_op_names_op_and_module(self):

@@ -21,9 +21,9 @@ _TORCH = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16,
 def _to_numpy(t: torch.Tensor, et: str) -> np.ndarray:
     t = t.detach().cpu()
     if et == "bf16":
-        # bf16 bit patterns (uint16), what the harness passes unchanged.
-        return t.to(torch.bfloat16).contiguous().view(torch.int16).numpy() \
-            .view(np.uint16)
+        # bf16 values are exact in float32; the harness rounds (exactly)
+        # to bf16 bit patterns.
+        return t.to(torch.bfloat16).to(torch.float32).contiguous().numpy()
     return t.to(_TORCH[et]).contiguous().numpy()
 
 
