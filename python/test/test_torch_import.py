@@ -463,6 +463,33 @@ class RecipeTest(unittest.TestCase):
                          "err_mode = mse>")
         self.assertEqual(t["input"], "#te.nvfp4<f4E2M1FN>")
 
+    def test_transformer_engine_objects(self):
+        """A TransformerEngine recipe is read by class name and fields."""
+        import dataclasses
+        import enum
+
+        class TEFormat(enum.Enum):  # TE's Format: another enum class
+            E4M3 = 1
+            HYBRID = 2
+            E5M2 = 3
+
+        @dataclasses.dataclass
+        class Float8CurrentScaling:
+            fp8_format: TEFormat = TEFormat.HYBRID
+            fp8_quant_fwd_inp: object = tt.QParams(power_2_scale=True)
+            fp8_quant_fwd_weight: object = tt.QParams()
+            fp8_quant_bwd_grad: object = tt.QParams(amax_epsilon=0.5)
+            fp8_dpa: bool = False
+            fp8_mha: bool = False
+            backward_override: object = None
+
+        self.assertEqual(self.texts(Float8CurrentScaling()), {
+            "input": "#te.current<f8E4M3FN, pow2_scales = true>",
+            "weight": "#te.current<f8E4M3FN>",
+            "grad_output": "#te.current<f8E5M2, amax_epsilon = 0.5>"})
+        with self.assertRaisesRegex(tt.RecipeError, "Pure E5M2"):
+            tt.quantizers(Float8CurrentScaling(fp8_format=TEFormat.E5M2))
+
     def test_rejected(self):
         cases = [
             (lambda: tt.Float8CurrentScaling(fp8_format=tt.Format.E5M2),

@@ -170,8 +170,8 @@ class _Emitter:
         return n
 
     def generic(self, ins: Sequence[Tuple[str, str, str, str]],
-                outs: Sequence[Tuple[str, str, str, str]], iters: Sequence[str],
-                body: str) -> List[str]:
+                outs: Sequence[Tuple[str, str, str, str]],
+                iters: Sequence[str], body: str) -> List[str]:
         """ins/outs: (ssa, type, element type, indexing map); the body uses
         %a0.. (ins then outs) and ends with linalg.yield."""
         res = [self.fresh("g") for _ in outs]
@@ -199,10 +199,6 @@ class _Emitter:
 
 
 # --- the importer ------------------------------------------------------------
-
-
-def _num_dyn(shape: Sequence[Size]) -> int:
-    return sum(isinstance(d, Dyn) for d in shape)
 
 
 class ImportedModule:
@@ -249,7 +245,7 @@ def _batch_variant(x: torch.Tensor, n: int) -> torch.Tensor:
 
 
 class _Importer:
-    def __init__(self, traced, shapes, recipe, module_name: str):
+    def __init__(self, traced, shapes, recipe):
         self.t = traced
         self.shapes = shapes  # node -> shape or tuple of shapes (Size)
         self.recipe = recipe
@@ -1113,7 +1109,7 @@ def import_module(module: "torch.nn.Module",
             traced_b = _trace.trace(module, [_batch_variant(x, 1)
                                              for x in example_inputs])
     shapes = _shapes(traced, traced_b, dynamic, batch_a, batch_b)
-    imp = _Importer(traced, shapes, recipe, type(module).__name__)
+    imp = _Importer(traced, shapes, recipe)
     text = imp.run()
     nparams = len(traced.param_names)
     return ImportedModule(

@@ -98,10 +98,12 @@ class Recipe:
 
 
 def _common_checks(r) -> None:
-    _check(isinstance(r.fp8_format, Format),
-           f"{type(r).__name__}.fp8_format must be a te.torch.Format, got "
+    # By name: TransformerEngine's own Format enum is accepted too.
+    name = getattr(r.fp8_format, "name", None)
+    _check(name in Format.__members__,
+           f"{type(r).__name__}.fp8_format must be a Format, got "
            f"{r.fp8_format!r}")
-    _check(r.fp8_format != Format.E5M2,
+    _check(name != "E5M2",
            "Pure E5M2 training is not supported (fp8_format=Format.E5M2)")
     _check(r.backward_override in _BACKWARD_OVERRIDES,
            "backward_override must be None, 'high_precision' or "
@@ -312,8 +314,9 @@ def _texts(recipe: Any) -> Dict[str, str]:
             f"{', '.join(sorted(_CLASSES))} (or None for no quantization)")
     if isinstance(recipe, Recipe):
         recipe._validate()
-    else:  # TransformerEngine's own object: its fields, checked here.
-        _common_checks(recipe) if name != "NVFP4BlockScaling" else None
+    elif name != "NVFP4BlockScaling":
+        # TransformerEngine's own object: its fields, checked here.
+        _common_checks(recipe)
     if _field(recipe, "fp8_dpa") or _field(recipe, "fp8_mha"):
         raise RecipeError(f"{name}: fp8_dpa / fp8_mha (FP8 attention) are "
                           "not supported by te's importer")
