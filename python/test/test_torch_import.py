@@ -380,6 +380,45 @@ class ImportTest(unittest.TestCase):
             fn(torch.randn(8, 64), torch.randn(8, 64))
         self.assertTrue(issubclass(tt.InputError, te.Error))
 
+    def test_quantized_rows_checked_at_each_call(self):
+        model = MLP().eval()
+        fn = tt.compile(model, (torch.randn(8, 64),),
+                        recipe=tt.Float8CurrentScaling())
+        fn(torch.randn(16, 64))
+        with self.assertRaisesRegex(tt.InputError, r"quantized linear in "
+                                    r"module 'fc1' needs its flattened "
+                                    r"leading dimensions divisible by 8.*"
+                                    r"got 12 at batch 12"):
+            fn(torch.randn(12, 64))
+
+    def test_private_sdpa_masks(self):
+        class Masked(nn.Module):
+            def __init__(self, additive):
+                super().__init__()
+                if additive:
+                    mask = torch.randn(8, 8)
+                else:
+                    mask = torch.rand(8, 8) > 0.4
+                    mask[:, 0] = True
+                self.register_buffer("mask", mask)
+
+            def forward(self, q, k, v):
+                if hasattr(F, "_scaled_dot_product_attention"):
+                    return F._scaled_dot_product_attention(
+                        q, k, v, self.mask, 0.0, False, False)[0]
+                return F.scaled_dot_product_attention(q, k, v, self.mask)
+
+        q, k, v = (torch.randn(2, 3, 8, 16) for _ in range(3))
+        for additive in (True, False):
+            with self.subTest(additive=additive):
+                model = Masked(additive)
+                fn = tt.compile(model, (q, k, v))
+                self.assertRegex(fn.text, r"te.attention %arg1, %arg2, "
+                                 r"%arg3 mask %\w+\n.*tensor<1x1x8x8x" +
+                                 ("f32" if additive else "i1"))
+                torch.testing.assert_close(fn(q, k, v), model(q, k, v),
+                                           atol=2e-5, rtol=2e-5)
+
     def test_recipe_misuse(self):
         x = torch.randn(16, 64)
         with self.assertRaisesRegex(tt.RecipeError, "DelayedScaling cannot "

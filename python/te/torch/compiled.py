@@ -90,6 +90,13 @@ class CompiledModule:
                         f"input {i}: expected shape {_fmt(shape)}, got "
                         f"{tuple(x.shape)} (dimension {d})")
             args.append(_to_numpy(x, et))
+        for rows, where in imp.linear_rows:
+            if (batch * rows) % 8:
+                raise InputError(
+                    f"the recipe's quantized linear in module '{where}' "
+                    "needs its flattened leading dimensions divisible by 8 "
+                    "(TransformerEngine's FP8 GEMM rule), got "
+                    f"{batch * rows} at batch {batch}")
         out = self.program.run("main", *args)
         outs = out if isinstance(out, tuple) else (out,)
         res = tuple(_to_torch(o, et) for o, (_, et) in

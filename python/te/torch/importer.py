@@ -208,8 +208,9 @@ class ImportedModule:
     ``output_count``; ``recipe`` as given."""
 
     def __init__(self, text, param_names, num_inputs, input_specs,
-                 output_specs, recipe, single_output):
+                 output_specs, recipe, single_output, linear_rows=()):
         self.text = text
+        self.linear_rows = list(linear_rows)
         self.entry = "main"
         self.param_names = param_names
         self.num_inputs = num_inputs
@@ -254,6 +255,9 @@ class _Importer:
         self.values: Dict[torch.fx.Node, Any] = {}
         self.params: Dict[torch.fx.Node, str] = {}
         self.fuse_attention = True
+        # (rows per batch element, module path) of each quantized linear
+        # whose row count follows the batch: checked at each call.
+        self.linear_rows: List[Tuple[int, str]] = []
 
     # errors
     def unsupported(self, node, reason="", op=None):
@@ -890,7 +894,9 @@ def _linear(self, node, x_node, wt_node, bias_node):
             f"'{where}' needs in_features and out_features divisible by 16 "
             f"(TransformerEngine's FP8 GEMM rule), got {in_f} and {out_f}")
     m = x.shape[0]
-    if not isinstance(m, Dyn) and m % 8:
+    if isinstance(m, Dyn):
+        self.linear_rows.append((m.coeff, where))
+    elif m % 8:
         raise RecipeError(
             f"te.torch: the recipe's quantized linear in module '{where}' "
             f"needs the flattened leading dimensions divisible by 8, got {m}")
@@ -1115,7 +1121,8 @@ def import_module(module: "torch.nn.Module",
     return ImportedModule(
         text, list(traced.param_names), traced.num_inputs,
         [(a.shape, a.et) for a in imp.args[nparams:]],
-        [(r.shape, r.et) for r in imp.results], recipe, imp.single)
+        [(r.shape, r.et) for r in imp.results], recipe, imp.single,
+        imp.linear_rows)
 
 
 def _extract(self, node, x: Value, dim: int, start: int, size: int) -> Value:
