@@ -124,7 +124,7 @@ te_rt_status forwardParams(const Attention &a, FwdParams &p) {
 std::atomic<int> forwardChoice{static_cast<int>(ForwardKernel::Auto)};
 
 /// What Auto runs on compute capability 9.0.
-constexpr ForwardKernel kAutoSm90 = ForwardKernel::MmaSync;
+constexpr ForwardKernel kAutoSm90 = ForwardKernel::WgmmaOverlap;
 
 } // namespace
 
