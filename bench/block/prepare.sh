@@ -9,7 +9,9 @@
 # OUT_DIR/src-<size>/ and compiles each ahead of time for sm_90
 # (scripts/te-aot.sh compile) into OUT_DIR/<program>-<size>.o + .sig:
 #   program: fwd-a, fwd-b, fwd-c, fwd-d (forward, attention forms a-d),
-#            train-d, train-c (training step)
+#            train-d, train-c (training step), fwd-a-literal, fwd-b-literal
+#            (forms a and b compiled with raise-attention=false: the
+#            attention as written, batched products and a softmax)
 #   size:    small  B=2, S=256, hidden 1024, 16 heads, ffn 4096
 #            large  B=4, S=2048, hidden 4096, 32 heads, ffn 16384
 # OUT_DIR/prepare.log has each compilation's output; OUT_DIR/failed.txt
@@ -27,7 +29,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$ROOT/build-block}
 SIZES=${TE_BLOCK_SIZES:-small,large}
-PROGRAMS=${TE_BLOCK_PROGRAMS:-fwd-a,fwd-b,fwd-c,fwd-d,train-d,train-c}
+PROGRAMS=${TE_BLOCK_PROGRAMS:-fwd-a,fwd-b,fwd-c,fwd-d,train-d,train-c,fwd-a-literal,fwd-b-literal}
 TARGET=${TE_BLOCK_TARGET:-sm_90}
 JOBS=${TE_BLOCK_JOBS:-1}
 export TE_BUILD_DIR=${TE_BUILD_DIR:-$ROOT/build}
@@ -47,11 +49,12 @@ size_flags() {
 }
 
 compile_one() { # SIZE PROGRAM
-  local size=$1 prog=$2 kind=${2%%-*} form=${2#*-}
+  local size=$1 prog=$2 kind=${2%%-*} form=${2#*-} popts=()
+  case "$form" in *-literal) form=${form%-literal}; popts=(--pipeline-options "raise-attention=false") ;; esac
   local src=$OUT/src-$size/block-$kind-$form.mlir entry=block
   [ "$kind" = train ] && entry=block_train
   local t0=$SECONDS
-  if bash "$ROOT/scripts/te-aot.sh" compile "$src" "$OUT/$prog-$size.o" --entry "$entry" --target "$TARGET" \
+  if bash "$ROOT/scripts/te-aot.sh" compile "$src" "$OUT/$prog-$size.o" --entry "$entry" --target "$TARGET" "${popts[@]}" \
       > "$OUT/$prog-$size.log" 2>&1; then
     echo "prepare: $prog-$size: ok ($((SECONDS - t0)) s, $(du -k "$OUT/$prog-$size.o" | cut -f1) KiB)"
   else
@@ -63,7 +66,7 @@ compile_one() { # SIZE PROGRAM
 
 for size in ${SIZES//,/ }; do
   flags=$(size_flags "$size") || { echo "prepare: unknown size $size (small, large)" | tee -a "$LOG"; continue; }
-  fwd=$(echo "$PROGRAMS" | tr ',' '\n' | sed -n 's/^fwd-//p' | paste -sd, -)
+  fwd=$(echo "$PROGRAMS" | tr ',' '\n' | sed -n 's/^fwd-//p' | sed 's/-literal$//' | sort -u | paste -sd, -)
   train=$(echo "$PROGRAMS" | tr ',' '\n' | sed -n 's/^train-//p' | paste -sd, -)
   # shellcheck disable=SC2086
   python3 "$ROOT/bench/block/gen_block.py" --out "$OUT/src-$size" $flags --forms "$fwd" --train-forms "$train" \

@@ -33,12 +33,14 @@ SIZE_DESC = {
     "small": "batch 2, seq 256, hidden 1024, 16 heads, ffn 4096 (512 tokens)",
     "large": "batch 4, seq 2048, hidden 4096, 32 heads, ffn 16384 (8192 tokens)",
 }
-PROGRAMS = ["fwd-a", "fwd-b", "fwd-c", "fwd-d", "train-d", "train-c"]
+PROGRAMS = ["fwd-a", "fwd-b", "fwd-c", "fwd-d", "fwd-a-literal", "fwd-b-literal", "train-d", "train-c"]
 PROGRAM_DESC = {
     "fwd-a": "forward, 3-D batch_matmul + linalg.softmax",
     "fwd-b": "forward, 4-D einsum generics + f32 softmax chain",
     "fwd-c": "forward, as a with a dynamic batch",
     "fwd-d": "forward, te.attention",
+    "fwd-a-literal": "forward, form a not raised: batched products + softmax",
+    "fwd-b-literal": "forward, form b not raised: batched products + softmax chain",
     "train-d": "training step, te.attention(_grad)",
     "train-c": "training step, te.attention(_grad), dynamic batch",
 }
