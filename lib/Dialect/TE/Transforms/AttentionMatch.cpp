@@ -114,19 +114,39 @@ std::optional<AffineMap> throughUnitReshape(AffineMap map,
 
 } // namespace
 
-NodeRef mlir::te::attention::buildBodyTree(linalg::LinalgOp op, Value v,
-                                           AffineMap loopMap) {
+namespace {
+
+/// The nodes one tree may have: a DAG of elementwise ops that reads values
+/// several times would otherwise unfold exponentially. Past it, tensors
+/// stay leaves and body values opaque (still what they are, read as
+/// values: nothing matches that would not have).
+constexpr int64_t kMaxNodes = 4096;
+
+NodeRef buildTreeImpl(Value tensor, AffineMap map, int64_t &budget);
+
+NodeRef buildBodyTreeImpl(linalg::LinalgOp op, Value v, AffineMap loopMap,
+                          int64_t &budget) {
+  // A value of the body the tree does not look into is equal to nothing
+  // else: the same value read at other indices would compare equal.
+  auto unique = [] {
+    auto n = std::make_shared<Node>();
+    n->kind = Node::Kind::Opaque;
+    return n;
+  };
+  if (--budget < 0)
+    return unique();
   Block *body = op.getBlock();
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     if (arg.getOwner() != body)
       return makeScalar(v);
     OpOperand *operand = op.getMatchingOpOperand(arg);
     if (op.isDpsInit(operand))
-      return makeScalar(v); // an accumulator: opaque
+      return unique(); // an accumulator
     Value in = operand->get();
     if (!isa<ShapedType>(in.getType()))
       return makeScalar(in);
-    return buildTree(in, op.getMatchingIndexingMap(operand).compose(loopMap));
+    return buildTreeImpl(
+        in, op.getMatchingIndexingMap(operand).compose(loopMap), budget);
   }
   Operation *def = v.getDefiningOp();
   if (!def || def->getBlock() != body)
@@ -143,20 +163,19 @@ NodeRef mlir::te::attention::buildBodyTree(linalg::LinalgOp op, Value v,
     n->value = *c;
     return n;
   }
+  if (def->getNumResults() != 1 || def->getNumRegions() != 0)
+    return unique();
   auto n = std::make_shared<Node>();
   n->kind = Node::Kind::Op;
   n->op = def;
-  if (def->getNumResults() != 1 || def->getNumRegions() != 0) {
-    n->kind = Node::Kind::Opaque;
-    n->opaque = v;
-    return n;
-  }
   for (Value operand : def->getOperands())
-    n->operands.push_back(buildBodyTree(op, operand, loopMap));
+    n->operands.push_back(buildBodyTreeImpl(op, operand, loopMap, budget));
   return n;
 }
 
-NodeRef mlir::te::attention::buildTree(Value tensor, AffineMap map) {
+NodeRef buildTreeImpl(Value tensor, AffineMap map, int64_t &budget) {
+  if (--budget < 0)
+    return makeLeaf(tensor, map);
   if (std::optional<Attribute> c = constantOf(tensor)) {
     auto n = std::make_shared<Node>();
     n->kind = Node::Kind::Const;
@@ -168,8 +187,8 @@ NodeRef mlir::te::attention::buildTree(Value tensor, AffineMap map) {
     if (auto op = dyn_cast<linalg::LinalgOp>(def);
         op && isElementwise(op) && map.getNumResults() == op.getNumLoops()) {
       auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
-      NodeRef n =
-          buildBodyTree(op, yield.getOperand(result.getResultNumber()), map);
+      NodeRef n = buildBodyTreeImpl(
+          op, yield.getOperand(result.getResultNumber()), map, budget);
       if (n->kind == Node::Kind::Op) {
         n->origin = tensor;
         n->originMap = map;
@@ -181,19 +200,32 @@ NodeRef mlir::te::attention::buildTree(Value tensor, AffineMap map) {
                                       expand.getResultType().getShape(),
                                       expand.getReassociationIndices(),
                                       /*collapse=*/false))
-        return buildTree(expand.getSrc(), *m);
+        return buildTreeImpl(expand.getSrc(), *m, budget);
     }
     if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
       if (auto m = throughUnitReshape(map, collapse.getSrcType().getShape(),
                                       collapse.getResultType().getShape(),
                                       collapse.getReassociationIndices(),
                                       /*collapse=*/true))
-        return buildTree(collapse.getSrc(), *m);
+        return buildTreeImpl(collapse.getSrc(), *m, budget);
     }
     if (auto cast = dyn_cast<tensor::CastOp>(def))
-      return buildTree(cast.getSource(), map);
+      return buildTreeImpl(cast.getSource(), map, budget);
   }
   return makeLeaf(tensor, map);
+}
+
+} // namespace
+
+NodeRef mlir::te::attention::buildTree(Value tensor, AffineMap map) {
+  int64_t budget = kMaxNodes;
+  return buildTreeImpl(tensor, map, budget);
+}
+
+NodeRef mlir::te::attention::buildBodyTree(linalg::LinalgOp op, Value v,
+                                           AffineMap loopMap) {
+  int64_t budget = kMaxNodes;
+  return buildBodyTreeImpl(op, v, loopMap, budget);
 }
 
 bool mlir::te::attention::equal(const NodeRef &a, const NodeRef &b) {
@@ -209,7 +241,7 @@ bool mlir::te::attention::equal(const NodeRef &a, const NodeRef &b) {
   case Node::Kind::Index:
     return a->index == b->index;
   case Node::Kind::Opaque:
-    return a->opaque == b->opaque;
+    return a->opaque && a->opaque == b->opaque;
   case Node::Kind::Op: {
     if (a->op->getName() != b->op->getName() ||
         a->op->getResultTypes() != b->op->getResultTypes() ||

@@ -44,8 +44,10 @@ struct Node {
     Index,
     /// A scalar op of some linalg body applied to `operands`.
     Op,
-    /// A scalar the matcher cannot see into (`opaque`): a function argument,
-    /// an accumulator.
+    /// A scalar the matcher cannot see into: `opaque`, a value defined
+    /// outside the op (a function argument), equal to itself; or, with
+    /// `opaque` null, a value of the body (an accumulator, an op with
+    /// regions), equal to nothing else.
     Opaque,
   };
   Kind kind;
