@@ -1312,13 +1312,18 @@ void benchProto() {
 
 void usage() {
   std::printf("usage: te_bench [--csv FILE] [--only copy,quant,amaxd,gemm,"
-              "linear,small,proto] [--profile]\n"
-              "  --profile: run every measured call once, untimed (for ncu)\n");
+              "linear,small,proto] [--profile] [--autotune K] "
+              "[--general-kernels]\n"
+              "  --profile: run every measured call once, untimed (for ncu)\n"
+              "  --autotune K: te_rt_context_set_gemm_autotune(ctx, K)\n"
+              "  --general-kernels: te_rt_context_set_fast_kernels(ctx, 0)\n");
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+  int autotune = 0;
+  bool generalKernels = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--csv" && i + 1 < argc) {
@@ -1330,6 +1335,10 @@ int main(int argc, char **argv) {
         onlyGroups.insert(g);
     } else if (a == "--profile") {
       profileMode = true;
+    } else if (a == "--autotune" && i + 1 < argc) {
+      autotune = std::atoi(argv[++i]);
+    } else if (a == "--general-kernels") {
+      generalKernels = true;
     } else if (a == "--help" || a == "-h") {
       usage();
       return 0;
@@ -1348,6 +1357,12 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "te_bench: te_rt_context_create: %s\n",
                  te_rt_last_error());
     return 1;
+  }
+  if ((autotune &&
+       te_rt_context_set_gemm_autotune(ctx, autotune) != TE_RT_OK) ||
+      (generalKernels && te_rt_context_set_fast_kernels(ctx, 0) != TE_RT_OK)) {
+    std::fprintf(stderr, "te_bench: %s\n", te_rt_last_error());
+    return 2;
   }
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);

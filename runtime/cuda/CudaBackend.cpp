@@ -322,6 +322,7 @@ static bool nvfp4Fused(const Tensor &x, const QTensor &q) {
 
 te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
                                    const QuantizeOptions &o) {
+  cuda::FastKernelsScope fastScope(fastKernels);
   auto stream = static_cast<cudaStream_t>(o.stream);
   const QuantizerConfig &c = q.config;
   const int64_t M = q.m, K = q.k;
@@ -701,6 +702,7 @@ te_rt_status CudaBackend::bf16EmulationOperand(const QTensor &q, Usage from,
 
 te_rt_status CudaBackend::gemmEmulatedOperand(const QTensor &q, Usage reads,
                                               void *out, void *stream) {
+  cuda::FastKernelsScope fastScope(fastKernels);
   bool storedTransposed = false;
   return bf16EmulationOperand(q, reads, out, /*write=*/true,
                               static_cast<cudaStream_t>(stream),
@@ -766,12 +768,14 @@ te_rt_status CudaBackend::dequantizeInto(const QTensor &q, Usage from,
 
 te_rt_status CudaBackend::dequantize(const QTensor &q, Usage from, Tensor &out,
                                      void *stream) {
+  cuda::FastKernelsScope fastScope(fastKernels);
   return dequantizeInto(q, from, out.data, out.dtype, /*inverseRHT=*/true,
                         /*blockScaleOnly=*/false,
                         static_cast<cudaStream_t>(stream));
 }
 
 te_rt_status CudaBackend::amax(const Tensor &x, float *amaxOut, void *stream) {
+  cuda::FastKernelsScope fastScope(fastKernels);
   TE_CUDA_CHECK(cuda::launchAmax(x.data, x.dtype, x.numElements, amaxOut,
                                  static_cast<cudaStream_t>(stream)),
                 "amax kernel");

@@ -39,10 +39,12 @@
 
 #include "Backend.h"
 #include "CudaLibraries.h"
+#include "FastKernels.h"
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -88,15 +90,18 @@ public:
                              void *stream) override;
   te_rt_status gemm(const QTensor &a, const QTensor &b, Tensor *d,
                     const GemmOptions &options) override;
-  /// cuBLASLt, fp32 compute, one call per product of the batch.
+  /// One strided-batched cuBLASLt call (fp32 compute) for the whole batch.
   te_rt_status matmul(const DenseMatmul &mm) override;
   te_rt_status gemmEmulatedOperand(const QTensor &q, format::Usage reads,
                                    void *out, void *stream) override;
-  /// Clamped to 16; starts at TE_RT_GEMM_AUTOTUNE (Gemm.cpp).
+  /// Clamped to 16; 0 (off) by default (Gemm.cpp).
   void setGemmAutotune(int candidates) override;
   /// Flash attention (attention/README.md): bf16 / f16, head dim 64 or 128.
   te_rt_status attention(const Attention &a) override;
   te_rt_status attentionGrad(const AttentionGrad &a) override;
+  /// Whether the quantize, amax and dequantize calls may use the bandwidth
+  /// kernels (FastKernels.h).
+  void setFastKernels(bool enabled) override { fastKernels = enabled; }
 
   /// The path the last gemm() took (emulated on sm_90 for MXFP8 / NVFP4).
   CudaGemmPath lastGemmPath() const { return lastPath; }
@@ -127,6 +132,11 @@ public:
     /// D may be written several times (no accumulation into D): allows
     /// timing the heuristic's candidates on the real operands.
     bool mayAutotune = false;
+    /// Strided batch: `batch` products, each operand's consecutive matrices
+    /// these many elements apart (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT and
+    /// _STRIDED_BATCH_OFFSET; D shares C's). Below 2^31 products per call.
+    int64_t batch = 1;
+    int64_t strideA = 0, strideB = 0, strideC = 0;
   };
   /// Runs `mm`; *biasApplied tells whether the bias epilogue was used (if
   /// not, the caller adds the bias). `info` (optional) receives the
@@ -137,6 +147,30 @@ public:
 
 private:
   CudaBackend() = default;
+
+  // te_rt_gemm (Gemm.cpp): the path, then its executor, which sets the
+  // operands of the one cuBLASLt call (runMatmul) and, for NVFP4, the
+  // global scales that enter alpha.
+  struct GemmGlobalScales {
+    const float *amaxA = nullptr, *amaxB = nullptr;
+    /// The E4M3 maxima of the scale encodings (kE4M3Max unless 4over6).
+    float e4A = 448.0f, e4B = 448.0f;
+  };
+  CudaGemmPath chooseGemmPath(const QTensor &a, const QTensor &b,
+                              const GemmOptions &o) const;
+  /// Per-tensor FP8 (scalar or per-row scales) and Float8Block.
+  void nativeFP8Operands(const QTensor &a, const QTensor &b,
+                         const GemmOptions &o, Matmul &mm) const;
+  /// MXFP8 / NVFP4 with cuBLASLt's block scale modes (sm_100).
+  void nativeBlockScaledOperands(const QTensor &a, const QTensor &b,
+                                 const GemmOptions &o, Matmul &mm,
+                                 GemmGlobalScales &g) const;
+  /// MXFP8 / NVFP4 dequantized into the emulation's scratch (bf16, or f32
+  /// with emulateF32); *scratchHeld once the scratch is acquired.
+  te_rt_status emulatedOperands(const QTensor &a, const QTensor &b,
+                                const GemmOptions &o, bool emulateF32,
+                                cudaStream_t stream, Matmul &mm,
+                                GemmGlobalScales &g, bool *scratchHeld);
   te_rt_status quantizeNVFP4(const Tensor &x, QTensor &q,
                              const QuantizeOptions &o, cudaStream_t stream);
   /// Quantizes gemm()'s fp32 result d [M, N] into o.output.
@@ -175,7 +209,8 @@ private:
   };
   std::mutex cacheMutex;
   std::unordered_map<std::string, CachedAlgo> algoCache;
-  int autotuneK = -1; ///< -1: not set yet (the environment's value)
+  int autotuneK = 0; ///< te_rt_context_set_gemm_autotune's value
+  std::atomic<bool> fastKernels{true};
 
   /// The GEMM emulation's scratch (dequantized operands, device alpha/beta),
   /// grown on demand and reused across calls instead of stream-ordered

@@ -329,8 +329,7 @@ cudaError_t launchDequantize(const DequantArgs &args, cudaStream_t stream) {
 }
 
 bool vectorDequantizeApplies(const VectorDequantArgs &a) {
-  static const bool off = std::getenv("TE_RT_CUDA_NO_FAST_KERNELS") != nullptr;
-  if (off)
+  if (!fastKernelsEnabled())
     return false;
   if (a.recipe != Recipe::MXFP8 && a.recipe != Recipe::NVFP4)
     return false;

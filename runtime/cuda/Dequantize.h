@@ -92,8 +92,8 @@ struct VectorDequantArgs {
 
 /// True if the vector kernel handles `a`: MXFP8 or NVFP4, C % 16 == 0, the
 /// data 16-byte (MXFP8) / 8-byte (NVFP4) aligned, out 16-byte aligned, BF16
-/// or F32 output. TE_RT_CUDA_NO_FAST_KERNELS turns it off (before/after
-/// timings).
+/// or F32 output. te_rt_context_set_fast_kernels(ctx, 0) turns it off
+/// (before/after timings).
 bool vectorDequantizeApplies(const VectorDequantArgs &a);
 cudaError_t launchVectorDequantize(const VectorDequantArgs &a,
                                    cudaStream_t stream);

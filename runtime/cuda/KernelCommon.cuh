@@ -21,6 +21,7 @@
 #define TE_RT_CUDA_KERNELCOMMON_CUH
 
 #include "Codecs.cuh"
+#include "FastKernels.h"
 
 #include "te/Format/Codecs.h"
 #include "te/Format/HostDevice.h"
@@ -56,12 +57,12 @@ inline bool aligned(const void *p, uintptr_t a) {
   return reinterpret_cast<uintptr_t>(p) % a == 0;
 }
 
-/// F32/BF16/F16, and the fast kernels are not switched off by the
-/// environment variable TE_RT_CUDA_NO_FAST_KERNELS (for before/after timings).
+/// F32/BF16/F16, and the bandwidth kernels are not switched off for the
+/// calling context (te_rt_context_set_fast_kernels, FastKernels.h).
 inline bool vectorInput(format::DType t) {
-  static const bool off = std::getenv("TE_RT_CUDA_NO_FAST_KERNELS") != nullptr;
-  return !off && (t == format::DType::F32 || t == format::DType::BF16 ||
-                  t == format::DType::F16);
+  return fastKernelsEnabled() &&
+         (t == format::DType::F32 || t == format::DType::BF16 ||
+          t == format::DType::F16);
 }
 
 /// The device's multiprocessor count (132 where it cannot be read).

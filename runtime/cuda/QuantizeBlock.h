@@ -42,9 +42,10 @@ cudaError_t launchBlockQuantize(const void *x, int64_t M, int64_t K,
 
 /// True if the tile kernel takes x [M, K]: M % 128 == 0, K % 128 == 0, x
 /// F32/BF16/F16 and 16-byte aligned, the data buffers 8-byte aligned (null
-/// allowed), TE_RT_CUDA_NO_FAST_KERNELS unset. launchBlockQuantize
-/// dispatches to it by itself; the predicate tells the backend that every
-/// byte of the data buffers will be written (no zeroing needed).
+/// allowed), the bandwidth kernels not turned off (FastKernels.h).
+/// launchBlockQuantize dispatches to it by itself; the predicate tells the
+/// backend that every byte of the data buffers will be written (no zeroing
+/// needed).
 bool blockFastPath(const void *x, format::DType t, int64_t M, int64_t K,
                    const void *rowData, const void *colData);
 

@@ -39,9 +39,10 @@ cudaError_t launchMXFP8Quantize(const void *x, int64_t M, int64_t K,
 
 /// True if the tile kernels take x [M, K]: M % 32 == 0, K % 64 == 0, x
 /// F32/BF16/F16 and 16-byte aligned, the data buffers 8-byte aligned (null
-/// allowed), TE_RT_CUDA_NO_FAST_KERNELS unset. launchMXFP8Quantize
-/// dispatches to them by itself; the predicate tells the backend that every
-/// byte of the data buffers will be written (no zeroing needed).
+/// allowed), the bandwidth kernels not turned off (FastKernels.h).
+/// launchMXFP8Quantize dispatches to them by itself; the predicate tells the
+/// backend that every byte of the data buffers will be written (no zeroing
+/// needed).
 bool mxfp8FastPath(const void *x, format::DType t, int64_t M, int64_t K,
                    const void *rowData, const void *colData);
 

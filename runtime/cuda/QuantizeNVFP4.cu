@@ -664,9 +664,9 @@ __global__ void nvfp4Quant2DKernel(NVFP4Args j) {
 
 bool nvfp4FastPath(const void *x, DType t, int64_t M, int64_t K,
                    const void *rowData, const void *colData) {
-  static const bool off = std::getenv("TE_RT_CUDA_NO_FAST_KERNELS") != nullptr;
-  return !off && (t == DType::F32 || t == DType::BF16 || t == DType::F16) &&
-         M > 0 && K > 0 && M % kTM == 0 && K % kTK == 0 && aligned(x, 16) &&
+  return fastKernelsEnabled() &&
+         (t == DType::F32 || t == DType::BF16 || t == DType::F16) && M > 0 &&
+         K > 0 && M % kTM == 0 && K % kTK == 0 && aligned(x, 16) &&
          aligned(rowData, 16) && aligned(colData, 16);
 }
 

@@ -47,7 +47,7 @@ constexpr int kNVFP4TileK = 128;
 /// 16-byte aligned, M % 64 == 0, K % 128 == 0, data buffers 16-byte aligned
 /// or null) -- for NVFP4 without a row-scaled amax or 4over6 (the backend
 /// adds the conditions of 2D tiles, NVFP4FusedArgs::twoD).
-/// TE_RT_CUDA_NO_FAST_KERNELS in the environment turns it off.
+/// te_rt_context_set_fast_kernels(ctx, 0) turns it off.
 bool nvfp4FastPath(const void *x, format::DType t, int64_t M, int64_t K,
                    const void *rowData, const void *colData);
 

@@ -30,9 +30,10 @@ cudaError_t probeKernels();
 
 /// True if the tile kernels take x [M, K]: M % 32 == 0, K % 64 == 0, x
 /// F32/BF16/F16 and 16-byte aligned, `data` 8-byte and `tr` 16-byte aligned
-/// (null allowed), TE_RT_CUDA_NO_FAST_KERNELS unset. launchPerTensorCast
-/// dispatches to them by itself; the predicate tells the backend that every
-/// byte of the data buffers will be written (no zeroing needed).
+/// (null allowed), the bandwidth kernels not turned off (FastKernels.h).
+/// launchPerTensorCast dispatches to them by itself; the predicate tells the
+/// backend that every byte of the data buffers will be written (no zeroing
+/// needed).
 bool perTensorFastPath(const void *x, format::DType t, int64_t M, int64_t K,
                        const void *data, const void *tr);
 

@@ -10,10 +10,11 @@
 # bench/ with te_bench; both built on the dev machine, carried) do not run.
 # 1. te-rt-cuda-tests (= ctest -L gpu)                -> $OUT/tests.log
 # 2. te_bench --only gemm, default settings          -> $OUT/gemm.csv
-# 3. the same with TE_RT_GEMM_AUTOTUNE=8 (first 3 shapes) -> $OUT/gemm_tuned.csv
-# 4. the same with device pointer mode and the general dequantize kernels
-#    (TE_RT_GEMM_POINTER_MODE=device TE_RT_CUDA_NO_FAST_KERNELS=1, first 2
-#    shapes): the previous behaviour, for before/after -> $OUT/gemm_before.csv
+# 3. the same with --autotune 8 (te_rt_context_set_gemm_autotune, first 3
+#    shapes) -> $OUT/gemm_tuned.csv
+# 4. the same with the general dequantize kernels (--general-kernels:
+#    te_rt_context_set_fast_kernels(ctx, 0), first 2 shapes), for
+#    before/after -> $OUT/gemm_before.csv
 # Prints a short table last.
 #
 #===------------------------------------------------------------------------===#
@@ -45,11 +46,11 @@ grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|Failure|error" "$OUT/test
 start=$(date +%s)
 timeout 150 "$B" --only gemm --csv "$OUT/gemm.csv" > "$OUT/gemm.log" 2>&1
 echo "bench: exit $? in $(( $(date +%s) - start )) s"
-TE_BENCH_GEMM_SHAPES=3 TE_RT_GEMM_AUTOTUNE=8 timeout 100 "$B" --only gemm \
+TE_BENCH_GEMM_SHAPES=3 timeout 100 "$B" --only gemm --autotune 8 \
   --csv "$OUT/gemm_tuned.csv" > /dev/null 2>&1
 echo "tuned: exit $?"
-TE_BENCH_GEMM_SHAPES=2 TE_RT_GEMM_POINTER_MODE=device TE_RT_CUDA_NO_FAST_KERNELS=1 \
-  timeout 80 "$B" --only gemm --csv "$OUT/gemm_before.csv" > /dev/null 2>&1
+TE_BENCH_GEMM_SHAPES=2 timeout 80 "$B" --only gemm --general-kernels \
+  --csv "$OUT/gemm_before.csv" > /dev/null 2>&1
 echo "before: exit $?"
 for f in gemm gemm_tuned gemm_before; do
   echo "== $f (key, ms, TF/s, note)"

@@ -3,7 +3,7 @@
 # build the standalone runtime, the Format NVFP4 global-scale tests built with
 # the machine's host compiler ($CXX, e.g. GCC 13), `ctest -L gpu`, then the
 # 16384x16384 bf16 NVFP4 timing (CudaNVFP4Perf.DISABLED_Bandwidth16k) with the
-# fused kernel and with TE_RT_CUDA_NO_FAST_KERNELS=1 (the general kernels).
+# fused kernel and with TE_PERF_GENERAL=1 (te_rt_context_set_fast_kernels(ctx, 0): the general kernels).
 # If TE_NVFP4_OLD_INCLUDE names a directory holding an older
 # te/Format/ScaleRules.h, the Format test is also built against it (to show
 # that the test catches the host compiler's miscompilation).
@@ -95,7 +95,7 @@ wait
 cat "$OUT"/format-summary-*.txt
 
 for v in fused general; do
-  env $([ $v = general ] && echo TE_RT_CUDA_NO_FAST_KERNELS=1) \
+  env $([ $v = general ] && echo TE_PERF_GENERAL=1) \
     "$B/cuda/test/te-rt-cuda-tests" --gtest_also_run_disabled_tests \
     --gtest_filter='CudaNVFP4Perf.DISABLED_Bandwidth16k' 2>&1 |
     grep -E "te-rt-cuda\]|FAILED|Failure" | sed "s/^/$v: /" |

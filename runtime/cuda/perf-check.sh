@@ -4,7 +4,7 @@
 # the 2^32 hardware-encoder sweep), then the 16384x16384 bf16 bandwidth run
 # (CudaPerf.DISABLED_Bandwidth16k) for each kernel variant named in
 # TE_PERF_VARIANTS (default "tile": the bandwidth kernels; "general":
-# TE_RT_CUDA_NO_FAST_KERNELS=1, the general kernels; "quick"
+# TE_PERF_GENERAL=1: te_rt_context_set_fast_kernels(ctx, 0), the general kernels; "quick"
 # (TE_PERF_QUICK=1): FP8 recipes, both directions only). Variants combine
 # with commas ("general,quick").
 # TE_PERF_VARIANT_TESTS="variant ..." also runs the quantize tests
@@ -35,7 +35,7 @@ variantEnv() { # $1: variant, or variants joined by commas -> assignments
   local v
   for v in ${1//,/ }; do
     case $v in
-    general) echo TE_RT_CUDA_NO_FAST_KERNELS=1 ;;
+    general) echo TE_PERF_GENERAL=1 ;;
     quick) echo TE_PERF_QUICK=1 ;;
     *) echo TE_PERF_VARIANT=tile ;;
     esac

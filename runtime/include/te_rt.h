@@ -91,7 +91,8 @@ extern "C" {
  * te_rt_mlir_quantize_group, te_rt_mlir_dequantize and te_rt_mlir_gemm,
  * take a descriptor, TE_RT_ABI_VERSION 2 of te_rt_abi.def; 6: te_rt_attention,
  * te_rt_attention_grad, te_rt_mlir_attention, te_rt_mlir_attention_grad and
- * te_rt_mlir_matmul's accumulate, TE_RT_ABI_VERSION 4).
+ * te_rt_mlir_matmul's accumulate, TE_RT_ABI_VERSION 4;
+ * te_rt_context_set_fast_kernels).
  */
 #define TE_RT_API_VERSION 6
 
@@ -565,13 +566,22 @@ TE_RT_EXPORT te_rt_status te_rt_context_last_gemm_info(const te_rt_context *ctx,
 /** cuda: `candidates` >= 2 asks cuBLASLt's heuristic for that many
  *  algorithms (at most 16) the first time each GEMM problem is seen, times
  *  each on the real operands (when D is not accumulated into) and keeps the
- *  fastest for that problem; 0 or 1 (the default, or the environment
- *  variable TE_RT_GEMM_AUTOTUNE) takes the heuristic's first. The choice
- *  depends on timings, so results may differ in the last bits between
- *  processes. The cpu backend ignores it. Negative values are
+ *  fastest for that problem; 0 or 1 (the default) takes the heuristic's
+ *  first. The choice depends on timings, so results may differ in the last
+ *  bits between processes. The cpu backend ignores it. Negative values are
  *  INVALID_ARGUMENT. */
 TE_RT_EXPORT te_rt_status te_rt_context_set_gemm_autotune(te_rt_context *ctx,
                                                           int32_t candidates);
+
+/** cuda: `enabled` 0 runs the general quantize, amax and dequantize kernels
+ *  for the calls on `ctx` instead of the bandwidth kernels (the tiled
+ *  per-tensor, block and MXFP8 casts, the fused NVFP4 kernel, the
+ *  vectorized amax and dequantization), with the same results: for
+ *  before/after timings. 1 (the default) uses the bandwidth kernels where
+ *  the shape and alignment allow. The cpu backend accepts and ignores it.
+ *  Other values are INVALID_ARGUMENT. */
+TE_RT_EXPORT te_rt_status te_rt_context_set_fast_kernels(te_rt_context *ctx,
+                                                         int32_t enabled);
 
 /*===----------------------------------------------------------------------===*
  * Attention

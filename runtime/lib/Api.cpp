@@ -1156,6 +1156,19 @@ te_rt_status te_rt_context_set_gemm_autotune(te_rt_context *ctx,
   });
 }
 
+te_rt_status te_rt_context_set_fast_kernels(te_rt_context *ctx,
+                                            int32_t enabled) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    if (enabled != 0 && enabled != 1)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "fast kernels must be 0 or 1, got " + str(enabled));
+    ctx->backend->setFastKernels(enabled != 0);
+    return TE_RT_OK;
+  });
+}
+
 te_rt_status te_rt_context_last_gemm_info(const te_rt_context *ctx,
                                           te_rt_gemm_info *info) {
   return guard([&]() -> te_rt_status {

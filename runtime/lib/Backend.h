@@ -226,6 +226,8 @@ public:
   virtual void setNumThreads(int numThreads) { (void)numThreads; }
   /// cuda: GEMM algorithm autotuning (te_rt_context_set_gemm_autotune).
   virtual void setGemmAutotune(int candidates) { (void)candidates; }
+  /// cuda: the bandwidth kernels on or off (te_rt_context_set_fast_kernels).
+  virtual void setFastKernels(bool enabled) { (void)enabled; }
 
   // Memory of this backend.
   virtual te_rt_status allocate(size_t bytes, void **out) = 0;

@@ -514,9 +514,26 @@ void te_rt_mlir_matmul_impl(const te_rt_mlir_matmul_args &a) {
         __builtin_mul_overflow(e, o.elem, &span[i]))
       return fail(std::string(o.name) + "'s extent overflows");
   }
-  if (a.batch > 1 && !empty && a.batch_stride_c < (a.m - 1) * ops[2].ld + a.n)
-    return fail("the products of the batch overlap in C: batch stride " +
-                std::to_string(a.batch_stride_c) + " < (M - 1) * ldc + N");
+  if (!empty) {
+    // C's elements b * batch_stride_c + i * ldc + j must be distinct: with
+    // the size > 1 dimensions ordered by stride, each stride at least the
+    // extent of the ones before it (the batches may interleave with C's
+    // rows, as the heads of a [B, S, H, D] output do).
+    std::pair<int64_t, int64_t> dims[3] = {
+        {a.batch_stride_c, a.batch}, {ops[2].ld, a.m}, {1, a.n}};
+    std::sort(std::begin(dims), std::end(dims));
+    int64_t extent = 1;
+    for (auto [stride, size] : dims) {
+      if (size <= 1)
+        continue;
+      if (stride < extent)
+        return fail("the products of the batch overlap in C: batch stride " +
+                    std::to_string(a.batch_stride_c) + ", row stride " +
+                    std::to_string(ops[2].ld) + ", M " + std::to_string(a.m) +
+                    ", N " + std::to_string(a.n));
+      extent += (size - 1) * stride; // within C's span (checked above)
+    }
+  }
   // K = 0 adds nothing; without accumulate it still writes C = 0.
   if (empty || (a.k == 0 && a.accumulate != 0))
     return;

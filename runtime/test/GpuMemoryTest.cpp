@@ -322,14 +322,18 @@ void runAxpy(void *module) {
 }
 
 /// One te_rt_mlir_matmul on the current context: bf16 A [batch, M, K] (or
-/// [K, M]), B [batch, K, N] (or [N, K]), C (c_dtype) initial values `c0`;
-/// `device`: operands in te_rt_mlir_alloc memory. Returns C's bytes.
+/// [K, M]), B [batch, K, N] (or [N, K]), C (c_dtype) initial values `c0`,
+/// stored [batch, M, N] or, `interleaved`, [M, batch, N] (the heads of a
+/// [B, S, H, D] tensor); `accumulate` as te_rt_mlir_matmul's; `device`:
+/// operands in te_rt_mlir_alloc memory. Returns C's bytes.
 std::vector<uint8_t> matmul(const std::vector<uint16_t> &a,
                             const std::vector<uint16_t> &b,
                             const std::vector<uint8_t> &c0, int32_t cType,
                             int64_t batch, int64_t M, int64_t N, int64_t K,
-                            int transA, int transB, bool device) {
+                            int transA, int transB, bool device,
+                            int accumulate = 1, bool interleaved = false) {
   const int64_t lda = transA ? M : K, ldb = transB ? K : N;
+  const int64_t ldc = interleaved ? batch * N : N, sc = interleaved ? N : M * N;
   auto place = [&](const void *p, size_t n) {
     return device ? deviceCopy(p, n) : const_cast<void *>(p);
   };
@@ -337,7 +341,8 @@ std::vector<uint8_t> matmul(const std::vector<uint16_t> &a,
   void *pa = place(a.data(), a.size() * 2), *pb = place(b.data(), b.size() * 2),
        *pc = place(c.data(), c.size());
   te_rt_mlir_matmul(batch, M, N, K, pa, TE_RT_BF16, transA, lda, M * K, pb,
-                    TE_RT_BF16, transB, ldb, K * N, pc, cType, N, M * N, 1);
+                    TE_RT_BF16, transB, ldb, K * N, pc, cType, ldc, sc,
+                    accumulate);
   if (device) {
     te_rt_mlir_read(c.data(), pc, int64_t(c.size()));
     for (void *p : {pa, pb, pc})
@@ -347,9 +352,12 @@ std::vector<uint8_t> matmul(const std::vector<uint16_t> &a,
 }
 
 TEST_F(Gpu, MatmulOnDevicePointersMatchesCpu) {
-  // cuBLASLt (fp32 products and sums, its own order) against the cpu
-  // backend's sequential f32 sums: within a few f32 ulps of the sum of
-  // |products| (f32 C), or one bf16 rounding (bf16 C).
+  // cuBLASLt (fp32 products and sums, its own order; one strided-batched
+  // call for the batch) against the cpu backend's sequential f32 sums:
+  // within a few f32 ulps of the sum of |products| (f32 C), or one bf16
+  // rounding (bf16 C). accumulate = 0 on a C of NaNs: C is not read (beta =
+  // 0), so the result is finite and the cpu's; C's batches interleaved with
+  // its rows, one call all the same.
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   auto bf16 = [](float f) {
@@ -358,61 +366,71 @@ TEST_F(Gpu, MatmulOnDevicePointersMatchesCpu) {
     u += 0x7FFFu + ((u >> 16) & 1u);
     return static_cast<uint16_t>(u >> 16);
   };
-  for (int32_t cType : {TE_RT_F32, TE_RT_BF16})
-    for (int t = 0; t < 4; ++t) {
-      const int transA = t & 1, transB = t >> 1;
-      SCOPED_TRACE("c " + std::to_string(cType) + " trans " +
-                   std::to_string(t));
-      const int64_t batch = 2, M = 96, N = 80, K = 272;
-      std::vector<uint16_t> a(batch * M * K), b(batch * K * N);
-      for (auto &v : a)
-        v = bf16(normal(rng));
-      for (auto &v : b)
-        v = bf16(normal(rng));
-      const size_t elem = cType == TE_RT_F32 ? 4 : 2;
-      std::vector<uint8_t> c0(batch * M * N * elem);
-      for (size_t i = 0; i < c0.size() / elem; ++i) {
-        float v = normal(rng);
-        if (elem == 4)
-          std::memcpy(&c0[i * 4], &v, 4);
-        else {
-          uint16_t h = bf16(v);
-          std::memcpy(&c0[i * 2], &h, 2);
+  struct Variant {
+    int64_t batch;
+    int accumulate;
+    bool interleaved;
+  } variants[] = {{2, 1, false}, {6, 0, false}, {5, 1, true}, {3, 0, true}};
+  for (const Variant &v : variants)
+    for (int32_t cType : {TE_RT_F32, TE_RT_BF16})
+      for (int t = 0; t < 4; ++t) {
+        const int transA = t & 1, transB = t >> 1;
+        SCOPED_TRACE("batch " + std::to_string(v.batch) + " accumulate " +
+                     std::to_string(v.accumulate) + " interleaved " +
+                     std::to_string(v.interleaved) + " c " +
+                     std::to_string(cType) + " trans " + std::to_string(t));
+        const int64_t batch = v.batch, M = 96, N = 80, K = 272;
+        std::vector<uint16_t> a(batch * M * K), b(batch * K * N);
+        for (auto &x : a)
+          x = bf16(normal(rng));
+        for (auto &x : b)
+          x = bf16(normal(rng));
+        const size_t elem = cType == TE_RT_F32 ? 4 : 2;
+        std::vector<uint8_t> c0(batch * M * N * elem);
+        for (size_t i = 0; i < c0.size() / elem; ++i) {
+          float x = v.accumulate ? normal(rng) : std::nanf("");
+          if (elem == 4) {
+            std::memcpy(&c0[i * 4], &x, 4);
+          } else {
+            uint16_t h = v.accumulate ? bf16(x) : uint16_t(0x7FC0);
+            std::memcpy(&c0[i * 2], &h, 2);
+          }
         }
-      }
-      te_rt_context *cpu = nullptr;
-      ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &cpu), TE_RT_OK);
-      te_rt_set_current_context(cpu);
-      std::vector<uint8_t> ref =
-          matmul(a, b, c0, cType, batch, M, N, K, transA, transB, false);
-      ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
-      te_rt_set_current_context(nullptr);
-      te_rt_context_destroy(cpu);
-      te_rt_set_current_context(ctx);
-      std::vector<uint8_t> got =
-          matmul(a, b, c0, cType, batch, M, N, K, transA, transB, true);
-      ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
-      auto value = [&](const std::vector<uint8_t> &v, size_t i) {
-        if (elem == 4) {
+        te_rt_context *cpu = nullptr;
+        ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &cpu), TE_RT_OK);
+        te_rt_set_current_context(cpu);
+        std::vector<uint8_t> ref =
+            matmul(a, b, c0, cType, batch, M, N, K, transA, transB, false,
+                   v.accumulate, v.interleaved);
+        ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+        te_rt_set_current_context(nullptr);
+        te_rt_context_destroy(cpu);
+        te_rt_set_current_context(ctx);
+        std::vector<uint8_t> got =
+            matmul(a, b, c0, cType, batch, M, N, K, transA, transB, true,
+                   v.accumulate, v.interleaved);
+        ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+        auto value = [&](const std::vector<uint8_t> &x, size_t i) {
+          if (elem == 4) {
+            float f;
+            std::memcpy(&f, &x[i * 4], 4);
+            return f;
+          }
+          uint32_t u = uint32_t(x[i * 2] | (x[i * 2 + 1] << 8)) << 16;
           float f;
-          std::memcpy(&f, &v[i * 4], 4);
+          std::memcpy(&f, &u, 4);
           return f;
+        };
+        int64_t bad = 0;
+        for (size_t i = 0; i < ref.size() / elem; ++i) {
+          float r = value(ref, i), g = value(got, i);
+          float tol = elem == 4 ? 1e-4f * (1.0f + std::fabs(r))
+                                : 1.6e-2f * (1.0f + std::fabs(r));
+          if (!std::isfinite(r) || !(std::fabs(r - g) <= tol))
+            ++bad;
         }
-        uint32_t u = uint32_t(v[i * 2] | (v[i * 2 + 1] << 8)) << 16;
-        float f;
-        std::memcpy(&f, &u, 4);
-        return f;
-      };
-      int64_t bad = 0;
-      for (size_t i = 0; i < ref.size() / elem; ++i) {
-        float r = value(ref, i), g = value(got, i);
-        float tol = elem == 4 ? 1e-4f * (1.0f + std::fabs(r))
-                              : 1.6e-2f * (1.0f + std::fabs(r));
-        if (!(std::fabs(r - g) <= tol))
-          ++bad;
+        EXPECT_EQ(bad, 0);
       }
-      EXPECT_EQ(bad, 0);
-    }
 }
 
 TEST_F(Gpu, FatbinKernelThroughMgpu) {

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -201,6 +202,43 @@ TEST_F(CpuContext, MatmulIntoF16RoundsOnce) {
                     TE_RT_F16, 0, N, 0, c.data(), TE_RT_F16, N, 0, 1);
   ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
   EXPECT_EQ(c, std::vector<uint16_t>(M * N, 0x6401));
+}
+
+TEST_F(CpuContext, MatmulWithoutAccumulateOverwritesC) {
+  // accumulate = 0: C = A·B, C's NaNs never read; C's batches interleaved
+  // with its rows ([M, batch, N], as the heads of a [B, S, H, D] output)
+  // are distinct elements, so accepted. A = i + k, B = k - j (small
+  // integers: exact sums), compared with a double sum written here.
+  const int64_t batch = 3, M = 4, N = 5, K = 6;
+  std::vector<float> a(batch * M * K), b(batch * K * N);
+  for (int64_t bi = 0; bi < batch; ++bi)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t k = 0; k < K; ++k)
+        a[(bi * M + i) * K + k] = float(i + k - bi);
+  for (int64_t bi = 0; bi < batch; ++bi)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j)
+        b[(bi * K + k) * N + j] = float(k - j + 2 * bi);
+  std::vector<float> c(M * batch * N, std::nanf(""));
+  te_rt_mlir_matmul(batch, M, N, K, a.data(), TE_RT_F32, 0, K, M * K, b.data(),
+                    TE_RT_F32, 0, N, K * N, c.data(), TE_RT_F32, batch * N, N,
+                    0);
+  ASSERT_EQ(te_rt_current_status(), TE_RT_OK) << error();
+  for (int64_t bi = 0; bi < batch; ++bi)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; ++k)
+          acc += double(a[(bi * M + i) * K + k]) * b[(bi * K + k) * N + j];
+        EXPECT_EQ(c[(i * batch + bi) * N + j], float(acc))
+            << bi << " " << i << " " << j;
+      }
+  // The same rows with a batch stride one short of N overlap.
+  te_rt_mlir_matmul(batch, M, N, K, a.data(), TE_RT_F32, 0, K, M * K, b.data(),
+                    TE_RT_F32, 0, N, K * N, c.data(), TE_RT_F32, batch * N,
+                    N - 1, 0);
+  EXPECT_EQ(te_rt_current_status(), TE_RT_INVALID_ARGUMENT);
+  EXPECT_NE(error().find("overlap in C"), std::string::npos) << error();
 }
 
 TEST_F(CpuContext, MatmulArgumentsAreChecked) {

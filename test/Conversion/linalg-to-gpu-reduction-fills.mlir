@@ -81,7 +81,9 @@ func.func @columns_and_serial(%x: memref<128x256xf32>) -> (memref<256xf32>, memr
 
 // Kept: a fill whose buffer is read before the reduction (by another op
 // between them), a fill of a view of a buffer the reduction also reads,
-// the output of a matrix product (cuBLASLt accumulates into it), and a fill
+// the output of a matrix product that also reads it (a zero fill of a
+// product's output is the call's accumulate = 0 otherwise:
+// linalg-to-gpu-matmul.mlir), and a fill
 // of another buffer right before a reduction.
 // CHECK-LABEL: func.func @kept(
 // CHECK: module(@kept_elementwise_L[[#F:]]_kernel)
@@ -93,7 +95,7 @@ func.func @columns_and_serial(%x: memref<128x256xf32>) -> (memref<256xf32>, memr
 // CHECK: module(@kept_reduce_rows_L[[#F+12]]_kernel)
 // CHECK: module(@kept_reduce_combine_L[[#F+12]]_kernel)
 // CHECK: module(@kept_elementwise_L[[#F+19]]_kernel)
-// CHECK: call @te_rt_mlir_matmul
+// CHECK: call @te_rt_mlir_matmul({{.*}}, %c1_i32{{[_0-9]*}})
 // CHECK: module(@kept_elementwise_L[[#F+22]]_kernel)
 // CHECK: module(@kept_elementwise_L[[#F+24]]_kernel)
 // CHECK: module(@kept_reduce_rows_L[[#F+25]]_kernel)
@@ -120,7 +122,7 @@ func.func @kept(%x: memref<64x64xf32>, %y: memref<64x64xf32>, %side: memref<64xf
   }
   %c = memref.alloc() : memref<64x64xf32>
   linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
-  linalg.matmul ins(%x, %y : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  linalg.matmul ins(%x, %c : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
   %acc = memref.alloc() : memref<64xf32>
   linalg.copy ins(%side : memref<64xf32>) outs(%acc : memref<64xf32>)
   %other = memref.alloc() : memref<64xf32>

@@ -231,7 +231,7 @@ func.func @rowsum_slice(%x: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %s: me
 // CHECK-DAG: %[[NO:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i64
 // CHECK: %[[OFF:.*]] = arith.muli %{{.*}}, %c2 : index
-// CHECK: call @te_rt_mlir_matmul(%[[C1]], %[[M]], %[[N]], %[[K]], %{{.*}}, %[[BF16]], %[[NO]], %{{.*}}, %[[Z]], %{{.*}}, %[[BF16]], %[[NO]], %[[N]], %[[Z]], %{{.*}}, %[[F32]], %[[N]], %[[Z]])
+// CHECK: call @te_rt_mlir_matmul(%[[C1]], %[[M]], %[[N]], %[[K]], %{{.*}}, %[[BF16]], %[[NO]], %{{.*}}, %[[Z]], %{{.*}}, %[[BF16]], %[[NO]], %[[N]], %[[Z]], %{{.*}}, %[[F32]], %[[N]], %[[Z]], %c1_i32)
 func.func @matmul(%a: memref<128x256xbf16, strided<[512, 1], offset: ?>>, %b: memref<256x64xbf16>, %c: memref<128x64xf32>) {
   linalg.matmul ins(%a, %b : memref<128x256xbf16, strided<[512, 1], offset: ?>>, memref<256x64xbf16>) outs(%c : memref<128x64xf32>)
   return
@@ -244,7 +244,7 @@ func.func @matmul(%a: memref<128x256xbf16, strided<[512, 1], offset: ?>>, %b: me
 // CHECK-LABEL: func.func @batch_matmul_bt
 // CHECK: %[[B:.*]] = memref.dim %{{.*}}, %c0
 // CHECK: %[[BATCH:.*]] = arith.index_cast %[[B]] : index to i64
-// CHECK: call @te_rt_mlir_matmul(%[[BATCH]], {{.*}}, %c1_i32, %c256_i64, %c16384_i64, {{.*}}, %c8192_i64)
+// CHECK: call @te_rt_mlir_matmul(%[[BATCH]], {{.*}}, %c1_i32, %c256_i64, %c16384_i64, {{.*}}, %c8192_i64, %c1_i32)
 func.func @batch_matmul_bt(%a: memref<?x128x256xf16>, %b: memref<?x64x256xf16>, %c: memref<?x128x64xf16>) {
   linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
     ins(%a, %b : memref<?x128x256xf16>, memref<?x64x256xf16>) outs(%c : memref<?x128x64xf16>)

@@ -229,13 +229,24 @@ def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
       dynamic, the host chooses between that kernel and the scalar one
       (`V = 1`) at run time. Entry arguments must be 16-byte aligned (the
       runtime's allocations are 256-byte aligned).
-    * A matrix product (a contraction with one M, N and K loop and at most
-      one leading batch loop: `linalg.matmul`, `linalg.batch_matmul`, their
-      transposed forms, or a `linalg.generic` of that shape), whose operands
-      have unit innermost stride, A and B one type of f32, f16, bf16 and C
-      that type or f32, is a call of the runtime's `te_rt_mlir_matmul`
-      (cuBLASLt, fp32 products and sums, C rounded once: for 16-bit C more
-      accurate than the region's rounding at every step).
+    * A matrix product (a contraction with one M, N and K loop and any
+      number of batch loops at any position of each operand's map:
+      `linalg.matmul`, `linalg.batch_matmul`, their transposed forms, a
+      `linalg.generic` such as a 4-D `[B, H, S, D]` product), whose operands
+      have a static unit innermost stride along one of their matrix
+      dimensions (which one decides the transposition), A and B one type of
+      f32, f16, bf16 and C that type or f32, is one call of the runtime's
+      `te_rt_mlir_matmul` (one strided-batched cuBLASLt call, fp32 products
+      and sums, C rounded once: for 16-bit C more accurate than the region's
+      rounding at every step), strides read at run time. Its batch loops are
+      the call's batch when their strides collapse (checked at run time
+      where sizes or strides are dynamic); else a host loop over the outer
+      batch loops makes one call each (with a remark). A `linalg.fill` of
+      zero of its output right before it is folded into the call
+      (`accumulate = 0`: cuBLASLt's beta = 0, no fill kernel). A
+      contraction the library cannot compute (integer or mixed types, two
+      M loops, no unit-stride matrix dimension...) is a reduction, with a
+      remark naming the reason.
     * A reduction whose region yields `combine(acc, value)` with one
       associative combiner (`arith.addf`, `mulf`, `maxnumf`, `maximumf`,
       `minnumf`, `minimumf`, `addi`, `muli`, `max/min[su]i`, `andi`, `ori`,
@@ -288,7 +299,9 @@ def TELinalgToGPU : Pass<"te-linalg-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"true",
-           "remark on each reduction that runs one thread per output">
+           "remark on each reduction that runs one thread per output, each "
+           "contraction that is not a cuBLASLt call, and each product that "
+           "takes one call per outer batch index">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -89,6 +89,15 @@ TEST(CpuGemmInfo, Errors) {
                "gemm autotune candidates must be >= 0, got -3");
   // The cpu backend has nothing to tune: accepted, ignored.
   EXPECT_EQ(te_rt_context_set_gemm_autotune(ctx, 8), TE_RT_OK);
+  EXPECT_EQ(te_rt_context_set_fast_kernels(nullptr, 0), TE_RT_INVALID_ARGUMENT);
+  EXPECT_STREQ(te_rt_last_error(), "ctx is null");
+  EXPECT_EQ(te_rt_context_set_fast_kernels(ctx, 2), TE_RT_INVALID_ARGUMENT);
+  EXPECT_STREQ(te_rt_last_error(), "fast kernels must be 0 or 1, got 2");
+  EXPECT_EQ(te_rt_context_set_fast_kernels(ctx, -1), TE_RT_INVALID_ARGUMENT);
+  EXPECT_STREQ(te_rt_last_error(), "fast kernels must be 0 or 1, got -1");
+  // The cpu backend has one set of kernels: accepted, ignored.
+  EXPECT_EQ(te_rt_context_set_fast_kernels(ctx, 0), TE_RT_OK);
+  EXPECT_EQ(te_rt_context_set_fast_kernels(ctx, 1), TE_RT_OK);
 }
 
 /// D = alpha * bRow[m] * aRow[n] * sum_k A(n, k) B(m, k) on the codes.
