@@ -293,6 +293,28 @@ TEST(CudaTileEdges, PerTensor) {
     }
 }
 
+TEST(CudaTileEdges, GeneralKernelsOfAContext) {
+  // te_rt_context_set_fast_kernels(gpu, 0): the general kernels, for the
+  // shapes the bandwidth kernels take, still the cpu backend's bytes; the
+  // setting is the context's (another context keeps the bandwidth kernels,
+  // also exact).
+  REQUIRE_DEVICE();
+  EdgeContexts c, other;
+  ASSERT_EQ(te_rt_context_set_fast_kernels(c.gpu, 0), TE_RT_OK);
+  EXPECT_EQ(te_rt_context_set_fast_kernels(c.gpu, 3), TE_RT_INVALID_ARGUMENT);
+  uint32_t seed = 900;
+  for (te_rt_recipe r : {TE_RT_RECIPE_CURRENT, TE_RT_RECIPE_MXFP8}) {
+    EdgeCase ec{r == TE_RT_RECIPE_CURRENT ? "current, general kernels"
+                                          : "mxfp8, general kernels",
+                edgeQuantizer(r, TE_RT_E4M3)};
+    for (te_rt_context *gpu : {c.gpu, other.gpu}) {
+      checkEdge(c.cpu, gpu, ec, {256, 512}, false, seed++);
+      if (HasFatalFailure())
+        return;
+    }
+  }
+}
+
 TEST(CudaTileEdges, Float8Block) {
   REQUIRE_DEVICE();
   EdgeContexts c;
