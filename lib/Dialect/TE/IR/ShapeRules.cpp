@@ -157,3 +157,19 @@ LinearGradOp::inferResultShapes(std::optional<Location> location,
                                 SmallVectorImpl<ShapedTypeComponents> &shapes) {
   return detail::inferResultShapesFromReturnTypes(*this, location, shapes);
 }
+
+/// te.attention: the shapes of the result types it infers (the output is the
+/// query's shape with the value's last dimension, lse the query's without
+/// its last), so a query refined by te-infer-shapes refines both.
+LogicalResult
+AttentionOp::inferResultShapes(std::optional<Location> location,
+                               SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  return detail::inferResultShapesFromReturnTypes(*this, location, shapes);
+}
+
+/// te.attention_grad: the shapes of query, key and value.
+LogicalResult AttentionGradOp::inferResultShapes(
+    std::optional<Location> location,
+    SmallVectorImpl<ShapedTypeComponents> &shapes) {
+  return detail::inferResultShapesFromReturnTypes(*this, location, shapes);
+}

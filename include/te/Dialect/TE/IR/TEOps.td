@@ -392,7 +392,8 @@ def TE_AttentionTensor : RankedTensorOf<[BF16, F16, F32]>;
 def TE_AttentionMaskTensor : RankedTensorOf<[BF16, F16, F32, I1]>;
 
 def TE_AttentionOp : TE_Op<"attention",
-    [Pure, InferTypeOpAdaptor]> {
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<TE_ShapeInferenceOpInterface>]> {
   let summary = "scaled dot-product attention (PyTorch SDPA), fused";
   let description = [{
     `output = softmax(scale · query · keyᵀ + mask) · value` over the last
@@ -450,7 +451,8 @@ def TE_AttentionOp : TE_Op<"attention",
 }
 
 def TE_AttentionGradOp : TE_Op<"attention_grad",
-    [Pure, InferTypeOpAdaptor]> {
+    [Pure, InferTypeOpAdaptor,
+     DeclareOpInterfaceMethods<TE_ShapeInferenceOpInterface>]> {
   let summary = "backward of te.attention";
   let description = [{
     The gradients of `te.attention` with respect to `query`, `key` and
