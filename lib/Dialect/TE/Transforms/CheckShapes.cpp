@@ -31,6 +31,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
@@ -182,29 +183,108 @@ public:
     return getValueOrCreateConstantIndexOp(b, loc, v);
   }
 
-  // Index arithmetic that folds constants.
+  /// What a size computation that overflows 64-bit signed integers gives:
+  /// the largest index, which stays so through the arithmetic below (no
+  /// size is that large, so a check that a dimension holds it fails).
+  static constexpr int64_t kOverflow = std::numeric_limits<int64_t>::max();
+
+  // Index arithmetic that folds constants and saturates at kOverflow: `x` +
+  // `y` where the sum overflows or either is kOverflow.
   OpFoldResult add(OpFoldResult x, OpFoldResult y) {
     std::optional<int64_t> a = getConstantIntValue(x),
                            c = getConstantIntValue(y);
-    if (a && c)
-      return b.getIndexAttr(*a + *c);
+    if (a && c) {
+      int64_t sum;
+      if (llvm::AddOverflow(*a, *c, sum) || *a == kOverflow || *c == kOverflow)
+        return constant(kOverflow);
+      return constant(sum);
+    }
     if (c && *c == 0)
       return x;
     if (a && *a == 0)
       return y;
-    return b.createOrFold<arith::AddIOp>(loc, value(x), value(y));
+    Value vx = value(x), vy = value(y);
+    Value sum = b.createOrFold<arith::AddIOp>(loc, vx, vy);
+    // Signed overflow: the sum's sign differs from both operands'.
+    Value fromX = b.createOrFold<arith::XOrIOp>(loc, vx, sum);
+    Value fromY = b.createOrFold<arith::XOrIOp>(loc, vy, sum);
+    Value both = b.createOrFold<arith::AndIOp>(loc, fromX, fromY);
+    Value wrapped = b.createOrFold<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::slt, both, value(constant(0)));
+    Value flagged = b.createOrFold<arith::OrIOp>(
+        loc, wrapped,
+        b.createOrFold<arith::OrIOp>(loc, isOverflow(vx), isOverflow(vy)));
+    return b.createOrFold<arith::SelectOp>(loc, flagged,
+                                           value(constant(kOverflow)), sum);
   }
+
+  /// `x` * `y`, kOverflow where the product overflows or one factor is
+  /// kOverflow and the other is not 0.
   OpFoldResult mul(OpFoldResult x, OpFoldResult y) {
     std::optional<int64_t> a = getConstantIntValue(x),
                            c = getConstantIntValue(y);
-    if (a && c)
-      return b.getIndexAttr(*a * *c);
+    if (a && c) {
+      int64_t product;
+      if (*a == 0 || *c == 0)
+        return constant(0);
+      if (llvm::MulOverflow(*a, *c, product) || *a == kOverflow ||
+          *c == kOverflow)
+        return constant(kOverflow);
+      return constant(product);
+    }
     if (c && *c == 1)
       return x;
     if (a && *a == 1)
       return y;
-    return b.createOrFold<arith::MulIOp>(loc, value(x), value(y));
+    Value vx = value(x), vy = value(y);
+    Value product = b.createOrFold<arith::MulIOp>(loc, vx, vy);
+    // The product in 128 bits: it overflows where the high word is not the
+    // low word's sign.
+    Type i64 = b.getI64Type();
+    Value x64 = b.createOrFold<arith::IndexCastOp>(loc, i64, vx);
+    Value y64 = b.createOrFold<arith::IndexCastOp>(loc, i64, vy);
+    auto wide = arith::MulSIExtendedOp::create(b, loc, x64, y64);
+    Value sign = b.createOrFold<arith::ShRSIOp>(
+        loc, wide.getLow(),
+        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(63)));
+    Value wrapped = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                                  wide.getHigh(), sign);
+    Value zero = value(constant(0));
+    Value nonZero = b.createOrFold<arith::AndIOp>(
+        loc,
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, vx, zero),
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, vy, zero));
+    Value factor = b.createOrFold<arith::AndIOp>(
+        loc, nonZero,
+        b.createOrFold<arith::OrIOp>(loc, isOverflow(vx), isOverflow(vy)));
+    Value flagged = b.createOrFold<arith::OrIOp>(loc, wrapped, factor);
+    return b.createOrFold<arith::SelectOp>(loc, flagged,
+                                           value(constant(kOverflow)), product);
   }
+
+  /// `x` floordiv (or ceildiv) `y` for `y` > 0; kOverflow stays so.
+  OpFoldResult divide(OpFoldResult x, OpFoldResult y, bool ceil) {
+    std::optional<int64_t> a = getConstantIntValue(x),
+                           c = getConstantIntValue(y);
+    if (a && *a == kOverflow)
+      return x;
+    if (a && c && *c > 0)
+      return constant(ceil ? llvm::divideCeilSigned(*a, *c)
+                           : llvm::divideFloorSigned(*a, *c));
+    if (c && *c == 1)
+      return x;
+    Value vx = value(x), vy = value(y);
+    Value quotient = ceil ? b.createOrFold<arith::CeilDivSIOp>(loc, vx, vy)
+                          : b.createOrFold<arith::FloorDivSIOp>(loc, vx, vy);
+    return b.createOrFold<arith::SelectOp>(loc, isOverflow(vx), vx, quotient);
+  }
+
+  /// Whether `v` is kOverflow.
+  Value isOverflow(Value v) {
+    return b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, v,
+                                         value(constant(kOverflow)));
+  }
+
   OpFoldResult constant(int64_t v) { return b.getIndexAttr(v); }
   /// `ifEmpty` when `count` is 0, else `otherwise`.
   OpFoldResult unlessEmpty(OpFoldResult count, OpFoldResult otherwise) {
@@ -408,14 +488,37 @@ public:
     return iterations;
   }
 
-  /// `expr` + `plus` at the loops' last indices.
+  /// `expr` + `plus` at the loops' last indices, in the saturating
+  /// arithmetic above (`expr` never decreases: nonDecreasing).
   OpFoldResult lastValue(AffineExpr expr, ArrayRef<OpFoldResult> loopSize,
                          int64_t plus) {
     SmallVector<OpFoldResult> last;
     for (OpFoldResult s : loopSize)
       last.push_back(add(s, constant(-1)));
-    return affine::makeComposedFoldedAffineApply(
-        b, loc, AffineMap::get(loopSize.size(), 0, expr + plus), last);
+    return add(evaluate(expr, last), constant(plus));
+  }
+
+  /// `expr` (loops, constants, sums, products, divisions) at `dims`.
+  OpFoldResult evaluate(AffineExpr expr, ArrayRef<OpFoldResult> dims) {
+    if (auto d = dyn_cast<AffineDimExpr>(expr))
+      return dims[d.getPosition()];
+    if (auto c = dyn_cast<AffineConstantExpr>(expr))
+      return constant(c.getValue());
+    auto binary = cast<AffineBinaryOpExpr>(expr);
+    OpFoldResult lhs = evaluate(binary.getLHS(), dims);
+    OpFoldResult rhs = evaluate(binary.getRHS(), dims);
+    switch (expr.getKind()) {
+    case AffineExprKind::Add:
+      return add(lhs, rhs);
+    case AffineExprKind::Mul:
+      return mul(lhs, rhs);
+    case AffineExprKind::FloorDiv:
+      return divide(lhs, rhs, /*ceil=*/false);
+    case AffineExprKind::CeilDiv:
+      return divide(lhs, rhs, /*ceil=*/true);
+    default:
+      llvm_unreachable("evaluate: an expression nonDecreasing refuses");
+    }
   }
 
   static std::string exprText(AffineExpr expr) {
@@ -721,7 +824,8 @@ public:
     }
   }
 
-  /// tensor.reshape: as many elements as the new shape has.
+  /// tensor.reshape: as many elements as the new shape has, none of its
+  /// sizes negative.
   void checkReshape(tensor::ReshapeOp reshape) {
     Value source = reshape.getSource();
     auto sourceType = cast<RankedTensorType>(source.getType());
@@ -742,6 +846,9 @@ public:
           tensor::ExtractOp::create(b, loc, reshape.getShape(), at).getResult();
       if (!size.getType().isIndex())
         size = arith::IndexCastOp::create(b, loc, b.getIndexType(), size);
+      // Negative sizes could multiply to the element count.
+      check(size, constant(0), /*atLeast=*/true,
+            "dimension " + Twine(i) + " of the new shape");
       want = mul(want, size);
     }
     check(have, want, /*atLeast=*/false,
