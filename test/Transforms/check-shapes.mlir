@@ -85,7 +85,9 @@ func.func @elementwise(%x: tensor<?x64xf32>, %y: tensor<?x64xf32>) -> tensor<?x6
 // CHECK-SAME: (%[[ROW:.*]]: tensor<?x?xf32>, %[[X:.*]]: tensor<?x?xf32>)
 // CHECK: %[[N:.*]] = tensor.dim %[[ROW]], %c1
 // CHECK: %[[M:.*]] = tensor.dim %[[X]], %c0
-// CHECK: %[[ITER:.*]] = arith.muli %[[M]], %[[N]]
+// CHECK: %[[PRODUCT:.*]] = arith.muli %[[M]], %[[N]]
+// CHECK: arith.mulsi_extended
+// CHECK: %[[ITER:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[PRODUCT]]
 // CHECK: %[[R:.*]] = tensor.dim %[[ROW]], %c0
 // CHECK: %[[EMPTY:.*]] = arith.cmpi eq, %[[ITER]], %[[ZERO:.*]] : index
 // CHECK: %[[NEED:.*]] = arith.select %[[EMPTY]], %[[ZERO]], %c1
@@ -108,7 +110,8 @@ func.func @broadcast_row(%row: tensor<?x?xf32>, %x: tensor<?x?xf32>) -> tensor<?
 
 // A 1-D convolution: the input is indexed by d0 + d1.
 // CHECK-LABEL: func.func @conv
-// CHECK: %[[END:.*]] = affine.apply
+// CHECK: %[[SUM:.*]] = arith.addi %{{.*}}, %c1 :
+// CHECK: %[[END:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[SUM]]
 // CHECK: %[[NEED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[END]]
 // CHECK: te.check_size %{{.*}} ge %[[NEED]], "linalg.conv_1d at {{.*}}: dimension 0 of operand 0 (indexed by d0 + d1: its largest value + 1)"
 func.func @conv(%x: tensor<?xf32>, %w: tensor<?xf32>, %out: tensor<?xf32>) -> tensor<?xf32> {
@@ -122,7 +125,9 @@ func.func @conv(%x: tensor<?xf32>, %w: tensor<?xf32>, %out: tensor<?xf32>) -> te
 // modulo are not (their largest value is not at the last index), rather than
 // refused wrongly.
 // CHECK-LABEL: func.func @strided_and_reversed
-// CHECK: %[[END:.*]] = affine.apply
+// CHECK: %[[LAST:.*]] = arith.addi %{{.*}}, %c-1
+// CHECK: %[[TWICE:.*]] = arith.muli %[[LAST]], %c2
+// CHECK: %[[SAT:.*]] = arith.select %{{.*}}, %c9223372036854775807, %[[TWICE]]
 // CHECK: te.check_size %{{.*}} ge %{{.*}}, "linalg.generic at {{.*}}: dimension 0 of operand 0 (indexed by d0 * 2: its largest value + 1)"
 // CHECK-NOT: te.check_size
 // CHECK: linalg.generic
@@ -161,7 +166,8 @@ func.func @cast(%a: tensor<?x?xf32>) -> tensor<4x?xf32> {
 // CHECK-SAME: (%[[A:.*]]: tensor<?x64xf32>, %[[I:.*]]: index, %[[N:.*]]: index, %[[D:.*]]: tensor<?x64xf32>, %[[S:.*]]: tensor<?x32xf32>)
 // CHECK: %[[DA:.*]] = tensor.dim %[[A]], %c0
 // CHECK: te.check_size %[[I]] ge %{{.*}}, "tensor.extract_slice at {{.*}}: the offset in dimension 0"
-// CHECK: %[[END:.*]] = arith.addi %[[I]], %[[N]]
+// CHECK: %[[SUM:.*]] = arith.addi %[[I]], %[[N]]
+// CHECK: %[[END:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[SUM]]
 // CHECK: te.check_size %[[DA]] ge %[[END]], "tensor.extract_slice at {{.*}}: dimension 0 of the source (the slice's offset + size)"
 // CHECK-NOT: te.check_size
 // CHECK: tensor.extract_slice
@@ -173,11 +179,16 @@ func.func @cast(%a: tensor<?x?xf32>) -> tensor<4x?xf32> {
 // CHECK: %[[SROWS:.*]] = tensor.dim %[[S]], %c0
 // CHECK: te.check_size %[[SROWS]] eq %[[N]], "tensor.insert_slice at {{.*}}: dimension 0 of the source (the slice's size)"
 // CHECK: tensor.insert_slice
+// Each step saturates at the largest index rather than wrap around.
 // CHECK: %[[NM1:.*]] = arith.addi %[[N]], %c-1
-// CHECK: %[[STEP:.*]] = arith.muli %[[NM1]], %c2
-// CHECK: %[[LAST:.*]] = arith.addi %[[I]], %[[STEP]]
-// CHECK: %[[END2:.*]] = arith.addi %[[LAST]], %c1
-// CHECK: %[[NEED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[END2]]
+// CHECK: %[[NM1S:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[NM1]]
+// CHECK: %[[STEP:.*]] = arith.muli %[[NM1S]], %c2
+// CHECK: %[[STEPS:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[STEP]]
+// CHECK: %[[LAST:.*]] = arith.addi %[[I]], %[[STEPS]]
+// CHECK: %[[LASTS:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[LAST]]
+// CHECK: %[[END2:.*]] = arith.addi %[[LASTS]], %c1
+// CHECK: %[[END2S:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[END2]]
+// CHECK: %[[NEED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[END2S]]
 // CHECK: te.check_size %{{.*}} ge %[[NEED]], "tensor.extract_slice at {{.*}}: dimension 0 of the source (the slice's offset + (size - 1) * stride + 1)"
 func.func @slices(%a: tensor<?x64xf32>, %i: index, %n: index, %d: tensor<?x64xf32>, %s: tensor<?x32xf32>)
     -> (tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x4xf32>) {
@@ -215,7 +226,8 @@ func.func @elements(%a: tensor<?xf32>, %i: index, %v: f32) -> (f32, tensor<?xf32
 // -----
 
 // CHECK-LABEL: func.func @expand
-// CHECK: %[[P:.*]] = arith.muli %{{.*}}, %c16
+// CHECK: %[[PRODUCT:.*]] = arith.muli %{{.*}}, %c16
+// CHECK: %[[P:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[PRODUCT]]
 // CHECK: %[[D:.*]] = tensor.dim
 // CHECK: te.check_size %[[D]] eq %[[P]], "tensor.expand_shape at {{.*}}: dimension 0 of the source (the product of its output dimensions)"
 func.func @expand(%a: tensor<?xf32>, %n: index) -> tensor<?x16xf32> {
@@ -230,7 +242,8 @@ func.func @expand(%a: tensor<?xf32>, %n: index) -> tensor<?x16xf32> {
 // CHECK: scf.for %[[K:[a-z0-9]+]] =
 // CHECK: %[[OFF:.*]] = arith.muli %[[K]], %c16
 // CHECK: te.check_size %[[OFF]] ge
-// CHECK: %[[END:.*]] = arith.addi %[[OFF]], %c16
+// CHECK: %[[SUM:.*]] = arith.addi %[[OFF]], %c16
+// CHECK: %[[END:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[SUM]]
 // CHECK: te.check_size %{{.*}} ge %[[END]], "tensor.extract_slice at
 // CHECK: tensor.extract_slice
 // CHECK-NOT: te.check_size
@@ -383,15 +396,20 @@ func.func @never(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
 // -----
 
 // tensor.reshape: as many elements as the new shape; a dynamic size of the
-// new shape is read from the shape operand.
+// new shape is read from the shape operand, not negative. The products
+// saturate at the largest index (as every size the checks compute).
 // CHECK-LABEL: func.func @reshape
 // CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[S:.*]]: tensor<2xi64>)
 // CHECK-DAG: %[[M:.*]] = tensor.dim %[[A]], %c0
 // CHECK-DAG: %[[N:.*]] = tensor.dim %[[A]], %c1
-// CHECK: %[[HAVE:.*]] = arith.muli %[[M]], %[[N]]
+// CHECK: %[[MN:.*]] = arith.muli %[[M]], %[[N]]
+// CHECK: arith.mulsi_extended
+// CHECK: %[[HAVE:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[MN]]
 // CHECK: %[[ROWS:.*]] = tensor.extract %[[S]][%{{.*}}] : tensor<2xi64>
 // CHECK: %[[R:.*]] = arith.index_cast %[[ROWS]] : i64 to index
-// CHECK: %[[WANT:.*]] = arith.muli %[[R]], %c4
+// CHECK: te.check_size %[[R]] ge %{{.*}}, "tensor.reshape at {{.*}}: dimension 0 of the new shape"
+// CHECK: %[[R4:.*]] = arith.muli %[[R]], %c4
+// CHECK: %[[WANT:.*]] = arith.select %{{.*}}, %c9223372036854775807{{.*}}, %[[R4]]
 // CHECK: te.check_size %[[HAVE]] eq %[[WANT]], "tensor.reshape at {{.*}}: the source's element count (the new shape's element count)"
 func.func @reshape(%a: tensor<?x?xf32>, %shape: tensor<2xi64>) -> tensor<?x4xf32> {
   %r = tensor.reshape %a(%shape) : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x4xf32>
@@ -481,4 +499,24 @@ func.func @memrefs(%m: memref<?xf32>, %n: memref<?xf32>, %i: index, %v: f32) -> 
   %s = memref.subview %m[%i] [4] [1] : memref<?xf32> to memref<4xf32, strided<[1], offset: ?>>
   memref.copy %m, %n : memref<?xf32> to memref<?xf32>
   return %x : f32
+}
+
+// -----
+
+// Sizes computed from constants saturate too: an offset of 2^63 - 8 plus 8,
+// and d0 * 2^61 at the last of 9 iterations, are the largest index, which
+// no dimension holds (wrapping, they were -2^63 and 1).
+// CHECK-LABEL: func.func @overflow_constants
+// CHECK: te.check_size %{{.*}} ge %c9223372036854775807{{.*}}, "tensor.extract_slice at {{.*}}: dimension 0 of the source (the slice's offset + size)"
+// CHECK: te.check_size %{{.*}} ge %c9223372036854775807{{.*}}, "linalg.generic at {{.*}}: dimension 0 of operand 0 (indexed by d0 * 2305843009213693952: its largest value + 1)"
+#spread = affine_map<(d0) -> (d0 * 2305843009213693952)>
+#id = affine_map<(d0) -> (d0)>
+func.func @overflow_constants(%x: tensor<?xf32>, %out: tensor<9xf32>) -> (tensor<8xf32>, tensor<9xf32>) {
+  %s = tensor.extract_slice %x[9223372036854775800] [8] [1] : tensor<?xf32> to tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#spread, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%out : tensor<9xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<9xf32>
+  return %s, %r : tensor<8xf32>, tensor<9xf32>
 }

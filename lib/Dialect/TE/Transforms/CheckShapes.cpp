@@ -203,8 +203,25 @@ public:
       return x;
     if (a && *a == 0)
       return y;
+    if (a)
+      return add(y, x);
     Value vx = value(x), vy = value(y);
     Value sum = b.createOrFold<arith::AddIOp>(loc, vx, vy);
+    if (c && *c < 0 && dimOf(x))
+      return sum; // a size of a tensor or buffer: never negative, never
+                  // kOverflow
+    if (c) {
+      // x + c overflows where x > MAX - c (c > 0; x = kOverflow too), or
+      // x < MIN - c (c < 0).
+      Value flagged =
+          *c > 0 ? compare(arith::CmpIPredicate::sgt, vx, kOverflow - *c)
+                 : b.createOrFold<arith::OrIOp>(
+                       loc, isOverflow(vx),
+                       compare(arith::CmpIPredicate::slt, vx,
+                               std::numeric_limits<int64_t>::min() - *c));
+      return b.createOrFold<arith::SelectOp>(loc, flagged,
+                                             value(constant(kOverflow)), sum);
+    }
     // Signed overflow: the sum's sign differs from both operands'.
     Value fromX = b.createOrFold<arith::XOrIOp>(loc, vx, sum);
     Value fromY = b.createOrFold<arith::XOrIOp>(loc, vy, sum);
@@ -236,8 +253,22 @@ public:
       return x;
     if (a && *a == 1)
       return y;
+    if (a)
+      return mul(y, x);
+    if (c && *c == 0)
+      return constant(0);
     Value vx = value(x), vy = value(y);
     Value product = b.createOrFold<arith::MulIOp>(loc, vx, vy);
+    if (c && *c > 1) {
+      // x * c overflows where x > MAX / c (x = kOverflow too) or x < MIN /
+      // c.
+      Value flagged = b.createOrFold<arith::OrIOp>(
+          loc, compare(arith::CmpIPredicate::sgt, vx, kOverflow / *c),
+          compare(arith::CmpIPredicate::slt, vx,
+                  std::numeric_limits<int64_t>::min() / *c));
+      return b.createOrFold<arith::SelectOp>(
+          loc, flagged, value(constant(kOverflow)), product);
+    }
     // The product in 128 bits: it overflows where the high word is not the
     // low word's sign.
     Type i64 = b.getI64Type();
@@ -281,8 +312,13 @@ public:
 
   /// Whether `v` is kOverflow.
   Value isOverflow(Value v) {
-    return b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, v,
-                                         value(constant(kOverflow)));
+    return compare(arith::CmpIPredicate::eq, v, kOverflow);
+  }
+
+  /// `v` `predicate` `bound`.
+  Value compare(arith::CmpIPredicate predicate, Value v, int64_t bound) {
+    return b.createOrFold<arith::CmpIOp>(loc, predicate, v,
+                                         value(constant(bound)));
   }
 
   OpFoldResult constant(int64_t v) { return b.getIndexAttr(v); }
