@@ -25,6 +25,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "te/Dialect/TE/IR/BufferExtents.h"
+#include "te/Dialect/TE/IR/TEAttrs.h"
 #include "te/Dialect/TE/IR/TEOps.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -1009,6 +1011,81 @@ public:
             "dimension " + Twine(i) + " of the destination (the source's)");
   }
 
+  /// `size`, a constant where it is a static dimension of a tensor.dim /
+  /// memref.dim's source.
+  static OpFoldResult folded(OpFoldResult size) {
+    if (std::optional<std::pair<Value, int64_t>> d = dimOf(size)) {
+      auto type = cast<ShapedType>(d->first.getType());
+      if (type.hasRank() && !type.isDynamicDim(d->second))
+        return IntegerAttr::get(IndexType::get(type.getContext()),
+                                type.getDimSize(d->second));
+    }
+    return size;
+  }
+
+  /// te.quantize_buffers into buffers of a static shape (a te.quantize to
+  /// a static !te.qtensor): the input's dynamic sizes are the logical sizes
+  /// the buffers hold.
+  void checkQuantizeBuffers(QuantizeBuffersOp quantize) {
+    auto input = dyn_cast<RankedTensorType>(quantize.getInput().getType());
+    if (!input || input.hasStaticShape() ||
+        !llvm::all_of(quantize.getOuts().getTypes(), [](Type t) {
+          auto shaped = dyn_cast<ShapedType>(t);
+          return shaped && shaped.hasStaticShape();
+        }))
+      return;
+    SmallVector<bool> needed;
+    for (int64_t i = 0; i < input.getRank(); ++i)
+      needed.push_back(input.isDynamicDim(i));
+    FailureOr<SmallVector<OpFoldResult>> logical = emitLogicalSizes(
+        b, loc, quantize.getQuantizer(), quantize.getUsage(), getTarget(op),
+        input.getShape(), quantize.getOuts(), [&] { return op->emitOpError(); },
+        needed);
+    if (failed(logical)) {
+      staticFailure = true;
+      return;
+    }
+    for (int64_t i = 0; i < input.getRank(); ++i)
+      if (needed[i])
+        check(sizeOf(quantize.getInput(), i), folded((*logical)[i]),
+              /*atLeast=*/false,
+              "dimension " + Twine(i) +
+                  " of the input (the quantized result's)");
+  }
+
+  /// te.dequantize_buffers into a result of static sizes (a te.dequantize
+  /// of a dynamic !te.qtensor): the logical sizes the buffers hold are the
+  /// result's.
+  void checkDequantizeBuffers(DequantizeBuffersOp dequantize) {
+    if (dequantize.getOuts().size() != 1)
+      return;
+    auto result = dyn_cast<ShapedType>(dequantize.getOuts()[0].getType());
+    if (!result || !result.hasRank() ||
+        llvm::all_of(dequantize.getInputs().getTypes(), [](Type t) {
+          auto shaped = dyn_cast<ShapedType>(t);
+          return shaped && shaped.hasStaticShape();
+        }))
+      return;
+    SmallVector<bool> needed;
+    for (int64_t i = 0; i < result.getRank(); ++i)
+      needed.push_back(!result.isDynamicDim(i));
+    SmallVector<int64_t> unknown(result.getRank(), ShapedType::kDynamic);
+    FailureOr<SmallVector<OpFoldResult>> logical = emitLogicalSizes(
+        b, loc, dequantize.getQuantizer(), dequantize.getUsage(), getTarget(op),
+        unknown, dequantize.getInputs(), [&] { return op->emitOpError(); },
+        needed);
+    if (failed(logical)) {
+      staticFailure = true;
+      return;
+    }
+    for (int64_t i = 0; i < result.getRank(); ++i)
+      if (needed[i])
+        check(folded((*logical)[i]), constant(result.getDimSize(i)),
+              /*atLeast=*/false,
+              "dimension " + Twine(i) + " of the quantized input (the " +
+                  "result's, " + Twine(result.getDimSize(i)) + ")");
+  }
+
 private:
   Operation *op;
   OpBuilder b;
@@ -1038,7 +1115,8 @@ public:
               tensor::EmptyOp, tensor::GenerateOp, tensor::SplatOp,
               bufferization::AllocTensorOp,
               bufferization::MaterializeInDestinationOp, memref::LoadOp,
-              memref::StoreOp, memref::SubViewOp, memref::CopyOp>(op) &&
+              memref::StoreOp, memref::SubViewOp, memref::CopyOp,
+              QuantizeBuffersOp, DequantizeBuffersOp>(op) &&
           inControlFlow(op))
         ops.push_back(op);
     });
@@ -1074,6 +1152,10 @@ public:
         c.checkIndices(store.getMemRef(), store.getIndices());
       else if (auto copy = dyn_cast<memref::CopyOp>(op))
         c.checkCopy(copy);
+      else if (auto quantize = dyn_cast<QuantizeBuffersOp>(op))
+        c.checkQuantizeBuffers(quantize);
+      else if (auto dequantize = dyn_cast<DequantizeBuffersOp>(op))
+        c.checkDequantizeBuffers(dequantize);
       else if (auto empty = dyn_cast<tensor::EmptyOp>(op))
         c.checkNewTensor(empty.getType(), empty.getMixedSizes());
       else if (auto generate = dyn_cast<tensor::GenerateOp>(op))
