@@ -682,8 +682,11 @@ def TECheckShapes : Pass<"te-check-shapes", "::mlir::ModuleOp"> {
     or of an `scf.forall`, which run per element. Sizes are taken from the
     values that define them (a `tensor.empty`'s operands, an op's tied
     init), so a program whose shapes agree by construction gets no checks; a
-    size known to disagree at compile time is an error here. te ops need
-    none: the runtime checks their sizes on every call. The module gets the
+    size known to disagree at compile time is an error here. The te ops'
+    own sizes are checked by the runtime on every call; where a
+    te.quantize or te.dequantize makes a dynamic size static, the sizes its
+    buffers hold are checked against the dynamic ones here. Size arithmetic
+    saturates at the largest index instead of wrapping. The module gets the
     unit attribute `te.shape_checks`, by which te-run and the AOT driver
     know that inputs of any sizes are safe to pass.
 
