@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -446,6 +447,41 @@ Value reduceHeads(OpBuilder &b, Location loc, Value perQuery, Value kv,
     std::optional<int64_t> c = getConstantIntValue(size);
     wideShape.push_back(c ? *c : ShapedType::kDynamic);
   }
+  SmallVector<OpFoldResult> sizes(wideSizes);
+  sizes.erase(sizes.begin() + hd + 1);
+  if (!getConstantIntValue(wideSizes[hd]) && !getConstantIntValue(g)) {
+    // Both the key/value heads and the group size dynamic: no expand_shape
+    // into two dynamic dimensions (MLIR 22's expand-strided-metadata
+    // crashes on its memref form). The group's query heads h * g + j are
+    // the strided slice at offset j with stride g; summed for j = 0, 1, ...
+    // in order, as the reduction below sums them.
+    Value gv = getValueOrCreateConstantIndexOp(b, loc, g);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value init = filled(b, loc, sizes, 0.0f);
+    auto loop = scf::ForOp::create(
+        b, loc, zero, gv, one, ValueRange{init},
+        [&](OpBuilder &lb, Location ll, Value j, ValueRange acc) {
+          SmallVector<OpFoldResult> offsets(rank, lb.getIndexAttr(0)),
+              strides(rank, lb.getIndexAttr(1));
+          offsets[hd] = j;
+          strides[hd] = gv;
+          Value slice = tensor::ExtractSliceOp::create(lb, ll, perQuery,
+                                                       offsets, sizes, strides);
+          Value sum =
+              generic(lb, ll, {slice}, acc[0],
+                      {lb.getMultiDimIdentityMap(rank),
+                       lb.getMultiDimIdentityMap(rank)},
+                      SmallVector<utils::IteratorType>(
+                          rank, utils::IteratorType::parallel),
+                      [](OpBuilder &nb, Location nl, ValueRange args) {
+                        return arith::AddFOp::create(nb, nl, args[1], args[0])
+                            .getResult();
+                      });
+          scf::YieldOp::create(lb, ll, sum);
+        });
+    return loop.getResult(0);
+  }
   SmallVector<ReassociationIndices> re;
   for (int64_t d = 0; d <= rank; ++d) {
     if (d == hd + 1)
@@ -456,8 +492,6 @@ Value reduceHeads(OpBuilder &b, Location loc, Value perQuery, Value kv,
   Value wide = tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get(wideShape, type.getElementType()), perQuery,
       re, wideSizes);
-  SmallVector<OpFoldResult> sizes(wideSizes);
-  sizes.erase(sizes.begin() + hd + 1);
   Value init = filled(b, loc, sizes, 0.0f);
   // Loops: the output's dimensions, then the group's head.
   SmallVector<AffineExpr> in, out;
