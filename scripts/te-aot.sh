@@ -69,9 +69,22 @@ else
   obj=$1; exe=$2; rt=$3
   lib=$(dirname "$(find "$rt" -name 'libte_rt.so' | head -1)")
   [ -n "$lib" ] && [ -f "$lib/libte_rt.so" ] || { echo "te-aot.sh: no libte_rt.so under $rt" >&2; exit 1; }
-  # te/ToolVersion.h (--version), if the runtime build directory has it.
-  ${CXX:-c++} ${TE_AOT_CXXFLAGS:-} -std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib" -I"$rt/include" \
-    "$ROOT/tools/te-run/aot_main.cpp" "$ROOT/tools/te-run/Harness.cpp" "$ROOT/runtime/lib/Npy.cpp" \
+  # The driver's objects are compiled once per runtime build and kept in
+  # RUNTIME_BUILD_DIR/te-aot-driver/, keyed by the sources and flags, so
+  # that linking many programs compiles the driver once. te/ToolVersion.h
+  # (--version) comes from the runtime build directory if it has it.
+  srcs=("$ROOT/tools/te-run/aot_main.cpp" "$ROOT/tools/te-run/Harness.cpp" "$ROOT/runtime/lib/Npy.cpp")
+  flags=(${TE_AOT_CXXFLAGS:-} -std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib" -I"$rt/include")
+  key=$( { cat "${srcs[@]}" "$ROOT"/tools/te-run/*.h; echo "${CXX:-c++} ${flags[*]}"; } | cksum | cut -d' ' -f1)
+  cache=$rt/te-aot-driver/$key
+  if [ ! -f "$cache/done" ]; then
+    mkdir -p "$cache"
+    for f in "${srcs[@]}"; do
+      ${CXX:-c++} "${flags[@]}" -c "$f" -o "$cache/$(basename "$f" .cpp).o"
+    done
+    touch "$cache/done"
+  fi
+  ${CXX:-c++} "$cache/aot_main.o" "$cache/Harness.o" "$cache/Npy.o" \
     "$obj" -L"$lib" -lte_rt -Wl,-rpath,"$lib" -Wl,--export-dynamic -ldl -lm -o "$exe"
   echo "te-aot.sh: linked $exe"
 fi
