@@ -22,6 +22,8 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OBJ=$(cd "$1" && pwd)
 OUT=${2:-${OUT:-/tmp/te-gpu-check}}
+# TE_RT_BUILD: a runtime build directory (built here if it has build.ninja
+# or nothing), or a folder holding a prebuilt libte_rt.so.
 RT=${TE_RT_BUILD:-/tmp/te-rt-build}
 TOL=${TE_GPU_CHECK_TOL:-0.05}
 REPEAT=${TE_GPU_CHECK_REPEAT:-1}
@@ -29,11 +31,15 @@ mkdir -p "$OUT"
 W=$(mktemp -d)
 LOG=$OUT/gpu-check.log
 : > "$LOG"
-if [ ! -f "$RT/build.ninja" ]; then
-  cmake -G Ninja -S "$ROOT/runtime" -B "$RT" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90a >> "$LOG" 2>&1 || { echo "runtime configure failed"; tail "$LOG"; exit 1; }
+if [ -f "$RT/libte_rt.so" ] && [ ! -f "$RT/build.ninja" ]; then
+  echo "gpu-check: prebuilt runtime $RT" >> "$LOG"
+else
+  if [ ! -f "$RT/build.ninja" ]; then
+    cmake -G Ninja -S "$ROOT/runtime" -B "$RT" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_ARCHITECTURES=90a >> "$LOG" 2>&1 || { echo "runtime configure failed"; tail "$LOG"; exit 1; }
+  fi
+  ninja -C "$RT" te_rt >> "$LOG" 2>&1 || { echo "runtime build failed"; tail -30 "$LOG"; exit 1; }
 fi
-ninja -C "$RT" te_rt >> "$LOG" 2>&1 || { echo "runtime build failed"; tail -30 "$LOG"; exit 1; }
 LIB=$(dirname "$(find "$RT" -name libte_rt.so | head -1)")
 CXXF=(-std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib")
 for f in tools/te-run/aot_main.cpp tools/te-run/Harness.cpp runtime/lib/Npy.cpp; do
