@@ -322,6 +322,10 @@ static bool nvfp4Fused(const Tensor &x, const QTensor &q) {
 
 te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
                                    const QuantizeOptions &o) {
+  if (o.producer)
+    return fail(TE_RT_UNSUPPORTED,
+                "a quantize of a producer program is not implemented by the "
+                "cuda backend yet");
   cuda::FastKernelsScope fastScope(fastKernels);
   auto stream = static_cast<cudaStream_t>(o.stream);
   const QuantizerConfig &c = q.config;

@@ -31,6 +31,9 @@
 
 using namespace te::format;
 using te::rt::fail;
+using te::rt::Producer;
+using te::rt::ProducerInstr;
+using te::rt::ProducerOp;
 
 // The C ABI's enums have the Format library's values (te_rt.h; and so the
 // dialect's, lib/Dialect/TE/IR/TEInterfaces.cpp): decoding one is a cast
@@ -879,6 +882,191 @@ te_rt_status te::rt::gemmEmulatedOperand(te_rt_context *ctx,
       return TE_RT_OK;
     return ctx->backend->gemmEmulatedOperand(qt, static_cast<Usage>(reads), out,
                                              nullptr);
+  });
+}
+
+namespace {
+
+struct ProducerOpInfo {
+  const char *name;
+  int arity;
+};
+
+/// The name and arity of opcode `op`, or null name for an unknown opcode.
+ProducerOpInfo producerOpInfo(int32_t op) {
+  switch (op) {
+#define TE_RT_ABI_PRODUCER_OP(name, code, arity)                               \
+  case code:                                                                   \
+    return {#name, arity};
+#include "te_rt_abi.def"
+  default:
+    return {nullptr, 0};
+  }
+}
+
+bool isProducerType(int32_t t) {
+  return t == TE_RT_F32 || t == TE_RT_BF16 || t == TE_RT_F16 || t == TE_RT_U8;
+}
+
+const char *producerTypeLabel(int32_t t) {
+  return t == TE_RT_U8 ? "u8" : dtypeLabel(t);
+}
+
+/// Checks a producer program over a rows x cols value: counts, inputs
+/// (non-null, dtype, strides, alignment, extent), and every instruction
+/// (opcode, type, operands defined before it, CMPF's predicate). Appends the
+/// inputs' regions to `ins`.
+te_rt_status checkProducer(const Producer &p, int64_t rows, int64_t cols,
+                           std::vector<Region> &ins) {
+  if (p.numInputs < 0 || p.numInputs > Producer::kMaxInputs)
+    return fail(TE_RT_INVALID_ARGUMENT, "producer: num_inputs is " +
+                                            str(p.numInputs) + " (0 to " +
+                                            str(Producer::kMaxInputs) + ")");
+  if (p.numInstrs < 1 || p.numInstrs > Producer::kMaxInstrs)
+    return fail(TE_RT_INVALID_ARGUMENT, "producer: num_instrs is " +
+                                            str(p.numInstrs) + " (1 to " +
+                                            str(Producer::kMaxInstrs) + ")");
+  const bool empty = rows == 0 || cols == 0;
+  for (int i = 0; i < p.numInputs; ++i) {
+    const std::string what = "producer input " + str(i);
+    const int32_t t = p.inputTypes[i];
+    if (!isProducerType(t))
+      return fail(TE_RT_INVALID_ARGUMENT, what + ": dtype " + str(t) + " (" +
+                                              dtypeLabel(t) +
+                                              ") is not f32, bf16, f16 or u8");
+    const int64_t rs = p.rowStrides[i], cs = p.colStrides[i];
+    if (rs < 0 || cs < 0)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  what + ": strides (" + str(rs) + ", " + str(cs) +
+                      ") must not be negative (elements; 0 broadcasts)");
+    if (empty)
+      continue;
+    if (!p.inputs[i])
+      return fail(TE_RT_INVALID_ARGUMENT, what + " is null");
+    const int64_t bytes = t == TE_RT_U8 ? 1 : dtypeBytes(static_cast<DType>(t));
+    if (misaligned(p.inputs[i], bytes))
+      return fail(TE_RT_INVALID_ARGUMENT, what + " is not aligned to its " +
+                                              str(bytes) + "-byte elements");
+    // The last element's offset, (rows - 1) * rs + (cols - 1) * cs, and the
+    // extent in bytes must not overflow.
+    const int64_t kMax = std::numeric_limits<int64_t>::max();
+    const int64_t r1 = rows - 1, c1 = cols - 1;
+    if ((rs != 0 && r1 > kMax / rs) || (cs != 0 && c1 > kMax / cs) ||
+        r1 * rs > kMax - c1 * cs - 1 || (r1 * rs + c1 * cs + 1) > kMax / bytes)
+      return fail(TE_RT_INVALID_ARGUMENT, what + ": strides (" + str(rs) +
+                                              ", " + str(cs) + ") over " +
+                                              str(rows) + " x " + str(cols) +
+                                              " overflow the address range");
+    ins.push_back({what, p.inputs[i], (r1 * rs + c1 * cs + 1) * bytes});
+  }
+  for (int k = 0; k < p.numInstrs; ++k) {
+    const ProducerInstr &in = p.code[k];
+    const ProducerOpInfo info = producerOpInfo(in.op);
+    const std::string what = "producer instruction " + str(k);
+    if (!info.name)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  what + ": unknown opcode " + str(in.op));
+    const std::string named = what + " (" + info.name + ")";
+    if (!isProducerType(in.type))
+      return fail(TE_RT_INVALID_ARGUMENT, named + ": result type " +
+                                              str(in.type) +
+                                              " is not f32, bf16, f16 or u8");
+    const bool cmp = in.op == static_cast<int32_t>(ProducerOp::CMPF);
+    if (cmp && in.type != TE_RT_U8)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  named + ": result type must be u8 (a boolean), got " +
+                      producerTypeLabel(in.type));
+    if (cmp && (in.c < 0 || in.c > 15))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  named + ": predicate " + str(in.c) +
+                      " is not an arith::CmpFPredicate (0 to 15)");
+    const int32_t defined = p.numInputs + k;
+    const int32_t operands[3] = {in.a, in.b, in.c};
+    const char *names[3] = {"a", "b", "c"};
+    for (int j = 0; j < info.arity; ++j)
+      if (operands[j] < 0 || operands[j] >= defined)
+        return fail(TE_RT_INVALID_ARGUMENT,
+                    named + ": operand " + names[j] + " is value " +
+                        str(operands[j]) +
+                        ", not defined before it (values 0 to " +
+                        str(defined - 1) + ")");
+  }
+  return TE_RT_OK;
+}
+
+/// A checked program with CONST's bits and CMPF's predicate moved to imm
+/// and the operand indices past each opcode's arity 0 (ProducerInstr).
+Producer normalizeProducer(const Producer &checked) {
+  Producer p = checked;
+  for (int k = 0; k < p.numInstrs; ++k) {
+    ProducerInstr &in = p.code[k];
+    const int arity = producerOpInfo(in.op).arity;
+    if (in.op == static_cast<int32_t>(ProducerOp::CONST))
+      in.imm = in.a;
+    else if (in.op == static_cast<int32_t>(ProducerOp::CMPF))
+      in.imm = in.c;
+    if (arity < 1)
+      in.a = 0;
+    if (arity < 2)
+      in.b = 0;
+    if (arity < 3)
+      in.c = 0;
+  }
+  return p;
+}
+
+} // namespace
+
+te_rt_status te::rt::quantizeProduced(te_rt_context *ctx, int32_t xDtype,
+                                      te_rt_qtensor *q,
+                                      const te_rt_quantize_args *args,
+                                      const Producer &producer) {
+  return guard([&]() -> te_rt_status {
+    if (te_rt_status s = checkContext(ctx))
+      return s;
+    QTensor qt;
+    QuantizeOptions o;
+    if (te_rt_status s = decodeQTensor("q", q, qt))
+      return s;
+    if (xDtype != TE_RT_F32 && xDtype != TE_RT_BF16 && xDtype != TE_RT_F16)
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  std::string("x_dtype must be f32, bf16 or f16, got ") +
+                      dtypeLabel(xDtype));
+    Tensor xt;
+    xt.dtype = static_cast<DType>(xDtype);
+    xt.shape = qt.shape;
+    xt.m = qt.m;
+    xt.k = qt.k;
+    xt.numElements = qt.m * qt.k;
+    if (te_rt_status s = checkQuantizeInput(xt, qt))
+      return s;
+    if (te_rt_status s = decodeQuantizeArgs(args, qt.config, o))
+      return s;
+    std::vector<Region> outs,
+        ins = {{"args->scale", o.scale, 4},
+               {"args->amax_in", o.amaxIn,
+                qt.config.recipe == Recipe::NVFP4 ? 8 : 4}};
+    if (te_rt_status s = checkProducer(producer, qt.m, qt.k, ins))
+      return s;
+    Producer program = normalizeProducer(producer);
+    const int64_t valueBytes = xt.numElements * dtypeBytes(xt.dtype);
+    if (producer.valueOut &&
+        misaligned(producer.valueOut, dtypeBytes(xt.dtype)))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "producer value_out is not aligned to its " +
+                      str(dtypeBytes(xt.dtype)) + "-byte elements");
+    if (producer.colsum && misaligned(producer.colsum, 4))
+      return fail(TE_RT_INVALID_ARGUMENT,
+                  "producer colsum is not aligned to 4 bytes");
+    addQTensor(outs, "q", qt);
+    outs.push_back({"args->amax", o.amaxOut, 4});
+    outs.push_back({"producer value_out", producer.valueOut, valueBytes});
+    outs.push_back({"producer colsum", producer.colsum, qt.k * 4});
+    if (te_rt_status s =
+            checkAliasing("te_rt_mlir_quantize_produced", outs, ins))
+      return s;
+    o.producer = &program;
+    return ctx->backend->quantize(xt, qt, o);
   });
 }
 

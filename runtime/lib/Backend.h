@@ -28,6 +28,7 @@
 #define TE_RT_LIB_BACKEND_H
 
 #include "Error.h"
+#include "Producer.h"
 
 #include "te/Format/Layout.h"
 #include "te/Format/Quantizer.h"
@@ -128,6 +129,10 @@ struct QuantizeOptions {
   const float *amaxIn = nullptr; ///< current: use this amax
   uint64_t seed = 0, offset = 0; ///< NVFP4 stochastic rounding
   void *stream = nullptr;
+  /// Non-null: x has no data; its elements are the value of this program
+  /// (rounded to x.dtype), which the backend also writes to valueOut and
+  /// sums into colsum when they are set.
+  const Producer *producer = nullptr;
 };
 
 /// Decoded te_rt_gemm_args. The operands' representations follow
@@ -314,6 +319,14 @@ te_rt_status gemmWithEmulatedOperands(te_rt_context *ctx,
 /// arguments validated.
 te_rt_status gemmEmulatedOperand(te_rt_context *ctx, const te_rt_qtensor *q,
                                  te_rt_usage reads, void *out);
+
+/// te_rt_mlir_quantize_produced: te_rt_quantize of `q` from the value of
+/// `producer` (rows x cols of q's 2-D shape, rounded to xDtype: F32, BF16,
+/// F16) instead of a tensor. Validates the program and its buffers
+/// (INVALID_ARGUMENT naming the instruction or input).
+te_rt_status quantizeProduced(te_rt_context *ctx, int32_t xDtype,
+                              te_rt_qtensor *q, const te_rt_quantize_args *args,
+                              const Producer &producer);
 
 /// The reference backend (runtime/lib/cpu/). Never fails to create.
 std::unique_ptr<Backend> createCpuBackend();

@@ -334,6 +334,100 @@ void quantize(const void *desc, te_rt_context *ctx, te_rt_comm *comm,
   st.finish();
 }
 
+/// te_rt_mlir_quantize_produced: the quantize descriptor `desc` (x null)
+/// from the value of the producer descriptor `pdesc`.
+void quantizeProduced(const void *desc, const void *pdesc, te_rt_context *ctx,
+                      const char *where) {
+  te_rt_abi::quantize::Fields a;
+  te_rt_abi::producer::Fields pf;
+  if (!readDescriptor(desc, a, where) || !readDescriptor(pdesc, pf, where))
+    return;
+  static_assert(te::rt::Producer::kMaxInputs == TE_RT_ABI_PRODUCER_MAX_INPUTS &&
+                te::rt::Producer::kMaxInstrs == TE_RT_ABI_PRODUCER_MAX_INSTRS);
+  if (a.x) {
+    record(TE_RT_INVALID_ARGUMENT, where,
+           "x is not null (the producer program gives the value)");
+    return;
+  }
+  if (pf.num_instrs < 1 || pf.num_instrs > TE_RT_ABI_PRODUCER_MAX_INSTRS) {
+    record(TE_RT_INVALID_ARGUMENT, where,
+           ("producer: num_instrs is " + std::to_string(pf.num_instrs) +
+            " (1 to " + std::to_string(TE_RT_ABI_PRODUCER_MAX_INSTRS) + ")")
+               .c_str());
+    return;
+  }
+  if (pf.num_inputs < 0 || pf.num_inputs > TE_RT_ABI_PRODUCER_MAX_INPUTS) {
+    record(TE_RT_INVALID_ARGUMENT, where,
+           ("producer: num_inputs is " + std::to_string(pf.num_inputs) +
+            " (0 to " + std::to_string(TE_RT_ABI_PRODUCER_MAX_INPUTS) + ")")
+               .c_str());
+    return;
+  }
+  if (!pf.code) {
+    record(TE_RT_INVALID_ARGUMENT, where, "producer: code is null");
+    return;
+  }
+  te::rt::Producer p;
+  p.numInputs = pf.num_inputs;
+  p.numInstrs = pf.num_instrs;
+  const auto *words = static_cast<const int32_t *>(pf.code);
+  for (int k = 0; k < p.numInstrs; ++k) {
+    te::rt::ProducerInstr &in = p.code[k];
+    in.op = words[5 * k];
+    in.type = words[5 * k + 1];
+    in.a = words[5 * k + 2];
+    in.b = words[5 * k + 3];
+    in.c = words[5 * k + 4];
+  }
+  Stager st(ctx, where);
+  te_rt_qtensor q;
+  if (!makeQTensor(st, where, a.quantizer, a.usage, a.target, a.rows, a.cols,
+                   a.bufs, /*in=*/false, /*out=*/true, q))
+    return;
+  const bool empty = a.rows <= 0 || a.cols <= 0;
+  for (int i = 0; i < p.numInputs; ++i) {
+    p.inputTypes[i] = pf.input_dtypes[i];
+    p.rowStrides[i] = pf.input_row_strides[i];
+    p.colStrides[i] = pf.input_col_strides[i];
+    const int64_t rs = p.rowStrides[i], cs = p.colStrides[i];
+    const int64_t bytes =
+        pf.input_dtypes[i] == TE_RT_U8 ? 1 : dtypeBytes(pf.input_dtypes[i]);
+    // Staged only when the strides are sane; quantizeProduced refuses the
+    // others before reading.
+    const bool sane = !empty && rs >= 0 && cs >= 0 &&
+                      rs <= (int64_t(1) << 40) && cs <= (int64_t(1) << 40) &&
+                      a.rows <= (int64_t(1) << 40) &&
+                      a.cols <= (int64_t(1) << 40);
+    p.inputs[i] =
+        sane ? st.stage(pf.inputs[i],
+                        ((a.rows - 1) * rs + (a.cols - 1) * cs + 1) * bytes,
+                        true, false)
+             : pf.inputs[i];
+  }
+  p.valueOut = st.stage(pf.value_out, a.rows * a.cols * dtypeBytes(a.x_dtype),
+                        false, true);
+  p.colsum = static_cast<float *>(
+      st.stage(pf.colsum, a.cols * 4, pf.colsum_accumulate != 0, true));
+  p.colsumAccumulate = pf.colsum_accumulate != 0;
+  te_rt_quantize_args qa;
+  te_rt_quantize_args_init(&qa);
+  qa.scale = static_cast<const float *>(st.stage(a.scale, 4, true, false));
+  qa.amax = static_cast<float *>(st.stage(a.amax, 4, false, true));
+  qa.seed = static_cast<uint64_t>(a.seed);
+  qa.offset = static_cast<uint64_t>(a.offset);
+  if (!st.ok() ||
+      !st.check(te::rt::quantizeProduced(ctx, a.x_dtype, &q, &qa, p)))
+    return;
+  st.finish();
+}
+
+void te_rt_mlir_quantize_produced_impl(
+    const te_rt_mlir_quantize_produced_args &a) {
+  const char *where = "te.quantize";
+  if (te_rt_context *ctx = activeContext(where))
+    quantizeProduced(a.desc, a.producer, ctx, where);
+}
+
 void te_rt_mlir_quantize_impl(const te_rt_mlir_quantize_args &a) {
   const char *where = "te.quantize";
   if (te_rt_context *ctx = activeContext(where))

@@ -28,7 +28,7 @@
 // [196608, 8192, 64, 1]: no copy.
 // CHECK-LABEL: func.func @fused_qkv
 // CHECK-NOT: copy
-// CHECK: llvm.mlir.constant(dense<[499914964996, 3, 0, 2, 8, 128, 64, 196608, 8192, 64, 1, 0, 2, 8, 128, 64, 196608, 8192, 64, 1, 0, 2, 8, 128, 64, 196608, 8192, 64, 1,
+// CHECK: llvm.mlir.constant(dense<[499914964997, 3, 0, 2, 8, 128, 64, 196608, 8192, 64, 1, 0, 2, 8, 128, 64, 196608, 8192, 64, 1, 0, 2, 8, 128, 64, 196608, 8192, 64, 1,
 // CHECK-NOT: copy
 // CHECK: call @te_rt_mlir_attention(
 // CHECK-NOT: copy

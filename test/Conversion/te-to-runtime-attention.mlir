@@ -4,7 +4,7 @@
 // -> te_rt_mlir_attention_grad(desc): descriptors of te_rt_abi.def, every
 // operand 4-D [batch, heads, rows, cols] with its sizes and strides in
 // elements. te_rt_abi::attention (52 words): magic TE_RT_ABI_MAGIC('A')
-// (0x7465410004 = 499914964996), dtype (F32 1, F16 2, BF16 3), then q, k,
+// (0x7465410005 = 499914964997), dtype (F32 1, F16 2, BF16 3), then q, k,
 // v, o each as address, 4 sizes, 4 strides (words 2-10, 11-19, 20-28,
 // 29-37), lse (38), scale_bits (39), causal (40), mask_kind (41: 0 none,
 // 1 additive, 2 boolean), mask_dtype (42: U8 0), mask address (43), sizes
@@ -16,7 +16,7 @@
 // CHECK-LABEL: func.func @forward
 // CHECK-SAME: %[[Q:[^:]*]]: memref<2x8x128x64xbf16>, %[[K:[^:]*]]: memref<2x2x17x64xbf16>, %[[V:[^:]*]]: memref<2x2x17x32xbf16>, %[[M:[^:]*]]: memref<1x1x128x17xi1>, %[[O:[^:]*]]: memref<2x8x128x32xbf16>, %[[L:[^:]*]]: memref<2x8x128xf32>
 // CHECK-DAG: %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.array<52 x i64>
-// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499914964996, 3, 0, 2, 8, 128, 64, 65536, 8192, 64, 1, 0, 2, 2, 17, 64, 2176, 1088, 64, 1, 0, 2, 2, 17, 32, 1088, 544, 32, 1, 0, 2, 8, 128, 32, 32768, 4096, 32, 1, 0, 1040187392, 1, 2, 0, 0, 1, 1, 128, 17, 0, 0, 17, 1]> : tensor<52xi64>) : !llvm.array<52 x i64>
+// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499914964997, 3, 0, 2, 8, 128, 64, 65536, 8192, 64, 1, 0, 2, 2, 17, 64, 2176, 1088, 64, 1, 0, 2, 2, 17, 32, 1088, 544, 32, 1, 0, 2, 8, 128, 32, 32768, 4096, 32, 1, 0, 1040187392, 1, 2, 0, 0, 1, 1, 128, 17, 0, 0, 17, 1]> : tensor<52xi64>) : !llvm.array<52 x i64>
 // CHECK-DAG: %[[QP:.*]] = memref.extract_aligned_pointer_as_index %[[Q]]
 // CHECK-DAG: %[[QA:.*]] = arith.index_cast %[[QP]] : index to i64
 // CHECK-DAG: %[[KP:.*]] = memref.extract_aligned_pointer_as_index %[[K]]
@@ -55,7 +55,7 @@ func.func @forward(%q: memref<2x8x128x64xbf16>, %k: memref<2x2x17x64xbf16>,
 // no lse (word 38 stays 0); scale 0.5 (1056964608).
 // CHECK-LABEL: func.func @forward_3d
 // CHECK-SAME: %[[Q:[^:]*]]: memref<?x100x64xf32>
-// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499914964996, 1, 0, 1, 0, 100, 64, 0, 6400, 64, 1, 0, 1, 0, 17, 64, 0, 1088, 64, 1, 0, 1, 0, 17, 64, 0, 1088, 64, 1, 0, 1, 0, 100, 64, 0, 6400, 64, 1, 0, 1056964608, 0, 1, 1, 0, 1, 1, 100, 17, 0, 0, 17, 1]> : tensor<52xi64>)
+// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499914964997, 1, 0, 1, 0, 100, 64, 0, 6400, 64, 1, 0, 1, 0, 17, 64, 0, 1088, 64, 1, 0, 1, 0, 17, 64, 0, 1088, 64, 1, 0, 1, 0, 100, 64, 0, 6400, 64, 1, 0, 1056964608, 0, 1, 1, 0, 1, 1, 100, 17, 0, 0, 17, 1]> : tensor<52xi64>)
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[N:.*]] = memref.dim %[[Q]], %[[C0]]
 // CHECK-DAG: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
@@ -79,7 +79,7 @@ func.func @forward_3d(%q: memref<?x100x64xf32>, %k: memref<?x17x64xf32>,
 // CHECK-SAME: %[[Q:[^:]*]]: memref<2x8x128x64xbf16, strided<[65536, 64, 512, 1], offset: ?>>
 // CHECK-NOT: memref.alloc
 // CHECK-NOT: memref.copy
-// CHECK-DAG: llvm.mlir.constant(dense<[499914964996, 3, 0, 2, 8, 128, 64, 65536, 64, 512, 1,
+// CHECK-DAG: llvm.mlir.constant(dense<[499914964997, 3, 0, 2, 8, 128, 64, 65536, 64, 512, 1,
 // CHECK-DAG: %[[BASE:.*]], %[[OFF:.*]], %{{.*}}:4, %{{.*}}:4 = memref.extract_strided_metadata %[[Q]]
 // CHECK: call @te_rt_mlir_attention(
 // CHECK-NOT: memref.copy
@@ -118,13 +118,13 @@ func.func @copied(%q: memref<4x8x16xf16, strided<[256, 32, 2]>>, %k: memref<4x8x
 // -----
 
 // The backward: te_rt_abi::attention_grad (72 words), magic
-// TE_RT_ABI_MAGIC('a') = 499917062148; q, k, v, o as the forward's (words
+// TE_RT_ABI_MAGIC('a') = 499917062149; q, k, v, o as the forward's (words
 // 2-37), dout (38) and its strides (39-42), lse (43), dq (44) and strides
 // (45-48), dk (49, 50-53), dv (54, 55-58), scale_bits (59), causal (60),
 // mask words (61-71). A 3-D grouped-query backward, no mask.
 // CHECK-LABEL: func.func @backward
 // CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<72 x i64>
-// CHECK-DAG: llvm.mlir.constant(dense<[499917062148, 3, 0, 1, 8, 16, 64, 0, 1024, 64, 1, 0, 1, 2, 16, 64, 0, 1024, 64, 1, 0, 1, 2, 16, 64, 0, 1024, 64, 1, 0, 1, 8, 16, 64, 0, 1024, 64, 1, 0, 0, 1024, 64, 1, 0, 0, 0, 1024, 64, 1, 0, 0, 1024, 64, 1, 0, 0, 1024, 64, 1, 1040187392, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<72xi64>)
+// CHECK-DAG: llvm.mlir.constant(dense<[499917062149, 3, 0, 1, 8, 16, 64, 0, 1024, 64, 1, 0, 1, 2, 16, 64, 0, 1024, 64, 1, 0, 1, 2, 16, 64, 0, 1024, 64, 1, 0, 1, 8, 16, 64, 0, 1024, 64, 1, 0, 0, 1024, 64, 1, 0, 0, 0, 1024, 64, 1, 0, 0, 1024, 64, 1, 0, 0, 1024, 64, 1, 1040187392, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<72xi64>)
 // CHECK: call @te_rt_mlir_attention_grad(%{{.*}}) : (!llvm.ptr) -> ()
 // CHECK-NOT: te.attention_grad_buffers
 func.func @backward(%q: memref<8x16x64xbf16>, %k: memref<2x16x64xbf16>, %o: memref<8x16x64xbf16>,

@@ -1,8 +1,8 @@
 // RUN: te-opt %s --split-input-file --convert-te-to-runtime | FileCheck %s
 
 // te_rt_mlir_quantize takes a descriptor (te_rt_abi.def, te_rt_abi::quantize:
-// 35 words): TE_RT_ABI_MAGIC('Q') (0x7465510004 = 499916013572: "teQ",
-// version 4), target (sm_100 = 1), the quantizer's fields in
+// 35 words): TE_RT_ABI_MAGIC('Q') (0x7465510005 = 499916013573: "teQ",
+// version 5), target (sm_100 = 1), the quantizer's fields in
 // TE_RT_ABI_QUANTIZER_FIELD order -- recipe (MXFP8 = 3), dtype (E4M3 = 4),
 // pow2_scales, amax_epsilon (bits of 0.0), block_dim 1, mx_2d,
 // e8m0_rounding, rht, rht_sign_mask, nvfp4_2d, stochastic_rounding,
@@ -19,7 +19,7 @@
 // CHECK-LABEL: func.func @quantize
 // CHECK-SAME: %[[X:[^:]*]]: memref<32x64xbf16>, %[[D:[^:]*]]: memref<32x64xf8E4M3FN>, %[[S:[^:]*]]: memref<128x4xf8E8M0FNU>
 // CHECK-DAG: %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.array<35 x i64> {alignment = 8 : i64}
-// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499916013572, 1, 3, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 1, 32, 64, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0]> : tensor<35xi64>) : !llvm.array<35 x i64>
+// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499916013573, 1, 3, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 1, 32, 64, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0]> : tensor<35xi64>) : !llvm.array<35 x i64>
 // CHECK-DAG: %[[XP:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
 // CHECK-DAG: %[[XA:.*]] = arith.index_cast %[[XP]] : index to i64
 // CHECK-DAG: %[[DP:.*]] = memref.extract_aligned_pointer_as_index %[[D]]
@@ -62,7 +62,7 @@ func.func @strided(%x: memref<32x64xf32, strided<[128, 1]>>, %d: memref<32x64xf8
 // [32, 64] rowwise; D [M = 32, N = 128] f32 (dtype 1), no bias (f32, null),
 // no output quantizer. Target sm_90 (0) when the module has no te.target.
 // The GEMM descriptor (te_rt_abi::gemm, 94 words): TE_RT_ABI_MAGIC('G')
-// (0x7465470004), target, layout; A's quantizer (current scaling = 1, E4M3,
+// (0x7465470005), target, layout; A's quantizer (current scaling = 1, E4M3,
 // ..., words 3-20), usage, rows, cols, buffers (words 24-29); the same for B
 // (buffers at 51-56); d_dtype, d_rows, d_cols, d (word 60), bias_dtype,
 // bias, accumulate, use_split_accumulator, out_quantized 0, the output
@@ -72,7 +72,7 @@ func.func @strided(%x: memref<32x64xf32, strided<[128, 1]>>, %d: memref<32x64xf8
 // CHECK-LABEL: func.func @dgrad
 // CHECK-SAME: %[[WT:[^:]*]]: memref<128x64xf8E4M3FN>, %[[WS:[^:]*]]: memref<1xf32>, %[[DY:[^:]*]]: memref<32x64xf8E4M3FN>, %[[DYS:[^:]*]]: memref<1xf32>, %[[DX:[^:]*]]: memref<32x128xf32>
 // CHECK-DAG: %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.array<94 x i64>
-// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499915358212, 0, 1, 1, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 2, 64, 128, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 1, 32, 64, 0, 0, 0, 0, 0, 0, 1, 32, 128, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<94xi64>)
+// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499915358213, 0, 1, 1, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 2, 64, 128, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 1, 32, 64, 0, 0, 0, 0, 0, 0, 1, 32, 128, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<94xi64>)
 // CHECK-DAG: %[[WTP:.*]] = memref.extract_aligned_pointer_as_index %[[WT]]
 // CHECK-DAG: %[[WTA:.*]] = arith.index_cast %[[WTP]]
 // CHECK-DAG: %[[WSP:.*]] = memref.extract_aligned_pointer_as_index %[[WS]]
@@ -212,11 +212,11 @@ func.func @kept(%x: memref<32x64xbf16>, %n: index) -> f32 {
 
 // te.update_scale_buffers: the inputs are copied into the outputs, which the
 // entry point updates in place; the quantizer is a constant global: its
-// descriptor is TE_RT_ABI_QUANTIZER_MAGIC (0x7465710004: "teq", version 4)
+// descriptor is TE_RT_ABI_QUANTIZER_MAGIC (0x7465710005: "teq", version 5)
 // and the delayed quantizer's fields (recipe 0, E4M3 = 4, e4m3_max 448,
 // margin 0, history_length 16, amax_algo max = 0).
 // CHECK-DAG: func.func private @te_rt_mlir_update_scale(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
-// CHECK-DAG: memref.global "private" constant @__te_quantizer_0 : memref<19xi64> = dense<[499918110724, 0, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 16, 0]>
+// CHECK-DAG: memref.global "private" constant @__te_quantizer_0 : memref<19xi64> = dense<[499918110725, 0, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 16, 0]>
 // CHECK-LABEL: func.func @update_scale
 // CHECK-SAME: %[[A:[^:]*]]: memref<1xf32>, %[[H:[^:]*]]: memref<16xf32>, %[[S:[^:]*]]: memref<1xf32>, %[[H2:[^:]*]]: memref<16xf32>, %[[S2:[^:]*]]: memref<1xf32>
 // CHECK: memref.copy %[[H]], %[[H2]]
@@ -296,7 +296,7 @@ func.func @quantize_group(%x: memref<32x64xbf16>, %d: memref<32x64xf8E4M3FN>, %s
 // (90) and out_amax (91); D itself is not written (d, word 60, stays 0).
 // CHECK-LABEL: func.func @fused_output
 // CHECK-SAME: %[[B:[^:]*]]: memref<64xf32>, %[[S:[^:]*]]: memref<1xf32>, %[[Y:[^:]*]]: memref<32x64xf8E4M3FN>, %[[YS:[^:]*]]: memref<1xf32>, %[[YA:[^:]*]]: memref<1xf32>
-// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499915358212, 0, 0, 1, 4, {{.*}}, 1, 32, 128, 0, 0, 0, 0, 0, 0, 1, 32, 64, 0, 1, 0, 0, 0, 1, 0, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<94xi64>)
+// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499915358213, 0, 0, 1, 4, {{.*}}, 1, 32, 128, 0, 0, 0, 0, 0, 0, 1, 32, 64, 0, 1, 0, 0, 0, 1, 0, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<94xi64>)
 // CHECK-DAG: %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
 // CHECK-DAG: %[[BA:.*]] = arith.index_cast %[[BP]]
 // CHECK-DAG: %[[SP:.*]] = memref.extract_aligned_pointer_as_index %[[S]]
@@ -336,14 +336,14 @@ func.func @fused_output(%w: memref<64x128xf8E4M3FN>, %ws: memref<1xf32>,
 // -----
 
 // An emulated GEMM operand (te_rt_abi::gemm_operand, 31 words):
-// TE_RT_ABI_MAGIC('O') (0x74654F0004 = 499915882500), target, the
+// TE_RT_ABI_MAGIC('O') (0x74654F0005 = 499915882501), target, the
 // quantizer (MXFP8, words 2-19), usage (rowwise = 1), reads (rowwise = 1),
 // rows 64, cols 128, the buffers (words 24-29), out (word 30). The GEMM that
 // reads it has its address as a_emulated (word 92).
 // CHECK-LABEL: func.func @emulated_operand
 // CHECK-SAME: %[[D:[^:]*]]: memref<64x128xf8E4M3FN>, %[[S:[^:]*]]: memref<128x4xf8E8M0FNU>, %[[O:[^:]*]]: memref<8192xbf16>
 // CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<31 x i64>
-// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499915882500, 0, 3, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 1, 1, 64, 128, 0, 0, 0, 0, 0, 0, 0]> : tensor<31xi64>)
+// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(dense<[499915882501, 0, 3, 4, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1138753536, 0, 0, 1024, 0, 1, 1, 64, 128, 0, 0, 0, 0, 0, 0, 0]> : tensor<31xi64>)
 // CHECK-DAG: %[[OP:.*]] = memref.extract_aligned_pointer_as_index %[[O]]
 // CHECK-DAG: %[[OA:.*]] = arith.index_cast %[[OP]]
 // CHECK: llvm.insertvalue %[[OA]], %{{.*}}[30] : !llvm.array<31 x i64>

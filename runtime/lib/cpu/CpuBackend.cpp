@@ -63,6 +63,44 @@ void copyBytes(void *dst, const void *src, size_t n) {
     std::memcpy(dst, src, n);
 }
 
+/// A producer program's value (x.m x x.k, rounded to x.dtype) as f32, the
+/// value also written to p.valueOut (x.dtype) and its column sums to
+/// p.colsum: each column summed in double over the rows in order and rounded
+/// to f32 once (then added to colsum's prior value with colsumAccumulate).
+std::vector<float> evaluateProducerToFloat(const Producer &p, const Tensor &x) {
+  const int64_t M = x.m, K = x.k;
+  const int32_t xType = static_cast<int32_t>(x.dtype);
+  std::vector<float> out(static_cast<size_t>(M * K));
+  for (int64_t r = 0; r < M; ++r)
+    for (int64_t c = 0; c < K; ++c)
+      out[r * K + c] = evaluateProducer(p, r, c, xType);
+  if (p.valueOut) {
+    for (size_t i = 0; i < out.size(); ++i) {
+      switch (x.dtype) {
+      case DType::BF16:
+        static_cast<uint16_t *>(p.valueOut)[i] = floatToBF16(out[i]);
+        break;
+      case DType::F16:
+        static_cast<uint16_t *>(p.valueOut)[i] = floatToF16(out[i]);
+        break;
+      default:
+        static_cast<float *>(p.valueOut)[i] = out[i];
+        break;
+      }
+    }
+  }
+  if (p.colsum) {
+    for (int64_t c = 0; c < K; ++c) {
+      double sum = 0.0;
+      for (int64_t r = 0; r < M; ++r)
+        sum += static_cast<double>(out[r * K + c]);
+      p.colsum[c] = p.colsumAccumulate ? p.colsum[c] + static_cast<float>(sum)
+                                       : static_cast<float>(sum);
+    }
+  }
+  return out;
+}
+
 /// Widens a high-precision tensor to fp32.
 std::vector<float> toFloat(const Tensor &x) {
   std::vector<float> out(static_cast<size_t>(x.numElements));
@@ -713,7 +751,8 @@ te_rt_status CpuBackend::quantize(const Tensor &x, QTensor &q,
   ScopedIEEEFloatEnvironment ieee;
   for (size_t i = 0; i < q.buffers.size(); ++i)
     std::memset(q.buffers[i], 0, static_cast<size_t>(q.bufferBytes[i]));
-  std::vector<float> xf = toFloat(x);
+  std::vector<float> xf =
+      o.producer ? evaluateProducerToFloat(*o.producer, x) : toFloat(x);
   const QuantizerConfig &c = q.config;
   switch (c.recipe) {
   case Recipe::Delayed: {
