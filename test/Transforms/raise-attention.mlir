@@ -7,7 +7,7 @@
 // remarks=false raises the same and says nothing.
 // RUN: sed -e "s/expected-remark.*//" %s | te-opt --te-raise-attention=remarks=false --split-input-file 2>&1 | FileCheck %s --check-prefix=QUIET
 // QUIET-NOT: remark
-// QUIET-COUNT-14: te.attention
+// QUIET-COUNT-15: te.attention
 // QUIET-NOT: remark
 
 // 3-D products (Torch-MLIR's batch_matmul after collapsing [B, H]), K
@@ -820,4 +820,67 @@ func.func @bool_mask_masked_out(%q: tensor<8x16x8xf32>, %k: tensor<8x16x8xf32>, 
   // expected-remark @+1 {{te-raise-attention: raised to te.attention (scale 1, mask tensor<8x1x16xi1>); a row the mask leaves without keys gives 0}}
   %bmm12 = linalg.batch_matmul ins(%sm8, %v : tensor<8x16x16xf32>, tensor<8x16x8xf32>) outs(%f11 : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
   return %bmm12 : tensor<8x16x8xf32>
+}
+
+// -----
+
+// Heads split by expand_shape + transpose and collapsed to 3-D products, K's
+// split already composed with its transpose into one [0, 2, 3, 1] transpose
+// (what the inliner's canonicalization leaves of transpose(transpose(k))):
+// the raised op reads K through one [0, 2, 1, 3] transpose of the input, as
+// Q and V, not through a second transpose of the [B, H, D, S] tensor.
+// CHECK-LABEL: func.func @composed_key_transpose(
+// CHECK-SAME: %[[XQ:[^:]*]]: tensor<2x16x32xbf16>, %[[XK:[^:]*]]: tensor<2x16x32xbf16>, %[[XV:[^:]*]]: tensor<2x16x32xbf16>)
+// CHECK-DAG: %[[KE:.*]] = tensor.expand_shape %[[XK]]
+// CHECK-DAG: %[[KT:.*]] = linalg.transpose ins(%[[KE]] : tensor<2x16x4x8xbf16>) outs(%{{.*}} : tensor<2x4x16x8xbf16>) permutation = [0, 2, 1, 3]
+// CHECK-DAG: %[[KC:.*]] = tensor.collapse_shape %[[KT]] {{\[\[}}0, 1], [2], [3]] : tensor<2x4x16x8xbf16> into tensor<8x16x8xbf16>
+// CHECK-NOT: permutation = [0, 2, 1]
+// CHECK: te.attention %{{.*}}, %[[KC]], %{{.*}} {scale = 0.353553385 : f32} : tensor<8x16x8xbf16>
+// CHECK: return
+func.func @composed_key_transpose(%xq: tensor<2x16x32xbf16>, %xk: tensor<2x16x32xbf16>, %xv: tensor<2x16x32xbf16>) -> tensor<8x16x8xbf16> {
+  %exq = tensor.expand_shape %xq [[0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xbf16> into tensor<2x16x4x8xbf16>
+  %eq = tensor.empty() : tensor<2x4x16x8xbf16>
+  %tq = linalg.transpose ins(%exq : tensor<2x16x4x8xbf16>) outs(%eq : tensor<2x4x16x8xbf16>) permutation = [0, 2, 1, 3]
+  %q = tensor.collapse_shape %tq [[0, 1], [2], [3]] : tensor<2x4x16x8xbf16> into tensor<8x16x8xbf16>
+  %exk = tensor.expand_shape %xk [[0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xbf16> into tensor<2x16x4x8xbf16>
+  %ek = tensor.empty() : tensor<2x4x8x16xbf16>
+  %tk = linalg.transpose ins(%exk : tensor<2x16x4x8xbf16>) outs(%ek : tensor<2x4x8x16xbf16>) permutation = [0, 2, 3, 1]
+  %kt = tensor.collapse_shape %tk [[0, 1], [2], [3]] : tensor<2x4x8x16xbf16> into tensor<8x8x16xbf16>
+  %exv = tensor.expand_shape %xv [[0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xbf16> into tensor<2x16x4x8xbf16>
+  %ev = tensor.empty() : tensor<2x4x16x8xbf16>
+  %tv = linalg.transpose ins(%exv : tensor<2x16x4x8xbf16>) outs(%ev : tensor<2x4x16x8xbf16>) permutation = [0, 2, 1, 3]
+  %v = tensor.collapse_shape %tv [[0, 1], [2], [3]] : tensor<2x4x16x8xbf16> into tensor<8x16x8xbf16>
+  %c0 = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8x16x16xf32>
+  %f1 = linalg.fill ins(%c0 : f32) outs(%e1 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<8x16x8xbf16>, tensor<8x8x16xbf16>) outs(%f1 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %e2 = tensor.empty() : tensor<8x16x16xf32>
+  %ss = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<8x16x16xf32>) outs(%e2 : tensor<8x16x16xf32>) {
+  ^bb0(%a0: f32, %out: f32):
+    %c = arith.constant 0.353553385 : f32
+    %r = arith.mulf %a0, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16x16xf32>
+  %e3 = tensor.empty() : tensor<8x16x16xf32>
+  %p = linalg.softmax dimension(2) ins(%ss : tensor<8x16x16xf32>) outs(%e3 : tensor<8x16x16xf32>) -> tensor<8x16x16xf32>
+  %e4 = tensor.empty() : tensor<8x16x16xbf16>
+  %pb = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<8x16x16xf32>) outs(%e4 : tensor<8x16x16xbf16>) {
+  ^bb0(%a0: f32, %out: bf16):
+    %r = arith.truncf %a0 : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<8x16x16xbf16>
+  %e5 = tensor.empty() : tensor<8x16x8xf32>
+  %f5 = linalg.fill ins(%c0 : f32) outs(%e5 : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
+  // expected-remark @+1 {{te-raise-attention: raised to te.attention (scale 0.353553385)}}
+  %o = linalg.batch_matmul ins(%pb, %v : tensor<8x16x16xbf16>, tensor<8x16x8xbf16>) outs(%f5 : tensor<8x16x8xf32>) -> tensor<8x16x8xf32>
+  %e6 = tensor.empty() : tensor<8x16x8xbf16>
+  %ob = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%o : tensor<8x16x8xf32>) outs(%e6 : tensor<8x16x8xbf16>) {
+  ^bb0(%a0: f32, %out: bf16):
+    %r = arith.truncf %a0 : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<8x16x8xbf16>
+  return %ob : tensor<8x16x8xbf16>
 }

@@ -215,21 +215,56 @@ Value throughLastTwoTranspose(Value v) {
 }
 
 /// `v` transposed in its last two dimensions: the tensor a transpose read,
-/// or a new linalg.transpose.
+/// or a new linalg.transpose. A `linalg.transpose` producing `v` (also
+/// through a collapse of batch dimensions only, which commutes with it) is
+/// composed with the swap rather than transposed again: K written as
+/// collapse(transpose(k, [0, 2, 3, 1])), as the inliner's canonicalization
+/// leaves a [B, S, H, D] -> [B, H, D, S] head split, becomes
+/// collapse(transpose(k, [0, 2, 1, 3])), one copy instead of two.
 Value transposeLastTwo(OpBuilder &b, Location loc, Value v) {
   if (Value src = throughLastTwoTranspose(v))
     return src;
+  auto swapLastTwo = [](SmallVector<int64_t> perm) {
+    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+    return perm;
+  };
+  auto newTranspose = [&](Value src, ArrayRef<int64_t> perm) -> Value {
+    if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+      return src;
+    SmallVector<OpFoldResult> srcSizes = tensor::getMixedSizes(b, loc, src);
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t p : perm)
+      sizes.push_back(srcSizes[p]);
+    Value init = tensor::EmptyOp::create(
+                     b, loc, sizes,
+                     cast<RankedTensorType>(src.getType()).getElementType())
+                     .getResult();
+    return linalg::TransposeOp::create(b, loc, src, init, perm).getResult()[0];
+  };
+  if (auto t = v.getDefiningOp<linalg::TransposeOp>())
+    return newTranspose(t.getInput(),
+                        swapLastTwo(llvm::to_vector(t.getPermutation())));
+  if (auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>()) {
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    if (isBatchOnly(groups, collapse.getSrcType().getRank())) {
+      Value src = throughLastTwoTranspose(collapse.getSrc());
+      if (!src)
+        if (auto t = collapse.getSrc().getDefiningOp<linalg::TransposeOp>())
+          src = newTranspose(t.getInput(),
+                             swapLastTwo(llvm::to_vector(t.getPermutation())));
+      if (src)
+        return tensor::CollapseShapeOp::create(b, loc, src, groups)
+            .getResult();
+    }
+  }
   auto type = cast<RankedTensorType>(v.getType());
   int64_t n = type.getRank();
   SmallVector<int64_t> perm;
   for (int64_t i = 0; i < n; ++i)
     perm.push_back(i);
   std::swap(perm[n - 1], perm[n - 2]);
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
-  std::swap(sizes[n - 1], sizes[n - 2]);
-  Value init =
-      tensor::EmptyOp::create(b, loc, sizes, type.getElementType()).getResult();
-  return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
+  return newTranspose(v, perm);
 }
 
 /// A grouped-query repeat of `src` by `count` along the heads, and the
