@@ -22,6 +22,7 @@
 #include "Dequantize.h"
 #include "Elementwise.h"
 #include "Error.h"
+#include "ProducerKernels.h"
 #include "QuantizeBlock.h"
 #include "QuantizeMXFP8.h"
 #include "QuantizeNVFP4.h"
@@ -320,12 +321,39 @@ static bool nvfp4Fused(const Tensor &x, const QTensor &q) {
                              q.buffer(BufferRole::Data, Columnwise));
 }
 
+/// A quantize of a producer program's value: the program evaluated into
+/// value_out (or a temporary), its column sums taken from there, and that
+/// buffer quantized as x by the kernels of every other quantize.
+te_rt_status CudaBackend::quantizeProduced(const Tensor &x, QTensor &q,
+                                           const QuantizeOptions &o) {
+  const Producer &p = *o.producer;
+  auto stream = static_cast<cudaStream_t>(o.stream);
+  const int64_t M = q.m, K = q.k;
+  DeviceTemp temp(stream);
+  void *value = p.valueOut;
+  if (!value) {
+    TE_CUDA_CHECK(
+        temp.allocate(static_cast<size_t>(M * K * format::dtypeBytes(x.dtype))),
+        "cudaMallocAsync");
+    value = temp.as<void>();
+  }
+  TE_CUDA_CHECK(cuda::launchProducerEvaluate(p, M, K, x.dtype, value, stream),
+                "producer evaluation kernel");
+  if (p.colsum)
+    TE_CUDA_CHECK(cuda::launchColumnSum(value, x.dtype, M, K, p.colsum,
+                                        p.colsumAccumulate, stream),
+                  "column sum kernel");
+  Tensor xv = x;
+  xv.data = value;
+  QuantizeOptions ov = o;
+  ov.producer = nullptr;
+  return quantize(xv, q, ov);
+}
+
 te_rt_status CudaBackend::quantize(const Tensor &x, QTensor &q,
                                    const QuantizeOptions &o) {
   if (o.producer)
-    return fail(TE_RT_UNSUPPORTED,
-                "a quantize of a producer program is not implemented by the "
-                "cuda backend yet");
+    return quantizeProduced(x, q, o);
   cuda::FastKernelsScope fastScope(fastKernels);
   auto stream = static_cast<cudaStream_t>(o.stream);
   const QuantizerConfig &c = q.config;

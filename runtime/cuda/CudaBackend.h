@@ -79,6 +79,9 @@ public:
 
   te_rt_status quantize(const Tensor &x, QTensor &q,
                         const QuantizeOptions &options) override;
+  /// quantize with options.producer set.
+  te_rt_status quantizeProduced(const Tensor &x, QTensor &q,
+                                const QuantizeOptions &options);
   te_rt_status dequantize(const QTensor &q, format::Usage from, Tensor &out,
                           void *stream) override;
   te_rt_status amax(const Tensor &x, float *amaxOut, void *stream) override;
