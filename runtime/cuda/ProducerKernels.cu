@@ -4,11 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// producerEvaluateKernel: a grid-stride loop over the M x K elements, each
-// evaluated by te::rt::evaluateProducer (runtime/lib/Producer.h, the code
-// the cpu backend runs; the program is a kernel parameter, so every thread
-// of a warp reads the same instruction from the constant bank), stored in
-// the x dtype with Format's rounding. columnPartialKernel /
+// producerEvaluateKernel: a grid-stride loop over groups of kLanes
+// consecutive elements of a row, each group evaluated by
+// te::rt::evaluateProducerN (runtime/lib/Producer.h, the code the cpu
+// backend runs; the program is a kernel parameter, so every thread of a warp
+// reads the same instruction from the constant bank), stored in the x dtype
+// with Format's rounding. columnPartialKernel /
 // columnFinishKernel: the column sums, double partial sums of row chunks
 // (one thread per column and chunk, coalesced along the row), then the
 // chunks added in order and rounded once.
@@ -28,12 +29,24 @@ using namespace te::format;
 namespace te::rt::cuda {
 namespace {
 
-__global__ void producerEvaluateKernel(const Producer p, int64_t M, int64_t K,
-                                       DType xType, void *out) {
+/// Consecutive elements of a row per thread: the opcode dispatch is shared
+/// by them.
+constexpr int kLanes = 4;
+
+__global__ void __launch_bounds__(kThreads)
+    producerEvaluateKernel(const Producer p, int64_t M, int64_t K, DType xType,
+                           void *out) {
   const int32_t t = static_cast<int32_t>(xType);
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < M * K;
-       i += int64_t(gridDim.x) * blockDim.x)
-    storeFromFloat(out, xType, i, evaluateProducer(p, i / K, i % K, t));
+  const int64_t groups = (K + kLanes - 1) / kLanes;
+  for (int64_t g = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       g < M * groups; g += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t r = g / groups, c0 = (g % groups) * kLanes;
+    float v[kLanes];
+    evaluateProducerN<kLanes>(p, r, c0, K, t, v);
+    for (int j = 0; j < kLanes; ++j)
+      if (c0 + j < K)
+        storeFromFloat(out, xType, r * K + c0 + j, v[j]);
+  }
 }
 
 __global__ void columnPartialKernel(const void *x, DType t, int64_t M,
@@ -70,8 +83,12 @@ cudaError_t launchProducerEvaluate(const Producer &p, int64_t M, int64_t K,
                                    cudaStream_t stream) {
   if (M * K == 0)
     return cudaSuccess;
-  producerEvaluateKernel<<<gridFor(M * K), kThreads, 0, stream>>>(p, M, K,
-                                                                  xType, out);
+  // A few blocks per multiprocessor: each thread's values (kLanes per
+  // program value) live in local memory, which the L1 cache must hold.
+  const int64_t groups = M * ((K + kLanes - 1) / kLanes);
+  const unsigned blocks = std::min<unsigned>(
+      gridFor(groups), static_cast<unsigned>(4 * multiprocessors()));
+  producerEvaluateKernel<<<blocks, kThreads, 0, stream>>>(p, M, K, xType, out);
   return cudaGetLastError();
 }
 

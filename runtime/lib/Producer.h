@@ -152,93 +152,178 @@ TE_HD inline float producerMaximum(float a, float b, bool max, bool num) {
   return (a > b) == max ? a : b;
 }
 
-/// Normalized instruction `in` on the values `v` (f32, before rounding to
-/// in.type).
-TE_HD inline float producerCompute(const ProducerInstr &in, const float *v) {
-  const float a = v[in.a], b = v[in.b], c = v[in.c];
-  switch (static_cast<ProducerOp>(in.op)) {
-  case ProducerOp::CONST:
-    return format::floatOf(static_cast<uint32_t>(in.imm));
-  case ProducerOp::CAST:
-    return a;
-#if defined(__CUDA_ARCH__)
-  case ProducerOp::ADDF:
-    return __fadd_rn(a, b);
-  case ProducerOp::SUBF:
-    return __fsub_rn(a, b);
-  case ProducerOp::MULF:
-    return __fmul_rn(a, b);
-  case ProducerOp::DIVF:
-    return __fdiv_rn(a, b);
-  case ProducerOp::SQRT:
-    return __fsqrt_rn(a);
-  case ProducerOp::RSQRT:
-    return rsqrtf(a);
-#else
-  case ProducerOp::ADDF:
-    return a + b;
-  case ProducerOp::SUBF:
-    return a - b;
-  case ProducerOp::MULF:
-    return a * b;
-  case ProducerOp::DIVF:
-    return a / b;
-  case ProducerOp::SQRT:
-    return std::sqrt(a);
-  case ProducerOp::RSQRT:
-    return 1.0f / std::sqrt(a);
-#endif
-  case ProducerOp::NEGF:
-    return format::floatOf(format::bitsOf(a) ^ 0x80000000u);
-  case ProducerOp::ABSF:
-    return format::floatOf(format::bitsOf(a) & 0x7FFFFFFFu);
-  case ProducerOp::MAXIMUMF:
-    return producerMaximum(a, b, true, false);
-  case ProducerOp::MINIMUMF:
-    return producerMaximum(a, b, false, false);
-  case ProducerOp::MAXNUMF:
-    return producerMaximum(a, b, true, true);
-  case ProducerOp::MINNUMF:
-    return producerMaximum(a, b, false, true);
-  case ProducerOp::EXP:
-    return expf(a);
-  case ProducerOp::EXP2:
-    return exp2f(a);
-  case ProducerOp::LOG:
-    return logf(a);
-  case ProducerOp::TANH:
-    return tanhf(a);
-  case ProducerOp::ERF:
-    return erff(a);
-  case ProducerOp::FMA:
-    return fmaf(a, b, c);
-  case ProducerOp::CMPF:
-    return producerCompare(in.imm, a, b) ? 1.0f : 0.0f;
-  case ProducerOp::SELECT:
-    return a != 0.0f ? b : c;
-  case ProducerOp::POWF:
-    return powf(a, b);
-  case ProducerOp::LOG1P:
-    return log1pf(a);
-  case ProducerOp::EXPM1:
-    return expm1f(a);
-  }
-  return 0.0f;
+/// Applies `f` to lane j of the operands of normalized instruction `in` for
+/// every lane, rounding each result to in.type: v[n][j] = round(f(v[a][j],
+/// v[b][j], v[c][j])).
+template <int N, typename F>
+TE_HD inline void producerLanes(float (*v)[N], int n, const ProducerInstr &in,
+                                F f) {
+  for (int j = 0; j < N; ++j)
+    v[n][j] =
+        roundToProducerType(f(v[in.a][j], v[in.b][j], v[in.c][j]), in.type);
 }
 
-/// The value of a normalized program at element (r, c), rounded to `xType`
-/// (the quantize's x dtype), as f32.
-TE_HD inline float evaluateProducer(const Producer &p, int64_t r, int64_t c,
-                                    int32_t xType) {
-  float v[Producer::kMaxInputs + Producer::kMaxInstrs];
-  v[0] = 0.0f; // what operands of a program without inputs read first
+/// Normalized instruction `in` (its opcode dispatched once) on N lanes of
+/// values: v[n][j] for every lane j.
+template <int N>
+TE_HD inline void producerStep(float (*v)[N], int n, const ProducerInstr &in) {
+  switch (static_cast<ProducerOp>(in.op)) {
+  case ProducerOp::CONST: {
+    const float k = format::floatOf(static_cast<uint32_t>(in.imm));
+    producerLanes<N>(v, n, in, [k](float, float, float) { return k; });
+    return;
+  }
+  case ProducerOp::CAST:
+    producerLanes<N>(v, n, in, [](float a, float, float) { return a; });
+    return;
+#if defined(__CUDA_ARCH__)
+  case ProducerOp::ADDF:
+    producerLanes<N>(v, n, in,
+                     [](float a, float b, float) { return __fadd_rn(a, b); });
+    return;
+  case ProducerOp::SUBF:
+    producerLanes<N>(v, n, in,
+                     [](float a, float b, float) { return __fsub_rn(a, b); });
+    return;
+  case ProducerOp::MULF:
+    producerLanes<N>(v, n, in,
+                     [](float a, float b, float) { return __fmul_rn(a, b); });
+    return;
+  case ProducerOp::DIVF:
+    producerLanes<N>(v, n, in,
+                     [](float a, float b, float) { return __fdiv_rn(a, b); });
+    return;
+  case ProducerOp::SQRT:
+    producerLanes<N>(v, n, in,
+                     [](float a, float, float) { return __fsqrt_rn(a); });
+    return;
+  case ProducerOp::RSQRT:
+    producerLanes<N>(v, n, in, [](float a, float, float) { return rsqrtf(a); });
+    return;
+#else
+  case ProducerOp::ADDF:
+    producerLanes<N>(v, n, in, [](float a, float b, float) { return a + b; });
+    return;
+  case ProducerOp::SUBF:
+    producerLanes<N>(v, n, in, [](float a, float b, float) { return a - b; });
+    return;
+  case ProducerOp::MULF:
+    producerLanes<N>(v, n, in, [](float a, float b, float) { return a * b; });
+    return;
+  case ProducerOp::DIVF:
+    producerLanes<N>(v, n, in, [](float a, float b, float) { return a / b; });
+    return;
+  case ProducerOp::SQRT:
+    producerLanes<N>(v, n, in,
+                     [](float a, float, float) { return std::sqrt(a); });
+    return;
+  case ProducerOp::RSQRT:
+    producerLanes<N>(v, n, in,
+                     [](float a, float, float) { return 1.0f / std::sqrt(a); });
+    return;
+#endif
+  case ProducerOp::NEGF:
+    producerLanes<N>(v, n, in, [](float a, float, float) {
+      return format::floatOf(format::bitsOf(a) ^ 0x80000000u);
+    });
+    return;
+  case ProducerOp::ABSF:
+    producerLanes<N>(v, n, in, [](float a, float, float) {
+      return format::floatOf(format::bitsOf(a) & 0x7FFFFFFFu);
+    });
+    return;
+  case ProducerOp::MAXIMUMF:
+    producerLanes<N>(v, n, in, [](float a, float b, float) {
+      return producerMaximum(a, b, true, false);
+    });
+    return;
+  case ProducerOp::MINIMUMF:
+    producerLanes<N>(v, n, in, [](float a, float b, float) {
+      return producerMaximum(a, b, false, false);
+    });
+    return;
+  case ProducerOp::MAXNUMF:
+    producerLanes<N>(v, n, in, [](float a, float b, float) {
+      return producerMaximum(a, b, true, true);
+    });
+    return;
+  case ProducerOp::MINNUMF:
+    producerLanes<N>(v, n, in, [](float a, float b, float) {
+      return producerMaximum(a, b, false, true);
+    });
+    return;
+  case ProducerOp::EXP:
+    producerLanes<N>(v, n, in, [](float a, float, float) { return expf(a); });
+    return;
+  case ProducerOp::EXP2:
+    producerLanes<N>(v, n, in, [](float a, float, float) { return exp2f(a); });
+    return;
+  case ProducerOp::LOG:
+    producerLanes<N>(v, n, in, [](float a, float, float) { return logf(a); });
+    return;
+  case ProducerOp::TANH:
+    producerLanes<N>(v, n, in, [](float a, float, float) { return tanhf(a); });
+    return;
+  case ProducerOp::ERF:
+    producerLanes<N>(v, n, in, [](float a, float, float) { return erff(a); });
+    return;
+  case ProducerOp::FMA:
+    producerLanes<N>(v, n, in,
+                     [](float a, float b, float c) { return fmaf(a, b, c); });
+    return;
+  case ProducerOp::CMPF: {
+    const int32_t pred = in.imm;
+    producerLanes<N>(v, n, in, [pred](float a, float b, float) {
+      return producerCompare(pred, a, b) ? 1.0f : 0.0f;
+    });
+    return;
+  }
+  case ProducerOp::SELECT:
+    producerLanes<N>(
+        v, n, in, [](float a, float b, float c) { return a != 0.0f ? b : c; });
+    return;
+  case ProducerOp::POWF:
+    producerLanes<N>(v, n, in,
+                     [](float a, float b, float) { return powf(a, b); });
+    return;
+  case ProducerOp::LOG1P:
+    producerLanes<N>(v, n, in, [](float a, float, float) { return log1pf(a); });
+    return;
+  case ProducerOp::EXPM1:
+    producerLanes<N>(v, n, in, [](float a, float, float) { return expm1f(a); });
+    return;
+  }
+}
+
+/// The value of a normalized program at the N elements (r, c0 + j),
+/// rounded to `xType` (the quantize's x dtype), as f32, into out[j].
+/// Columns past `cols` are evaluated at column cols - 1 (callers drop them).
+/// The opcode of each instruction is dispatched once for the N lanes.
+template <int N>
+TE_HD inline void evaluateProducerN(const Producer &p, int64_t r, int64_t c0,
+                                    int64_t cols, int32_t xType, float out[N]) {
+  float v[Producer::kMaxInputs + Producer::kMaxInstrs][N];
+  for (int j = 0; j < N; ++j)
+    v[0][j] = 0.0f; // what operands of a program without inputs read first
   for (int i = 0; i < p.numInputs; ++i)
-    v[i] = loadProducerElement(p.inputs[i], p.inputTypes[i],
-                               r * p.rowStrides[i] + c * p.colStrides[i]);
+    for (int j = 0; j < N; ++j) {
+      const int64_t c = c0 + j < cols ? c0 + j : cols - 1;
+      v[i][j] = loadProducerElement(p.inputs[i], p.inputTypes[i],
+                                    r * p.rowStrides[i] + c * p.colStrides[i]);
+    }
   int n = p.numInputs;
   for (int k = 0; k < p.numInstrs; ++k, ++n)
-    v[n] = roundToProducerType(producerCompute(p.code[k], v), p.code[k].type);
-  return roundToProducerType(v[n - 1], xType);
+    producerStep<N>(v, n, p.code[k]);
+  for (int j = 0; j < N; ++j)
+    out[j] = roundToProducerType(v[n - 1][j], xType);
+}
+
+/// The value of a normalized program at element (r, c), rounded to `xType`.
+TE_HD inline float evaluateProducer(const Producer &p, int64_t r, int64_t c,
+                                    int32_t xType) {
+  float out[1];
+  evaluateProducerN<1>(p, r, c, c + 1, xType, out);
+  return out[0];
 }
 
 } // namespace te::rt

@@ -71,9 +71,14 @@ std::vector<float> evaluateProducerToFloat(const Producer &p, const Tensor &x) {
   const int64_t M = x.m, K = x.k;
   const int32_t xType = static_cast<int32_t>(x.dtype);
   std::vector<float> out(static_cast<size_t>(M * K));
+  constexpr int kLanes = 8; // elements per opcode dispatch
   for (int64_t r = 0; r < M; ++r)
-    for (int64_t c = 0; c < K; ++c)
-      out[r * K + c] = evaluateProducer(p, r, c, xType);
+    for (int64_t c0 = 0; c0 < K; c0 += kLanes) {
+      float v[kLanes];
+      evaluateProducerN<kLanes>(p, r, c0, K, xType, v);
+      for (int j = 0; j < kLanes && c0 + j < K; ++j)
+        out[r * K + c0 + j] = v[j];
+    }
   if (p.valueOut) {
     for (size_t i = 0; i < out.size(); ++i) {
       switch (x.dtype) {
