@@ -50,8 +50,8 @@ int fb_init(void) {
     return 0;
   const char *b = std::getenv("FB_BACKEND");
   const bool cpu = b && std::strcmp(b, "cpu") == 0;
-  te_rt_status s = te_rt_context_create(
-      cpu ? TE_RT_BACKEND_CPU : TE_RT_BACKEND_CUDA, &ctx);
+  te_rt_status s =
+      te_rt_context_create(cpu ? TE_RT_BACKEND_CPU : TE_RT_BACKEND_CUDA, &ctx);
   if (s != TE_RT_OK)
     return failWith(s, "te_rt_context_create");
   te_rt_set_current_context(ctx);
@@ -84,9 +84,8 @@ void *fb_case_create(int recipe, int64_t rows, int64_t cols) {
   c->rows = rows;
   c->cols = cols;
   int64_t shape[2] = {rows, cols};
-  te_rt_status s =
-      te_rt_qtensor_alloc(ctx, &c->t, &c->q, 2, shape,
-                          TE_RT_ROWWISE_AND_COLUMNWISE, c->target);
+  te_rt_status s = te_rt_qtensor_alloc(ctx, &c->t, &c->q, 2, shape,
+                                       TE_RT_ROWWISE_AND_COLUMNWISE, c->target);
   if (s != TE_RT_OK) {
     failWith(s, "te_rt_qtensor_alloc");
     delete c;
@@ -184,7 +183,9 @@ int fb_case_read(void *h, int i, void *out) {
                       TE_RT_DEVICE_TO_HOST);
 }
 
-int fb_case_num_buffers(void *h) { return static_cast<Case *>(h)->t.num_buffers; }
+int fb_case_num_buffers(void *h) {
+  return static_cast<Case *>(h)->t.num_buffers;
+}
 int64_t fb_case_buffer_bytes(void *h, int i) {
   return static_cast<Case *>(h)->t.buffers[i].size_bytes;
 }
