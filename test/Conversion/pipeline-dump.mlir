@@ -15,7 +15,7 @@
 // RUN: te-opt %s --te-pipeline="target=cpu check-shapes=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECK
 // RUN: te-opt %s --te-pipeline="target=sm_90 raise-attention=false remarks=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NORAISE
 
-// CPU: Pass Manager with 27 passes:
+// CPU: Pass Manager with 28 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: te-set-target{remarks=true target=cpu},
 // CPU-NEXT: inline{{.*}},
@@ -37,6 +37,7 @@
 // CPU-NEXT: te-bufferize-boundaries,
 // CPU-NEXT: te-constant-globals{alignment=64},
 // CPU-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
+// CPU-NEXT: te-fold-attention-transposes,
 // CPU-NEXT: te-deallocate,
 // CPU-NEXT: te-expand-reshapes,
 // CPU-NEXT: convert-te-to-runtime{device-memory=false},
@@ -46,7 +47,7 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 41 passes:
+// SM90: Pass Manager with 42 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
@@ -70,6 +71,7 @@
 // SM90-NEXT: te-bufferize-boundaries,
 // SM90-NEXT: te-constant-globals{alignment=64},
 // SM90-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
+// SM90-NEXT: te-fold-attention-transposes,
 // SM90-NEXT: te-deallocate,
 // SM90-NEXT: te-expand-reshapes,
 // SM90-NEXT: convert-bufferization-to-memref,
@@ -96,7 +98,7 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 27 passes:
+// NOLLVM: Pass Manager with 28 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
@@ -119,6 +121,7 @@
 // NOLLVM-NEXT: te-bufferize-boundaries,
 // NOLLVM-NEXT: te-constant-globals{alignment=64},
 // NOLLVM-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
+// NOLLVM-NEXT: te-fold-attention-transposes,
 // NOLLVM-NEXT: te-deallocate,
 // NOLLVM-NEXT: te-expand-reshapes,
 // NOLLVM-NEXT: convert-bufferization-to-memref,
@@ -127,7 +130,7 @@
 // NOLLVM-NEXT: te-linalg-to-gpu{remarks=true}
 // NOLLVM-NEXT: )
 
-// TWIN: Pass Manager with 27 passes:
+// TWIN: Pass Manager with 28 passes:
 // TWIN-NEXT: builtin.module(
 // TWIN-NEXT: te-set-target{remarks=true target=cpu},
 // TWIN-NEXT: inline{{.*}},
@@ -149,6 +152,7 @@
 // TWIN-NEXT: te-bufferize-boundaries,
 // TWIN-NEXT: te-constant-globals{alignment=64},
 // TWIN-NEXT: one-shot-bufferize{allow-return-allocs-from-loops=true {{.*}} bufferize-function-boundaries=true {{.*}} function-boundary-type-conversion=identity-layout-map {{.*}}},
+// TWIN-NEXT: te-fold-attention-transposes,
 // TWIN-NEXT: te-deallocate,
 // TWIN-NEXT: te-expand-reshapes,
 // TWIN-NEXT: convert-te-to-runtime{device-memory=false},
@@ -165,27 +169,27 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // te-share-emulated-operands runs after the expansion on sm_90 (SM90 above);
 // share-emulated-operands=false leaves it out; the cpu backend computes its
 // GEMMs from the quantized buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 40 passes:
+// SHARE: Pass Manager with 41 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-fuse-elementwise,
 // SHARE-NEXT: te-check-shapes,
-// NOSHARE: Pass Manager with 27 passes:
+// NOSHARE: Pass Manager with 28 passes:
 // NOSHARE-NOT: te-share-emulated-operands
 
 // fuse-elementwise=false leaves te-fuse-elementwise out (on every target);
 // arith / math ops on whole tensors still become linalg.generic ops.
-// NOFUSE: Pass Manager with 40 passes:
+// NOFUSE: Pass Manager with 41 passes:
 // NOFUSE: convert-elementwise-to-linalg,
 // NOFUSE-NOT: te-fuse-elementwise
 
 // check-shapes=false leaves te-check-shapes out; te-lower-checks still runs
 // (it lowers the program's own cf.assert ops).
-// NOCHECK: Pass Manager with 26 passes:
+// NOCHECK: Pass Manager with 27 passes:
 // NOCHECK-NOT: te-check-shapes
 // NOCHECK: te-lower-checks
 
 // raise-attention=false leaves te-raise-attention out (on every target).
-// NORAISE: Pass Manager with 40 passes:
+// NORAISE: Pass Manager with 41 passes:
 // NORAISE: convert-elementwise-to-linalg,
 // NORAISE-NEXT: te-decompose-aggregates

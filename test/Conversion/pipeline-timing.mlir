@@ -44,6 +44,7 @@
 // TIMING-NEXT: TEBufferizeBoundaries
 // TIMING-NEXT: TEConstantGlobals
 // TIMING-NEXT: OneShotBufferizePass
+// TIMING-NEXT: TEFoldAttentionTransposes
 //
 // Buffer deallocation: the te program is straight-line code, which
 // TEDeallocate frees directly; the twin (linalg on buffers) runs the

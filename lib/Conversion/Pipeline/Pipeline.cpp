@@ -129,6 +129,8 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   globals.alignment = bufferize.bufferAlignment;
   pm.addPass(createTEConstantGlobals(globals));
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Head-split transposes around attention become views, not copies.
+  pm.addPass(createTEFoldAttentionTransposes());
   // Buffer deallocation: straight-line modules directly, anything else with
   // upstream's deallocation pipeline.
   pm.addPass(createTEDeallocate());
@@ -223,6 +225,7 @@ void mlir::te::registerTEPipeline() {
       "share-emulated-operands=false), "
       "te-check-shapes (unless check-shapes=false), "
       "te-bufferize-boundaries, te-constant-globals, one-shot-bufferize, "
+      "te-fold-attention-transposes, "
       "te-deallocate, te-expand-reshapes, convert-te-to-runtime (GPU "
       "targets: with "
       "te-linalg-to-gpu, device memory); unless lower-to-llvm=false, "

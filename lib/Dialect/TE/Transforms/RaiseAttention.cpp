@@ -254,8 +254,7 @@ Value transposeLastTwo(OpBuilder &b, Location loc, Value v) {
           src = newTranspose(t.getInput(),
                              swapLastTwo(llvm::to_vector(t.getPermutation())));
       if (src)
-        return tensor::CollapseShapeOp::create(b, loc, src, groups)
-            .getResult();
+        return tensor::CollapseShapeOp::create(b, loc, src, groups).getResult();
     }
   }
   auto type = cast<RankedTensorType>(v.getType());

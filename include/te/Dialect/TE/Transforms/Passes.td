@@ -615,6 +615,46 @@ def TEDeallocate : Pass<"te-deallocate", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// te-fold-attention-transposes
+//===----------------------------------------------------------------------===//
+
+def TEFoldAttentionTransposes : Pass<"te-fold-attention-transposes"> {
+  let summary = "attention operands and results as transposed views instead "
+                "of transposing copies";
+  let description = [{
+    Runs on buffers, after one-shot bufferization (te-pipeline). Programs
+    split heads with a transpose: [B, S, H, D] -> [B, H, S, D] before
+    attention and back after it. On tensors each transpose is a new tensor,
+    so bufferization gives each a copy (a kernel that reads and writes the
+    whole activation), though `te.attention_buffers` and
+    `te.attention_grad_buffers` read and write any strided layout whose
+    last dimension is contiguous. This pass removes those copies:
+
+    * a copy with permuted indices (a `linalg.generic` or `linalg.transpose`
+      that only moves elements, the last dimension staying last) into a
+      fresh buffer (`memref.alloc`) that only attention ops read, after it
+      in the same block, with nothing writing the copy's source in between
+      (alias analysis): the attention ops read a `memref.transpose` view of
+      the source and the copy and its buffer go;
+    * a fresh buffer that one attention op writes (an output or a gradient)
+      and only such a copy reads afterwards, into a fresh buffer that
+      nothing touches before the copy: the attention op writes a
+      `memref.transpose` view of the copy's destination (its allocation
+      moved before the attention op) and the copy and the first buffer go.
+
+    Anything else is left as it is. Results are bit-identical: the same
+    elements reach the same places.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numInputs", "inputs-folded",
+              "transposing copies of attention operands removed">,
+    Statistic<"numOutputs", "outputs-folded",
+              "transposing copies of attention results removed">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // te-check-shapes
 //===----------------------------------------------------------------------===//
 
