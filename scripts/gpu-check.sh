@@ -41,11 +41,11 @@ else
   ninja -C "$RT" te_rt >> "$LOG" 2>&1 || { echo "runtime build failed"; tail -30 "$LOG"; exit 1; }
 fi
 LIB=$(dirname "$(find "$RT" -name libte_rt.so | head -1)")
-CXXF=(-std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib")
-for f in tools/te-run/aot_main.cpp tools/te-run/Harness.cpp runtime/lib/Npy.cpp; do
+CXXF=(-std=c++17 -O2 -I"$ROOT/include" -I"$ROOT/runtime/include" -I"$ROOT/runtime/lib" -I"$ROOT/runtime/call")
+for f in runtime/call/te-aot-run.cpp runtime/call/Harness.cpp runtime/call/Call.cpp runtime/lib/Npy.cpp; do
   c++ "${CXXF[@]}" -c "$ROOT/$f" -o "$W/$(basename "$f" .cpp).o" || exit 1
 done
-link() { c++ "$W/aot_main.o" "$W/Harness.o" "$W/Npy.o" "$1" -L"$LIB" -lte_rt \
+link() { c++ "$W/te-aot-run.o" "$W/Harness.o" "$W/Call.o" "$W/Npy.o" "$1" -L"$LIB" -lte_rt \
            -Wl,-rpath,"$LIB" -Wl,--export-dynamic -ldl -lm -o "$2"; }
 SAN=()
 [ -n "${TE_GPU_CHECK_SANITIZE:-}" ] && SAN=(compute-sanitizer --tool "$TE_GPU_CHECK_SANITIZE" --error-exitcode 99)

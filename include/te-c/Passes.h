@@ -46,6 +46,24 @@ MLIR_CAPI_EXPORTED MlirLogicalResult
 mlirTERunPipeline(MlirModule module, MlirStringRef options,
                   MlirStringCallback errorCallback, void *userData);
 
+/** The harness signature of the func.func `function` (te_call.h, e.g.
+ * "f32[32,64], bf16[?,64] -> f32"), its quantized tensors as their buffers
+ * laid out for `target` ("cpu", "sm_90", "sm_100"), passed to `callback`;
+ * on failure the error is passed instead and failure returned
+ * (mlir::te::getEntrySignature). Call it before te-pipeline. */
+MLIR_CAPI_EXPORTED MlirLogicalResult
+mlirTEGetEntrySignature(MlirOperation function, MlirStringRef target,
+                        MlirStringCallback callback, void *userData);
+
+/** Adds the packed wrapper `_te_packed_<entry>` of the lowered module's
+ * entry and its signature and target strings (te-packed-entry,
+ * mlir::te::addPackedEntry); `checkedMalloc` routes malloc to
+ * te_run_checked_malloc. An error is passed to `errorCallback`. */
+MLIR_CAPI_EXPORTED MlirLogicalResult mlirTEAddPackedEntry(
+    MlirModule module, MlirStringRef entry, MlirStringRef signature,
+    MlirStringRef target, bool checkedMalloc, MlirStringCallback errorCallback,
+    void *userData);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,8 +19,11 @@
 #include "llvm/Support/raw_ostream.h"
 
 #ifdef TE_CAPI_HAVE_PIPELINE
+#include "te/Conversion/PackedEntry.h"
 #include "te/Conversion/Passes.h"
 #endif
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <mutex>
 #include <string>
@@ -104,5 +107,63 @@ MlirLogicalResult mlirTERunPipeline(MlirModule module, MlirStringRef options,
     return mlirLogicalResultFailure();
   }
   return mlirLogicalResultSuccess();
+#endif
+}
+
+MlirLogicalResult mlirTEGetEntrySignature(MlirOperation function,
+                                          MlirStringRef target,
+                                          MlirStringCallback callback,
+                                          void *userData) {
+#ifndef TE_CAPI_HAVE_PIPELINE
+  (void)function;
+  (void)target;
+  if (callback)
+    callback(wrap(StringRef("entry signatures are not part of this build of "
+                            "the te C API")),
+             userData);
+  return mlirLogicalResultFailure();
+#else
+  auto f = dyn_cast_or_null<func::FuncOp>(unwrap(function));
+  std::string signature, error;
+  if (!f)
+    error = "not a func.func";
+  else if (succeeded(te::getEntrySignature(f, unwrap(target),
+                                           /*reference=*/false, signature,
+                                           error))) {
+    if (callback)
+      callback(wrap(StringRef(signature)), userData);
+    return mlirLogicalResultSuccess();
+  }
+  if (callback)
+    callback(wrap(StringRef(error)), userData);
+  return mlirLogicalResultFailure();
+#endif
+}
+
+MlirLogicalResult mlirTEAddPackedEntry(MlirModule module, MlirStringRef entry,
+                                       MlirStringRef signature,
+                                       MlirStringRef target, bool checkedMalloc,
+                                       MlirStringCallback errorCallback,
+                                       void *userData) {
+#ifndef TE_CAPI_HAVE_PIPELINE
+  (void)module;
+  (void)entry;
+  (void)signature;
+  (void)target;
+  (void)checkedMalloc;
+  if (errorCallback)
+    errorCallback(wrap(StringRef("te-packed-entry is not part of this build "
+                                 "of the te C API")),
+                  userData);
+  return mlirLogicalResultFailure();
+#else
+  std::string error;
+  if (succeeded(te::addPackedEntry(unwrap(module), unwrap(entry),
+                                   unwrap(signature), unwrap(target),
+                                   checkedMalloc, error)))
+    return mlirLogicalResultSuccess();
+  if (errorCallback)
+    errorCallback(wrap(StringRef(error)), userData);
+  return mlirLogicalResultFailure();
 #endif
 }

@@ -7,6 +7,10 @@ and run through the MLIR C API.
     q = te.quantize(x, "#te.mxfp8<f8E4M3FN>")
     y = te.dequantize(q)
 
+Programs: te.compile(source, target="cpu"|"sm_90"|"sm_100") (needs MLIR)
+and te.load("prog.so") (compiled ahead of time; runtime only) run entries on
+torch / CuPy / numpy arrays, sharing device memory through DLPack.
+
 See docs/guide/python.md; PyTorch modules: te.torch (docs/guide/pytorch.md).
 """
 
@@ -19,16 +23,17 @@ from .errors import (BackendUnavailableError, CompileError, Error,
                      InvalidArgumentError, OutOfMemoryError,
                      QuantizerSyntaxError, UnsupportedError)
 from .compiler import Program, compile, has_compiler
+from .program import Array, LoadedProgram, load
 from .quantizer import Quantizer
 from .runtime import (BufferInfo, Context, DeviceArray, QTensor, amax,
                       api_version, backend_available, default_context,
                       dequantize, gemm, quantize)
 
 __all__ = [
-    "BackendUnavailableError", "BufferInfo", "CompileError", "Context",
-    "DeviceArray", "Error", "InvalidArgumentError", "OutOfMemoryError",
-    "Program", "QTensor", "Quantizer", "QuantizerSyntaxError",
+    "Array", "BackendUnavailableError", "BufferInfo", "CompileError", "Context",
+    "DeviceArray", "Error", "InvalidArgumentError", "LoadedProgram",
+    "OutOfMemoryError", "Program", "QTensor", "Quantizer", "QuantizerSyntaxError",
     "UnsupportedError", "amax", "api_version", "backend_available",
     "compile", "default_context", "dequantize", "gemm", "has_compiler",
-    "quantize", "__version__",
+    "load", "quantize", "__version__",
 ]

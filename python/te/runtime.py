@@ -14,7 +14,7 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from . import _abi, _interop, _lib
+from . import _abi, _dlpack, _interop, _lib
 from .errors import InvalidArgumentError, check
 from .quantizer import Quantizer
 
@@ -134,10 +134,11 @@ class _Memory:
 
 
 class DeviceArray:
-    """A dense array in a cuda context's memory. Exposes
-    ``__cuda_array_interface__`` (float32 / float16; e.g.
-    ``torch.as_tensor(a, device='cuda')`` or ``cupy.asarray(a)`` use it in
-    place) and ``numpy()`` (a host copy)."""
+    """A dense array in a cuda context's memory. Exposes DLPack
+    (``__dlpack__`` / ``__dlpack_device__``, bfloat16 included:
+    ``torch.from_dlpack(a)``, ``cupy.from_dlpack(a)`` share it),
+    ``__cuda_array_interface__`` (float32 / float16) and ``numpy()`` (a
+    host copy)."""
 
     def __init__(self, ctx, shape, dtype_code, memory=None):
         self.ctx = ctx
@@ -167,6 +168,29 @@ class DeviceArray:
         return {"shape": self.shape, "typestr": typestr,
                 "data": (self.ptr, False), "strides": None, "version": 3,
                 "stream": 1}
+
+    _TE_NAMES = {_abi.F32: "f32", _abi.F16: "f16", _abi.BF16: "bf16"}
+
+    def __dlpack_device__(self):
+        return (_dlpack.CUDA, 0)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        """A DLPack capsule sharing the array (a versioned one when
+        ``max_version >= (1, 0)``); see te.Array.__dlpack__."""
+        if copy:
+            raise BufferError("te arrays are shared without copies "
+                              "(copy=True asked for one)")
+        if dl_device is not None and \
+                tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"the array is on {self.__dlpack_device__()},"
+                              f" dl_device={tuple(dl_device)} asked for")
+        if stream not in (None, 1, -1):
+            self.ctx.synchronize(None)
+        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        return _dlpack.capsule(self.ptr, self.shape, None,
+                               self._TE_NAMES[self._dtype],
+                               self.__dlpack_device__(), self._mem, versioned)
 
     def numpy(self):
         raw = self._mem.to_host()

@@ -9,14 +9,14 @@
 //        [harness flags: --input, --seed, --fill, --output-dir, --compare, ...]
 //
 // Parses a module, lowers it with te-pipeline{target}, adds the packed
-// wrapper `_te_packed_<entry>(void **args)` of the entry's C interface (see
-// Harness.h), JIT-compiles it with MLIR's ExecutionEngine (libte_rt linked
-// into this tool: the entry points of te_rt_abi.def are registered with the
-// engine's symbol map) and calls the wrapper on the chosen backend; a
-// GPU-target program on the cuda backend gets its arguments in device
-// memory. --comm-group registers a single-rank communicator under a process
-// group's name (te_rt_comm_register_group), for the te.allreduce_max of the
-// program.
+// wrapper `_te_packed_<entry>(void **args)` of the entry's C interface
+// (te-packed-entry, include/te/Conversion/PackedEntry.h; te_call.h),
+// JIT-compiles it with MLIR's ExecutionEngine (libte_rt linked into this tool:
+// the entry points of te_rt_abi.def are registered with the engine's symbol
+// map) and calls the wrapper on the chosen backend; a GPU-target program on the
+// cuda backend gets its arguments in device memory. --comm-group registers a
+// single-rank communicator under a process group's name
+// (te_rt_comm_register_group), for the te.allreduce_max of the program.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +37,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "te/Conversion/PackedEntry.h"
 #include "te/Conversion/Passes.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/IR/TETypes.h"
@@ -104,99 +105,6 @@ void usage() {
       ::te::run::kHarnessFlagsHelp);
 }
 
-/// The harness type of an argument/result type, or an error. `index` is
-/// i64: the LLVM lowering's index width.
-bool toHarnessType(Type type, ::te::run::TensorType &out, std::string &error) {
-  unsigned intBits =
-      type.isSignlessInteger() ? type.getIntOrFloatBitWidth() : 0;
-  if (type.isF32() || type.isF64() || type.isIndex() || intBits == 1 ||
-      intBits == 8 || intBits == 16 || intBits == 32 || intBits == 64) {
-    out.scalar = true;
-    out.shape.clear();
-    out.elementType = type.isF32()   ? "f32"
-                      : type.isF64() ? "f64"
-                      : type.isIndex()
-                          ? "i64"
-                          : "i" + std::to_string(type.getIntOrFloatBitWidth());
-    return true;
-  }
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasRank() ||
-      !isa<RankedTensorType, MemRefType>(type)) {
-    llvm::raw_string_ostream os(error);
-    os << "te-run supports ranked tensor and memref arguments and results, "
-          "got "
-       << type;
-    return false;
-  }
-  std::string name;
-  llvm::raw_string_ostream ns(name);
-  Type e = shaped.getElementType();
-  if (e.isInteger(1))
-    name = "i1";
-  else if (e.isInteger(8))
-    name = "i8";
-  else if (e.isInteger(16))
-    name = "i16";
-  else if (e.isInteger(32))
-    name = "i32";
-  else if (e.isInteger(64) || e.isIndex())
-    name = "i64";
-  else
-    ns << e;
-  out.elementType = name;
-  out.shape.clear();
-  for (int64_t d : shaped.getShape())
-    out.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
-  if (out.elementBytes() == 0) {
-    error = "te-run: unsupported element type " + name;
-    return false;
-  }
-  return true;
-}
-
-/// The harness types of an entry's argument or result: a `!te.qtensor` is
-/// its buffers on the layout target (te-expand-qtensors' expansion, in TE's
-/// flatten order: data, scale_inv, then the columnwise copy's), or in the
-/// high-precision twin (`reference`) its nominal tensor; anything else one
-/// type. A qtensor argument must be static: its buffers' `?` dimensions
-/// are not the logical one, which the harness's one size per `?` would
-/// assume.
-bool toHarnessTypes(Type type, mlir::te::Target layoutTarget, bool reference,
-                    bool argument, std::vector<::te::run::TensorType> &out,
-                    std::string &error) {
-  auto q = dyn_cast<mlir::te::QTensorType>(type);
-  if (q && reference)
-    return toHarnessTypes(q.getNominalTensorType(), layoutTarget, reference,
-                          argument, out, error);
-  if (!q) {
-    ::te::run::TensorType ht;
-    if (!toHarnessType(type, ht, error))
-      return false;
-    out.push_back(ht);
-    return true;
-  }
-  llvm::raw_string_ostream os(error);
-  if (argument && !q.hasStaticShape()) {
-    os << "a quantized argument of dynamic shape (" << type
-       << ") is not supported: its buffers' sizes are not the `?` of its "
-          "logical shape; give it a static shape";
-    return false;
-  }
-  SmallVector<RankedTensorType> buffers = q.getBufferTypes(layoutTarget);
-  if (buffers.empty()) {
-    os << "no buffer layout for " << type;
-    return false;
-  }
-  for (RankedTensorType buffer : buffers) {
-    ::te::run::TensorType ht;
-    if (!toHarnessType(buffer, ht, error))
-      return false;
-    out.push_back(ht);
-  }
-  return true;
-}
-
 /// Single-rank communicators registered for --comm-group.
 struct CommGroups {
   std::vector<std::string> names;
@@ -258,93 +166,6 @@ struct CommGroups {
       te_rt_comm_cpu_group_destroy(g);
   }
 };
-
-/// Adds `void _te_packed_<entry>(ptr args)` to the lowered module: it loads
-/// the i-th parameter of `_mlir_ciface_<entry>` from the pointer args[i],
-/// calls it and stores a returned value through args[#parameters]. The
-/// number of slots must be the harness's for `sig`. The entry function gets
-/// internal linkage.
-bool addPackedEntry(ModuleOp module, const std::string &entry,
-                    const ::te::run::Signature &sig, std::string &error) {
-  auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" + entry);
-  if (!ciface) {
-    error = "the lowered module has no _mlir_ciface_" + entry;
-    return false;
-  }
-  LLVM::LLVMFunctionType cifaceType = ciface.getFunctionType();
-  bool returnsValue = !isa<LLVM::LLVMVoidType>(cifaceType.getReturnType());
-  size_t slots = cifaceType.getNumParams() + (returnsValue ? 1 : 0);
-  if (slots != ::te::run::packedSlots(sig)) {
-    llvm::raw_string_ostream os(error);
-    os << "the C interface of @" << entry << " (" << cifaceType
-       << ") does not match its signature " << sig.str();
-    return false;
-  }
-  MLIRContext *context = module.getContext();
-  // The entry itself is reached through the wrappers only: internal, so that
-  // an entry named like a C function (`main`) does not clash with the
-  // driver's when the object is linked (AOT).
-  // So does another function of the module called `main` (its C interface
-  // `_mlir_ciface_main`, if any, keeps its name).
-  for (StringRef name : {StringRef(entry), StringRef("main")})
-    if (auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
-      if (!function.isExternal())
-        function.setLinkageAttr(
-            LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
-  // The program's heap allocations go through te_run_checked_malloc, which
-  // reports an allocation that fails instead of returning NULL for the
-  // program to write through.
-  if (auto malloc = module.lookupSymbol<LLVM::LLVMFuncOp>("malloc"))
-    if (malloc.isExternal() &&
-        !module.lookupSymbol(::te::run::kCheckedMallocName)) {
-      auto name = StringAttr::get(context, ::te::run::kCheckedMallocName);
-      if (failed(SymbolTable::replaceAllSymbolUses(malloc, name, module))) {
-        error = "cannot redirect the lowered module's malloc";
-        return false;
-      }
-      malloc.setSymName(::te::run::kCheckedMallocName);
-    }
-  Location loc = ciface.getLoc();
-  auto ptrType = LLVM::LLVMPointerType::get(context);
-  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-  auto packed = LLVM::LLVMFuncOp::create(
-      builder, loc, ::te::run::packedName(entry),
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context), {ptrType}));
-  Block *body = packed.addEntryBlock(builder);
-  builder.setInsertionPointToStart(body);
-  Value args = body->getArgument(0);
-  auto slot = [&](unsigned i) -> Value {
-    Value address =
-        LLVM::GEPOp::create(builder, loc, ptrType, ptrType, args,
-                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
-    return LLVM::LoadOp::create(builder, loc, ptrType, address);
-  };
-  SmallVector<Value> operands;
-  for (auto [i, type] : llvm::enumerate(cifaceType.getParams()))
-    operands.push_back(LLVM::LoadOp::create(builder, loc, type, slot(i)));
-  auto call = LLVM::CallOp::create(builder, loc, ciface, operands);
-  if (returnsValue)
-    LLVM::StoreOp::create(builder, loc, call.getResult(),
-                          slot(cifaceType.getNumParams()));
-  LLVM::ReturnOp::create(builder, loc, ValueRange());
-  // The signature the wrapper was made for, for the AOT driver to check a
-  // signature file against (a wrong one would pass buffers of other sizes).
-  std::string text = sig.str();
-  text.push_back('\0');
-  builder.setInsertionPointToEnd(module.getBody());
-  LLVM::GlobalOp::create(
-      builder, loc,
-      LLVM::LLVMArrayType::get(IntegerType::get(context, 8), text.size()),
-      /*isConstant=*/true, LLVM::Linkage::External,
-      ::te::run::signatureSymbolName(entry), builder.getStringAttr(text));
-  if (module->hasAttr("te.shape_checks")) {
-    Type i8 = IntegerType::get(context, 8);
-    LLVM::GlobalOp::create(
-        builder, loc, i8, /*isConstant=*/true, LLVM::Linkage::External,
-        ::te::run::shapeChecksSymbolName(entry), builder.getIntegerAttr(i8, 1));
-  }
-  return true;
-}
 
 /// Whether the module is in the LLVM dialect already (and not empty).
 bool isLowered(ModuleOp module) {
@@ -507,23 +328,12 @@ int main(int argc, char **argv) {
                    entry.c_str());
       return 1;
     }
-    std::string err;
-    // Quantized tensors are laid out for the module's target (te-set-target:
-    // sm_100's layouts on sm_100, sm_90's otherwise, the cpu backend's too).
-    mlir::te::Target layoutTarget =
-        target == "sm_100" ? mlir::te::Target::SM100 : mlir::te::Target::SM90;
-    for (Type t : f.getArgumentTypes())
-      if (!toHarnessTypes(t, layoutTarget, reference, /*argument=*/true,
-                          sig.args, err)) {
-        std::fprintf(stderr, "te-run: @%s: %s\n", entry.c_str(), err.c_str());
-        return 1;
-      }
-    for (Type t : f.getResultTypes())
-      if (!toHarnessTypes(t, layoutTarget, reference, /*argument=*/false,
-                          sig.results, err)) {
-        std::fprintf(stderr, "te-run: @%s: %s\n", entry.c_str(), err.c_str());
-        return 1;
-      }
+    std::string err, text;
+    if (failed(mlir::te::getEntrySignature(f, target, reference, text, err)) ||
+        !::te::run::parseSignature(text, sig, &err)) {
+      std::fprintf(stderr, "te-run: @%s: %s\n", entry.c_str(), err.c_str());
+      return 1;
+    }
     f->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                UnitAttr::get(&context));
   } else if (!isLowered(*module)) {
@@ -564,7 +374,8 @@ int main(int argc, char **argv) {
   sig.shapeChecks = (*module)->hasAttr("te.shape_checks");
   {
     std::string err;
-    if (!addPackedEntry(*module, entry, sig, err)) {
+    if (failed(mlir::te::addPackedEntry(*module, entry, sig.str(), target,
+                                        /*checkedMalloc=*/true, err))) {
       std::fprintf(stderr, "te-run: %s\n", err.c_str());
       return 1;
     }

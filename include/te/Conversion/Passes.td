@@ -361,4 +361,42 @@ def ConvertTEToReference
   ];
 }
 
+def TEPackedEntry : Pass<"te-packed-entry", "::mlir::ModuleOp"> {
+  let summary = "add the packed wrapper `_te_packed_<entry>(void **args)` "
+                "of a lowered entry, and its signature";
+  let description = [{
+    Runs on a lowered module (LLVM dialect) whose entry was given
+    `llvm.emit_c_interface` before lowering. Adds
+    `void _te_packed_<entry>(ptr args)`: it loads the i-th parameter of
+    `_mlir_ciface_<entry>` from the pointer `args[i]` (a memref's parameter
+    is the pointer to its descriptor), calls it, and stores a returned
+    scalar through the last slot. This is the one calling convention of
+    te-run, the AOT driver and the Python package (runtime/include/te_call.h,
+    whose call frames fill the slots). Also adds the constant strings
+    `_te_signature_<entry>` (`signature`, which must describe the C
+    interface: its slot count is checked) and `_te_target_<entry>` (when
+    `target` is given), and the byte `_te_shape_checks_<entry>` when the
+    module has `te.shape_checks`, so that a loaded object says how to call
+    it. The entry, and any function `main`, become internal (an AOT object
+    links beside a C `main`); with `checked-malloc` the module's `malloc`
+    calls go to `te_run_checked_malloc`, which reports an allocation that
+    fails and exits instead of returning NULL.
+
+    The signature comes from the func-level entry
+    (`mlir::te::getEntrySignature`, include/te/Conversion/PackedEntry.h).
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"main\"",
+           "the entry function">,
+    Option<"signature", "signature", "std::string", /*default=*/"\"\"",
+           "the entry's harness signature, e.g. \"f32[4] -> f32[4]\"">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "the target the module was compiled for (cpu, sm_90, sm_100); "
+           "recorded as _te_target_<entry> when given">,
+    Option<"checkedMalloc", "checked-malloc", "bool", /*default=*/"true",
+           "route malloc to te_run_checked_malloc">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TE_CONVERSION_PASSES_TD

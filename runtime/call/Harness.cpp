@@ -8,6 +8,7 @@
 
 #include "Npy.h"
 #include "te/Format/Codecs.h"
+#include "te_call.h"
 #include "te_rt_abi.h"
 
 #include <algorithm>
@@ -31,89 +32,6 @@
 namespace te::run {
 
 namespace {
-
-struct ElementInfo {
-  const char *name;
-  int64_t bytes;
-};
-const ElementInfo kElements[] = {
-    {"f32", 4},      {"f16", 2},    {"bf16", 2},      {"i8", 1},
-    {"f8E4M3FN", 1}, {"f8E5M2", 1}, {"f8E8M0FNU", 1}, {"i64", 8},
-    {"i32", 4},      {"f64", 8},    {"i1", 1},        {"i16", 2},
-};
-
-std::string trim(const std::string &s) {
-  size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-bool parseType(const std::string &text, TensorType &t, std::string *error) {
-  std::string s = trim(text);
-  size_t lb = s.find('['), rb = s.rfind(']');
-  t.shape.clear();
-  t.scalar = lb == std::string::npos && rb == std::string::npos;
-  if (t.scalar) {
-    t.elementType = s;
-    if (t.elementBytes() == 0) {
-      *error = "unknown element type '" + s + "'";
-      return false;
-    }
-    return true;
-  }
-  if (lb == std::string::npos || rb != s.size() - 1) {
-    *error = "bad tensor type '" + s + "' (expected e.g. f32[32,64])";
-    return false;
-  }
-  t.elementType = s.substr(0, lb);
-  if (t.elementBytes() == 0) {
-    *error = "unknown element type '" + t.elementType + "'";
-    return false;
-  }
-  t.shape.clear();
-  std::string dims = s.substr(lb + 1, rb - lb - 1);
-  std::stringstream ss(dims);
-  std::string d;
-  while (std::getline(ss, d, ',')) {
-    d = trim(d);
-    if (d == "?") {
-      t.shape.push_back(-1);
-      continue;
-    }
-    char *end = nullptr;
-    long long v = std::strtoll(d.c_str(), &end, 10);
-    if (d.empty() || *end || v < 0) {
-      *error = "bad dimension '" + d + "' in '" + s + "'";
-      return false;
-    }
-    t.shape.push_back(v);
-  }
-  return true;
-}
-
-bool parseList(const std::string &text, std::vector<TensorType> &out,
-               std::string *error) {
-  out.clear();
-  std::string s = trim(text);
-  size_t pos = 0;
-  while (pos < s.size()) {
-    size_t rb = s.find(']', pos), comma = s.find(',', pos),
-           lb = s.find('[', pos);
-    if (lb == std::string::npos || (comma != std::string::npos && comma < lb))
-      rb = (comma == std::string::npos ? s.size() : comma) - 1; // a scalar
-    if (rb == std::string::npos) {
-      *error = "bad type list '" + s + "'";
-      return false;
-    }
-    TensorType t;
-    if (!parseType(s.substr(pos, rb + 1 - pos), t, error))
-      return false;
-    out.push_back(t);
-    pos = s.find_first_not_of(" ,", rb + 1);
-    if (pos == std::string::npos)
-      break;
-  }
-  return true;
-}
 
 double readFloat(const TensorType &t, const uint8_t *p) {
   if (t.elementType == "f32") {
@@ -215,25 +133,6 @@ bool allocate(std::vector<uint8_t> &bytes, int64_t n, const std::string &what,
   return false;
 }
 
-/// Memref descriptor {allocated, aligned, offset, sizes, strides} as words.
-std::vector<int64_t> descriptor(void *data, const std::vector<int64_t> &shape) {
-  std::vector<int64_t> d;
-  d.push_back(reinterpret_cast<int64_t>(data));
-  d.push_back(reinterpret_cast<int64_t>(data));
-  d.push_back(0);
-  for (int64_t s : shape)
-    d.push_back(s);
-  int64_t stride = 1;
-  std::vector<int64_t> strides(shape.size());
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= shape[i];
-  }
-  for (int64_t s : strides)
-    d.push_back(s);
-  return d;
-}
-
 /// The memory this process may use in bytes: the machine's physical memory,
 /// or less under an address-space limit (ulimit -v) or a cgroup memory limit
 /// (kMaxBytes if nothing is known).
@@ -255,14 +154,6 @@ int64_t physicalMemoryBytes() {
     std::fclose(f);
   }
   return limit;
-}
-
-/// Whether the C interface takes the results struct as its first
-/// parameter: for a memref result or several results (a single scalar is
-/// returned by value).
-bool resultsByPointer(const Signature &sig) {
-  return !sig.results.empty() &&
-         !(sig.results.size() == 1 && sig.results[0].scalar);
 }
 
 using Clock = std::chrono::steady_clock;
@@ -290,131 +181,7 @@ struct DeviceBuffers {
 
 } // namespace
 
-namespace {
-const char *allocationTool = "te-run";
-} // namespace
-
-void setAllocationTool(const char *tool) { allocationTool = tool; }
-
-} // namespace te::run
-
-extern "C" void *te_run_checked_malloc(size_t bytes) {
-  void *p = std::malloc(bytes);
-  if (!p && bytes) {
-    std::fprintf(stderr,
-                 "%s: out of memory allocating %zu bytes in the compiled "
-                 "program\n",
-                 te::run::allocationTool, bytes);
-    std::fflush(nullptr);
-    std::_Exit(1);
-  }
-  return p;
-}
-
-namespace te::run {
-
-int64_t TensorType::elementBytes() const {
-  for (const ElementInfo &e : kElements)
-    if (elementType == e.name)
-      return e.bytes;
-  return 0;
-}
-
-bool TensorType::isFloat() const {
-  return elementType == "f32" || elementType == "f64" || elementType == "f16" ||
-         elementType == "bf16";
-}
-
-bool TensorType::isInteger() const {
-  return elementType == "i1" || elementType == "i8" || elementType == "i16" ||
-         elementType == "i32" || elementType == "i64";
-}
-
-void TensorType::integerRange(int64_t &lo, int64_t &hi) const {
-  if (elementType == "i1") {
-    lo = 0;
-    hi = 1;
-    return;
-  }
-  int64_t bits = 8 * elementBytes();
-  hi = bits >= 64 ? std::numeric_limits<int64_t>::max()
-                  : (int64_t(1) << (bits - 1)) - 1;
-  lo = -hi - 1;
-}
-
-std::string TensorType::str() const {
-  if (scalar)
-    return elementType;
-  std::string s = elementType + "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") +
-         (shape[i] < 0 ? std::string("?") : std::to_string(shape[i]));
-  return s + "]";
-}
-
-std::string Signature::str() const {
-  std::string s;
-  for (size_t i = 0; i < args.size(); ++i)
-    s += (i ? ", " : "") + args[i].str();
-  s += " -> ";
-  for (size_t i = 0; i < results.size(); ++i)
-    s += (i ? ", " : "") + results[i].str();
-  return s;
-}
-
-bool parseSignature(const std::string &text, Signature &out,
-                    std::string *error) {
-  size_t arrow = text.find("->");
-  if (arrow == std::string::npos) {
-    *error = "signature '" + text + "' has no '->'";
-    return false;
-  }
-  return parseList(text.substr(0, arrow), out.args, error) &&
-         parseList(text.substr(arrow + 2), out.results, error);
-}
-
-bool parseSignatureFile(const std::string &text, Signature &out,
-                        std::string &target, std::string *error) {
-  target = "cpu";
-  std::stringstream lines(text);
-  std::string line;
-  bool haveSignature = false;
-  while (std::getline(lines, line)) {
-    line = trim(line);
-    if (line.empty())
-      continue;
-    if (!haveSignature) {
-      if (!parseSignature(line, out, error))
-        return false;
-      haveSignature = true;
-      continue;
-    }
-    size_t space = line.find_first_of(" \t");
-    std::string key = line.substr(0, space);
-    std::string value =
-        space == std::string::npos ? "" : trim(line.substr(space));
-    if (key == "shape-checks" && (value == "on" || value == "off")) {
-      out.shapeChecks = value == "on";
-      continue;
-    }
-    if (key != "target" || value.empty()) {
-      *error = "signature file: unknown line '" + line +
-               "' (expected 'target cpu|sm_90|sm_100' or "
-               "'shape-checks on|off')";
-      return false;
-    }
-    target = value;
-  }
-  if (!haveSignature) {
-    *error = "signature file: no signature";
-    return false;
-  }
-  return true;
-}
-
-bool isGpuTarget(const std::string &target) {
-  return target.rfind("sm_", 0) == 0;
-}
+void setAllocationTool(const char *tool) { te_call_set_tool_name(tool); }
 
 std::string backendMismatch(const std::string &backend,
                             const std::string &target) {
@@ -449,23 +216,6 @@ bool selectMemory(te_rt_context *ctx, const std::string &backend,
   return true;
 }
 
-std::string packedName(const std::string &entry) {
-  return "_te_packed_" + entry;
-}
-
-std::string signatureSymbolName(const std::string &entry) {
-  return "_te_signature_" + entry;
-}
-
-std::string shapeChecksSymbolName(const std::string &entry) {
-  return "_te_shape_checks_" + entry;
-}
-
-size_t packedSlots(const Signature &sig) {
-  return (resultsByPointer(sig) ? 1 : 0) + sig.args.size() +
-         (sig.results.size() == 1 && sig.results[0].scalar ? 1 : 0);
-}
-
 int64_t Buffer::numElements() const { return product(type.shape); }
 
 double Buffer::at(int64_t i) const {
@@ -489,31 +239,6 @@ int64_t Buffer::intAt(int64_t i) const {
     u = (u ^ sign) - sign; // sign-extend
   }
   return static_cast<int64_t>(u);
-}
-
-bool parseInteger(const std::string &text, int64_t min, int64_t max,
-                  int64_t &out) {
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
-    return false;
-  errno = 0;
-  char *end = nullptr;
-  long long v = std::strtoll(text.c_str(), &end, 0);
-  if (errno == ERANGE || *end || v < min || v > max)
-    return false;
-  out = v;
-  return true;
-}
-
-bool parseUnsigned(const std::string &text, uint64_t &out) {
-  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])))
-    return false;
-  errno = 0;
-  char *end = nullptr;
-  unsigned long long v = std::strtoull(text.c_str(), &end, 0);
-  if (errno == ERANGE || *end)
-    return false;
-  out = v;
-  return true;
 }
 
 namespace {
@@ -976,70 +701,34 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     timing.upload = secondsSince(start);
   }
 
-  std::vector<std::vector<int64_t>> descs(args.size());
-  for (size_t i = 0; i < args.size(); ++i)
-    if (!args[i].type.scalar)
-      descs[i] = descriptor(data[i], args[i].type.shape);
-
-  // The results struct: a descriptor (8-byte words) per memref result, a
-  // naturally aligned value per scalar result. A single scalar result is
-  // stored at its start.
-  std::vector<size_t> offsets;
-  size_t bytes = 0;
-  for (const TensorType &t : sig.results) {
-    size_t size = t.scalar ? t.elementBytes() : 8 * (3 + 2 * t.shape.size());
-    size_t align = t.scalar ? t.elementBytes() : 8;
-    bytes = (bytes + align - 1) / align * align;
-    offsets.push_back(bytes);
-    bytes += size;
-  }
-  std::vector<int64_t> resultStruct(bytes / 8 + 2, 0);
-
-  // The packed wrapper's slots: each points to a parameter of the C
-  // interface (a memref's parameter is the pointer to its descriptor).
-  void *resultsPointer = resultStruct.data();
-  std::vector<void *> descPointers(args.size(), nullptr);
-  std::vector<void *> slots;
-  if (resultsByPointer(sig))
-    slots.push_back(&resultsPointer);
+  // The call frame: descriptors, the packed wrapper's slots and the
+  // results struct (te_call.h).
+  call::Frame frame(sig);
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].type.scalar) {
-      slots.push_back(args[i].bytes.data());
-      continue;
-    }
-    descPointers[i] = descs[i].data();
-    slots.push_back(&descPointers[i]);
+    bool ok = args[i].type.scalar
+                  ? frame.setScalar(i, args[i].bytes.data(), error)
+                  : frame.setTensor(i, data[i], args[i].type.shape, {}, error);
+    if (!ok)
+      return false;
   }
-  if (!resultsByPointer(sig) && !sig.results.empty())
-    slots.push_back(resultStruct.data());
+  void **slots = nullptr;
+  if (!frame.prepare(&slots, error))
+    return false;
 
-  // The memrefs the compiled function returns are owned by the caller (the
-  // deallocation pipeline hands them over). Free each distinct allocation
-  // once, except those that are an argument's (a result may alias an
-  // argument) or a global's (memref.get_global gives the allocated pointer
-  // 0xdeadbeef); in device memory through the runtime.
+  // Free each allocation the call handed over once; in device memory
+  // through the runtime.
   auto freeReturnedBuffers = [&]() {
-    // Addresses as integers: they are compared, never dereferenced.
-    std::vector<int64_t> keep = {0, 0xdeadbeef}, freed;
-    for (size_t i = 0; i < args.size(); ++i)
-      if (!args[i].type.scalar)
-        keep.push_back(descs[i][0]);
     for (size_t r = 0; r < sig.results.size(); ++r) {
-      if (sig.results[r].scalar)
+      call::Frame::Result result;
+      if (!frame.result(r, result, error))
+        return false;
+      if (!result.owned)
         continue;
-      const int64_t *d = reinterpret_cast<const int64_t *>(
-          reinterpret_cast<const uint8_t *>(resultStruct.data()) + offsets[r]);
-      int64_t allocated = d[0];
-      if (std::find(keep.begin(), keep.end(), allocated) != keep.end() ||
-          std::find(freed.begin(), freed.end(), allocated) != freed.end())
-        continue;
-      freed.push_back(allocated);
-      void *p = reinterpret_cast<void *>(static_cast<intptr_t>(allocated));
       if (!device) {
-        std::free(p);
+        std::free(result.allocated);
         continue;
       }
-      te_rt_status s = te_rt_free(ctx, p);
+      te_rt_status s = te_rt_free(ctx, result.allocated);
       if (s != TE_RT_OK) {
         *error =
             runtimeMessage("result " + std::to_string(r) + ": te_rt_free", s);
@@ -1056,7 +745,7 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     warmup = 0;
   for (int r = 0; r < warmup + repeat; ++r) {
     Clock::time_point start = Clock::now();
-    reinterpret_cast<PackedFn>(fn)(slots.data());
+    reinterpret_cast<PackedFn>(fn)(slots);
     te_rt_status sync = te_rt_synchronize(ctx, nullptr);
     double seconds = secondsSince(start);
     if (te_rt_current_status() != 0) {
@@ -1091,20 +780,21 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
   std::vector<uint8_t> staging;
   for (size_t r = 0; r < sig.results.size(); ++r) {
     const TensorType &t = sig.results[r];
-    const uint8_t *raw =
-        reinterpret_cast<const uint8_t *>(resultStruct.data()) + offsets[r];
+    call::Frame::Result result;
+    if (!frame.result(r, result, error))
+      return false;
     if (t.scalar) {
       Buffer b;
       b.type = t;
-      b.bytes.assign(raw, raw + t.elementBytes());
+      b.bytes.assign(result.value, result.value + t.elementBytes());
       results.push_back(std::move(b));
       continue;
     }
-    const int64_t *d = reinterpret_cast<const int64_t *>(raw);
     Buffer b;
     b.type = t;
     size_t rank = t.shape.size();
-    const int64_t *sizes = d + 3, *strides = d + 3 + rank;
+    const int64_t *sizes = result.shape.data(),
+                  *strides = result.strides.data();
     for (size_t i = 0; i < rank; ++i)
       b.type.shape[i] = sizes[i];
     std::string which = "result " + std::to_string(r) + " (" + t.str() + ")";
@@ -1120,7 +810,7 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     }
     // The span of elements the (possibly strided) view covers, relative to
     // the aligned pointer.
-    int64_t lo = d[2], hi = d[2];
+    int64_t lo = result.offset, hi = result.offset;
     for (size_t i = 0; i < rank; ++i) {
       int64_t extent = 0;
       if (!checkedMul(sizes[i] - 1, strides[i], extent) ||
@@ -1136,7 +826,7 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
       *error = which + ": the returned strides span more than 2^46 bytes";
       return false;
     }
-    const uint8_t *aligned = reinterpret_cast<const uint8_t *>(d[1]);
+    const uint8_t *aligned = static_cast<const uint8_t *>(result.aligned);
     const uint8_t *span = aligned + lo * eb;
     // A row-major contiguous view: one copy, straight into the result.
     bool contiguous = true;
@@ -1178,7 +868,7 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     // Gather through the strides.
     std::vector<int64_t> idx(rank, 0);
     for (int64_t e = 0; e < n; ++e) {
-      int64_t off = d[2] - lo;
+      int64_t off = result.offset - lo;
       for (size_t i = 0; i < rank; ++i)
         off += idx[i] * strides[i];
       std::memcpy(b.bytes.data() + e * eb, span + off * eb, eb);

@@ -5,24 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A compiled entry function is called through a packed wrapper that te-run
-// adds to the lowered module: `void _te_packed_f(void **args)`, where
-// args[i] points to the i-th parameter of the entry's C interface
-// (`llvm.emit_c_interface`), `_mlir_ciface_f([R *results,] P0, P1, ...)`.
-// A memref parameter is a pointer to a ranked descriptor {allocated,
-// aligned, offset, sizes[rank], strides[rank]}, so its slot points to that
-// pointer; a scalar's slot points to its value. The results struct comes
-// first when the entry returns a memref or several values; a single scalar
-// result is returned by the C interface and stored through the last slot.
-// The harness builds the descriptors from .npy files or seeded random data,
-// calls the function, and writes, summarises or compares the results.
-//
-// A signature is written `f32[32,64], bf16[?,64] -> f32, f32[32,64]`:
-// element types f32, f64, f16, bf16, f8E4M3FN, f8E5M2, f8E8M0FNU, i1, i8,
-// i16, i32, i64; `?` is a dynamic dimension; a type without brackets is a
-// scalar. An i1 element is one byte holding 0 or 1 (as memref<..xi1> is in
-// the lowered code); i8 is also the type of packed raw data (NVFP4), so a
-// |u1 array is its raw bytes.
+// The harness builds the arguments of a compiled entry from .npy files or
+// seeded random data, calls it through a call frame (Call.h, te_call.h: the
+// packed wrapper's calling convention), and writes, summarises or compares
+// the results.
 //
 // Memory: a program compiled for a GPU target (sm_90, sm_100) takes and
 // returns memrefs in the current te_rt context's memory, and on the cuda
@@ -35,9 +21,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TE_TOOLS_TE_RUN_HARNESS_H
-#define TE_TOOLS_TE_RUN_HARNESS_H
+#ifndef TE_RUNTIME_CALL_HARNESS_H
+#define TE_RUNTIME_CALL_HARNESS_H
 
+#include "Call.h"
+#include "te_call.h"
 #include "te_rt.h"
 
 #include <cstddef>
@@ -48,40 +36,18 @@
 
 namespace te::run {
 
-struct TensorType {
-  std::string elementType;    ///< "f32", "bf16", ...
-  std::vector<int64_t> shape; ///< -1: dynamic
-  bool scalar = false;        ///< a scalar, e.g. `f32`
-  int64_t elementBytes() const;
-  bool isFloat() const;   ///< f32 / f64 / f16 / bf16
-  bool isInteger() const; ///< i1 / i8 / i16 / i32 / i64
-  /// The values of an integer type: i1 0..1, iN -2^(N-1)..2^(N-1)-1.
-  void integerRange(int64_t &lo, int64_t &hi) const;
-  std::string str() const;
-};
-
-struct Signature {
-  std::vector<TensorType> args, results;
-  /// The compiled entry checks that its operands agree in their dynamic
-  /// sizes (te-check-shapes: the module's `te.shape_checks`), so --input
-  /// files may give each `?` its own size.
-  bool shapeChecks = false;
-  std::string str() const;
-};
-
-/// Parses `f32[32,64], bf16[?,64] -> f32[32,64]`.
-bool parseSignature(const std::string &text, Signature &out,
-                    std::string *error);
-
-/// Parses a signature file (scripts/te-aot.sh compile): the signature on the
-/// first line, then `key value` lines; `target T` is the target the module
-/// was compiled for (`cpu` if absent), `shape-checks on|off` whether it
-/// checks its dynamic sizes (`off` if absent).
-bool parseSignatureFile(const std::string &text, Signature &out,
-                        std::string &target, std::string *error);
-
-/// Whether `target` (a te-pipeline target) is a GPU target (sm_90, sm_100).
-bool isGpuTarget(const std::string &target);
+using call::isGpuTarget;
+using call::packedName;
+using call::packedSlots;
+using call::parseInteger;
+using call::parseSignature;
+using call::parseSignatureFile;
+using call::parseUnsigned;
+using call::shapeChecksSymbolName;
+using call::Signature;
+using call::signatureSymbolName;
+using call::targetSymbolName;
+using call::TensorType;
 
 /// A dense row-major array of one of the signature's element types.
 struct Buffer {
@@ -128,22 +94,6 @@ bool makeArguments(const Signature &sig, const Options &opts,
 
 /// The packed entry point: `void _te_packed_f(void **args)`.
 using EntryFn = void *;
-
-/// The name of the packed wrapper of `entry`.
-std::string packedName(const std::string &entry);
-
-/// The name of the NUL-terminated string that holds `entry`'s signature
-/// (Signature::str()) in a lowered module: the AOT driver checks a
-/// signature file against it.
-std::string signatureSymbolName(const std::string &entry);
-
-/// The name of the byte a lowered module holds when it checks its shapes
-/// (te-check-shapes): the AOT driver lets each `?` take its own size only
-/// then, whatever the signature file says.
-std::string shapeChecksSymbolName(const std::string &entry);
-
-/// The number of slots of the packed wrapper's argument array for `sig`.
-size_t packedSlots(const Signature &sig);
 
 /// Where a program's memrefs live and which context runs it.
 struct Memory {
@@ -202,13 +152,6 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
 int runEntry(const char *tool, EntryFn fn, const Signature &sig,
              const Options &opts, const Memory &memory);
 
-/// Parses a decimal or 0x-hex integer in [min, max] exactly: no leading
-/// space, no trailing text, out of range is false (never saturated).
-bool parseInteger(const std::string &text, int64_t min, int64_t max,
-                  int64_t &out);
-/// The same for a uint64 (no sign).
-bool parseUnsigned(const std::string &text, uint64_t &out);
-
 /// Checks the options against the signature before anything runs: --exact
 /// and --compare name existing results, --input gives every argument, the
 /// --fill of an integer tensor is an integer in its range, and --output-dir
@@ -219,10 +162,8 @@ bool checkOptions(const Signature &sig, const Options &opts,
 /// The tool named by te_run_checked_malloc's message.
 void setAllocationTool(const char *tool);
 
-/// The name compiled code calls instead of `malloc` (te-run renames the
-/// lowered module's calls): malloc, but a failure prints "<tool>: out of
-/// memory allocating N bytes in the compiled program" and exits with status
-/// 1 instead of returning NULL for the program to write through.
+/// The name compiled code calls instead of `malloc` (te-packed-entry
+/// renames the lowered module's calls; te_call.h).
 inline constexpr const char *kCheckedMallocName = "te_run_checked_malloc";
 
 /// Parses the harness flags shared by te-run and te-aot-run (--input,
@@ -235,6 +176,4 @@ extern const char *kHarnessFlagsHelp;
 
 } // namespace te::run
 
-extern "C" void *te_run_checked_malloc(size_t bytes);
-
-#endif // TE_TOOLS_TE_RUN_HARNESS_H
+#endif // TE_RUNTIME_CALL_HARNESS_H
