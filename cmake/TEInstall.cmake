@@ -78,7 +78,7 @@ if(TE_ENABLE_MLIR)
 endif()
 
 # TEConfig.cmake for the build tree and the install tree.
-set(TE_EXPORTED_TARGETS TEFormat te_rt ${te_export_targets})
+set(TE_EXPORTED_TARGETS TEFormat te_rt te_call ${te_export_targets})
 list(TRANSFORM TE_EXPORTED_TARGETS REPLACE "^TECAPIShared$" "TECAPI")
 set(TE_CONFIG_MLIR_TARGETS ${te_mlir_libs} TECAPI)
 if(TE_ENABLE_MLIR)

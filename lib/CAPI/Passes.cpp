@@ -14,6 +14,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "te/Dialect/TE/Transforms/Passes.h"
 #include "te/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
@@ -73,6 +74,11 @@ MlirLogicalResult mlirTERunPipeline(MlirModule module, MlirStringRef options,
   mlirRegisterTEPasses();
   DialectRegistry registry;
   mlirTERegisterRequiredDialects(wrap(&registry));
+  // GPU targets: the lowered module embeds the kernels' binary
+  // (gpu.binary) and launches from it; its translation to LLVM IR (the JIT,
+  // mlir-translate) needs the GPU dialects' translations and the offloading
+  // handler, as te-run registers them.
+  registerAllGPUToLLVMIRTranslations(registry);
   ctx->appendDialectRegistry(registry);
 
   te::TEPipelineOptions pipelineOptions;

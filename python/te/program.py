@@ -250,6 +250,11 @@ def _torch_stream(args):
     return None
 
 
+def _torch_dtype(name):
+    import torch
+    return getattr(torch, name)
+
+
 def _is_dlpack(x):
     return not isinstance(x, np.ndarray) and hasattr(x, "__dlpack__") and \
         hasattr(x, "__dlpack_device__")
@@ -432,6 +437,11 @@ class Program:
     @staticmethod
     def _tensor_argument(a, p, where, gpu, ctx):
         """(address, shape, owner) of tensor argument `a`."""
+        if _is_torch(a) and (a.dtype == _torch_dtype("bool") or
+                             str(a.dtype).startswith("torch.float8")):
+            # torch exports neither bool (1.13) nor the float8 types
+            # everywhere: their bytes, in place.
+            a = a.view(_torch_dtype("uint8"))
         if _is_dlpack(a):
             device = a.__dlpack_device__()
             on_cuda = device[0] in (_dlpack.CUDA, _dlpack.CUDA_MANAGED)
@@ -536,8 +546,13 @@ class LoadedProgram(Program):
         if path.endswith(".o"):
             path = self._link(path)
         h = ctypes.c_void_p()
-        _call.check(self._lib, self._lib.te_call_program_open(
-            os.fsencode(path), ctypes.byref(h)))
+        try:
+            _call.check(self._lib, self._lib.te_call_program_open(
+                os.fsencode(path), ctypes.byref(h)))
+        finally:
+            if self._tmp is not None:  # loaded (or not): no longer needed
+                self._tmp.cleanup()
+                self._tmp = None
         self._handle = h.value
         self._entries = {}
         self._lock = threading.Lock()
@@ -594,6 +609,12 @@ class LoadedProgram(Program):
 
     def __exit__(self, *exc):
         self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
 
     def __repr__(self):
         return f"te.LoadedProgram({self.path!r})"

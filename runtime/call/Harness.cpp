@@ -181,7 +181,15 @@ struct DeviceBuffers {
 
 } // namespace
 
-void setAllocationTool(const char *tool) { te_call_set_tool_name(tool); }
+namespace {
+/// The tool named by the progress line.
+const char *progressTool = "te-run";
+} // namespace
+
+void setAllocationTool(const char *tool) {
+  te_call_set_tool_name(tool);
+  progressTool = tool;
+}
 
 std::string backendMismatch(const std::string &backend,
                             const std::string &target) {
@@ -743,7 +751,24 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
   std::vector<double> times;
   if (warmup < 0)
     warmup = 0;
+  // Progress of long runs on a terminal: `<tool>: call K/N`, on one line
+  // rewritten at most five times a second, cleared at the end.
+  const bool progress = warmup + repeat > 1 && isatty(STDERR_FILENO);
+  Clock::time_point lastProgress = Clock::now();
+  bool progressShown = false;
+  auto showProgress = [&](int done, bool last) {
+    if (!progress || (!last && secondsSince(lastProgress) < 0.2))
+      return;
+    lastProgress = Clock::now();
+    progressShown = true;
+    std::fprintf(stderr, "\r%s: call %d/%d%s", progressTool, done,
+                 warmup + repeat, done <= warmup ? " (warmup)" : "");
+    if (last)
+      std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  };
   for (int r = 0; r < warmup + repeat; ++r) {
+    showProgress(r, false);
     Clock::time_point start = Clock::now();
     reinterpret_cast<PackedFn>(fn)(slots);
     te_rt_status sync = te_rt_synchronize(ctx, nullptr);
@@ -766,6 +791,8 @@ bool invoke(EntryFn fn, const Signature &sig, std::vector<Buffer> &args,
     if (r + 1 < warmup + repeat && !freeReturnedBuffers())
       return false;
   }
+  if (progressShown)
+    showProgress(warmup + repeat, true);
   timing.stepMean = total / repeat;
   timing.stepMin = fastest;
   std::sort(times.begin(), times.end());
@@ -1159,7 +1186,7 @@ const char *kHarnessFlagsHelp =
     "                       prints `timing: step_ms=MEAN min_ms=MIN repeat=N\n"
     "                       upload_ms=X download_ms=Y median_ms=M warmup=W`\n"
     "                       (transfers of device memory once, outside the\n"
-    "                       steps)\n"
+    "                       steps); on a terminal, a progress line on stderr\n"
     "  --warmup N           N untimed calls before the timed ones (module\n"
     "                       loading, first allocations)\n"
     "  --quiet              no summary lines (te-run: and no compiler "

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Harness.h"
 
 #include "te_call.h"
@@ -44,6 +45,11 @@
 #include <string>
 
 int main(int argc, char **argv) {
+  // --opt=value is --opt value.
+  std::vector<std::string> argStore = ::te::run::splitOptionValues(argc, argv);
+  std::vector<char *> argPointers = ::te::run::argvOf(argStore);
+  argc = static_cast<int>(argStore.size());
+  argv = argPointers.data();
   std::string entry = "main", backend = "cpu", sigText, sigFile, target;
   std::string programPath;
   int64_t threads = 0;
@@ -75,7 +81,8 @@ int main(int argc, char **argv) {
                   "scripts/te-aot.sh link).\n"
                   "Exit status: 0 success, 1 a failure while running (or a "
                   "FAIL), 2 a usage\n"
-                  "error.\n"
+                  "error. An option's value follows it or an `=`: --seed 3 or "
+                  "--seed=3.\n"
                   "  --entry NAME         the function to call (default: "
                   "main)\n"
                   "  --backend cpu|cuda   runtime backend (default: cpu)\n"

@@ -2,11 +2,14 @@
 #
 # Included by runtime/CMakeLists.txt, in the whole project and in the
 # standalone runtime build (cmake -S runtime). Installs libte_rt
-# (lib/libte_rt.so.<TE_RT_API_VERSION>), the Format library, every public
-# header of the runtime (runtime/include: te_rt.h, te_rt_abi.h,
-# te_rt_abi.def, te_rt_comm.h, te_rt_gpu_abi.h) and Format's headers, in the
-# export set TERuntimeTargets (TERuntimeTargets.cmake, namespace TE::): the
-# `runtime` component of find_package(TE), which needs no MLIR.
+# (lib/libte_rt.so.<TE_RT_API_VERSION>), libte_call (te_call.h: calling
+# compiled entries), the Format library, every public header of the runtime
+# (runtime/include: te_rt.h, te_rt_abi.h, te_rt_abi.def, te_rt_comm.h,
+# te_rt_gpu_abi.h, te_call.h) and Format's headers, in the export set
+# TERuntimeTargets (TERuntimeTargets.cmake, namespace TE::): the `runtime`
+# component of find_package(TE), which needs no MLIR. Also the AOT driver
+# te-aot-run and, in a runtime-only build, te-quantize (bin/); the Python
+# package installs itself (python/CMakeLists.txt).
 #
 # The standalone build also writes TEConfig.cmake (TE_HAS_MLIR off) for the
 # build tree (<build>/lib/cmake/te) and the install tree; in the whole project
@@ -33,7 +36,7 @@ else()
 endif()
 set(TE_RT_INSTALL_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/te)
 
-install(TARGETS te_rt TEFormat
+install(TARGETS te_rt TEFormat te_call
   EXPORT TERuntimeTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -45,6 +48,22 @@ install(DIRECTORY ${te_rt_source_dir}/include/
 install(DIRECTORY ${te_rt_source_dir}/../include/te/Format
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/te
   FILES_MATCHING PATTERN "*.h")
+
+# The AOT driver (and, in a runtime-only build, te-quantize), finding the
+# libraries in ../lib.
+file(RELATIVE_PATH te_rt_bin_to_lib /prefix/${CMAKE_INSTALL_BINDIR}
+     /prefix/${CMAKE_INSTALL_LIBDIR})
+set(te_rt_tools te-aot-run)
+if(te_rt_standalone)
+  list(APPEND te_rt_tools te-quantize)
+endif()
+foreach(tool ${te_rt_tools})
+  if(TARGET ${tool})
+    set_target_properties(${tool} PROPERTIES
+      INSTALL_RPATH "\$ORIGIN/${te_rt_bin_to_lib}")
+    install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endforeach()
 
 export(EXPORT TERuntimeTargets
   FILE ${TE_RT_PACKAGE_BUILD_DIR}/TERuntimeTargets.cmake
@@ -58,7 +77,7 @@ if(NOT te_rt_standalone)
 endif()
 
 # TEConfig.cmake of a runtime-only package (cmake/TEConfig.cmake.in).
-set(TE_EXPORTED_TARGETS TEFormat te_rt)
+set(TE_EXPORTED_TARGETS TEFormat te_rt te_call)
 set(TE_CONFIG_HAS_MLIR OFF)
 set(TE_CONFIG_MLIR_TARGETS)
 set(MLIR_DIR "")

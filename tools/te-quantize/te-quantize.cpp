@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Npy.h"
 #include "QuantizerSyntax.h"
 #include "te/ToolVersion.h"
@@ -59,6 +60,7 @@ OPTIONS:
 
 EXIT STATUS: 0 success, 1 a failure (input, quantizer, runtime, output),
 2 a usage error (unknown option, missing or malformed value).
+An option's value follows it or an `=`: --seed 7 or --seed=7.
 
 QUANTIZERS (one example per recipe; fields equal to their default may be
 omitted):
@@ -479,7 +481,10 @@ int run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   try {
-    return run(argc, argv);
+    // --opt=value is --opt value.
+    std::vector<std::string> args = te::run::splitOptionValues(argc, argv);
+    std::vector<char *> pointers = te::run::argvOf(args);
+    return run(static_cast<int>(args.size()), pointers.data());
   } catch (const std::bad_alloc &) {
     return error("out of memory");
   } catch (const std::exception &e) {

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Args.h"
 #include "Harness.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -72,7 +73,8 @@ void usage() {
       "lowering, runtime error, out of memory, a FAIL), 2 a usage error\n"
       "(unknown option, malformed or out-of-range value, options the\n"
       "signature contradicts). Every number is read exactly: out of range\n"
-      "is an error, never saturated.\n"
+      "is an error, never saturated. An option's value follows it or an\n"
+      "`=`: --seed 3 or --seed=3.\n"
       "  --version            te's version and the LLVM/CUDA it was built "
       "with\n"
       "  --entry NAME         the function to call (default: main)\n"
@@ -183,6 +185,11 @@ bool isLowered(ModuleOp module) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // --opt=value is --opt value.
+  std::vector<std::string> argStore = ::te::run::splitOptionValues(argc, argv);
+  std::vector<char *> argPointers = ::te::run::argvOf(argStore);
+  argc = static_cast<int>(argStore.size());
+  argv = argPointers.data();
   std::string file, entry = "main", backend = "cpu", target;
   int64_t threads = 0;
   bool printSignature = false;

@@ -27,9 +27,24 @@ def _to_numpy(t: torch.Tensor, et: str) -> np.ndarray:
     return t.to(_TORCH[et]).contiguous().numpy()
 
 
-def _to_torch(a: np.ndarray, et: str) -> torch.Tensor:
+def _to_torch(a: Any, et: str) -> torch.Tensor:
+    if isinstance(a, torch.Tensor):  # te's result buffer, shared (DLPack)
+        return a.to(_TORCH[et])
     t = torch.from_numpy(np.ascontiguousarray(a))
     return t.to(_TORCH[et])
+
+
+def _argument(t: torch.Tensor, et: str, gpu: bool) -> Any:
+    """A program argument: the tensor itself (passed in place through
+    DLPack) when it has the program's dtype, is contiguous and lives where
+    the program runs (host memory for target cpu, the GPU for sm_90 /
+    sm_100); else a converted copy."""
+    t = t.detach()
+    if gpu:
+        return t.to(device="cuda", dtype=_TORCH[et]).contiguous()
+    if t.device.type == "cpu":
+        return t.to(_TORCH[et]).contiguous()
+    return _to_numpy(t, et)
 
 
 class CompiledModule:
@@ -64,9 +79,10 @@ class CompiledModule:
         if len(inputs) != imp.num_inputs:
             raise InputError(f"the compiled module takes {imp.num_inputs} "
                              f"input(s), got {len(inputs)}")
-        args: List[np.ndarray] = []
+        gpu = self.program.target != "cpu"
+        args: List[Any] = []
         for p, et in zip(self._params, self._param_ets):
-            args.append(_to_numpy(p, et))
+            args.append(_argument(p, et, gpu))
         batch = None
         for i, (x, (shape, et)) in enumerate(zip(inputs, imp.input_specs)):
             if not isinstance(x, torch.Tensor):
@@ -89,7 +105,7 @@ class CompiledModule:
                     raise InputError(
                         f"input {i}: expected shape {_fmt(shape)}, got "
                         f"{tuple(x.shape)} (dimension {d})")
-            args.append(_to_numpy(x, et))
+            args.append(_argument(x, et, gpu))
         for rows, where in imp.linear_rows:
             if (batch * rows) % 8:
                 raise InputError(
@@ -119,8 +135,9 @@ def compile(module: torch.nn.Module, example_inputs: Sequence[torch.Tensor],
             recipe: Any = None, target: str = "cpu",
             dynamic_batch: bool = True, options: str = "") -> CompiledModule:
     """Imports `module` (``import_module``), compiles the te program for
-    `target` (``te.compile``: 'cpu' from Python) and returns a
-    CompiledModule to call on torch tensors."""
+    `target` (``te.compile``: 'cpu', or 'sm_90' / 'sm_100' for CUDA
+    tensors) and returns a CompiledModule to call on torch tensors, which
+    it passes in place (DLPack) when they have the program's dtypes."""
     imported = import_module(module, example_inputs, recipe=recipe,
                              dynamic_batch=dynamic_batch)
     program = compiler.compile(imported.text, target=target, options=options)

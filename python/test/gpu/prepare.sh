@@ -6,9 +6,11 @@
 #   (python/test/gpu/programs/ is ignored by git: a place for OUT_DIR)
 #
 # Writes OUT_DIR/<entry>.so (and .sig) for every entry of programs.mlir
-# with scripts/te-aot.sh compile, and OUT_DIR/gelu_chain.o (te.load links
-# an object itself). Needs the MLIR build (TE_BUILD_DIR, default build) and
-# the CUDA toolkit. Then, on the GPU machine:
+# with scripts/te-aot.sh compile, OUT_DIR/gelu_chain.o (te.load links an
+# object itself), and the PyTorch modules of export_modules.py imported by
+# te.torch (OUT_DIR/<name>.so, .npz with their parameters). Needs the MLIR
+# build (TE_BUILD_DIR, default build), the CUDA toolkit and a python3 with
+# torch and numpy (TE_PYTHON, default python3). Then, on the GPU machine:
 #
 #   TE_GPU_PROGRAMS=OUT_DIR PYTHONPATH=<runtime build>/python \
 #     python3 -m pytest python/test/gpu/test_torch_cuda.py
@@ -32,4 +34,13 @@ for entry in gelu_chain masked_rows linear_current linear_mxfp8; do
 done
 "$ROOT/scripts/te-aot.sh" compile "$HERE/programs.mlir" "$out/gelu_chain.o" \
   --entry gelu_chain --target "$target"
+# PyTorch modules imported by te.torch (torch on this machine), compiled
+# for the GPU: a module -> te -> back to torch on CUDA tensors.
+PY=${TE_PYTHON:-python3}
+PYTHONPATH="${TE_BUILD_DIR:-$ROOT/build}/python${PYTHONPATH:+:$PYTHONPATH}" \
+  "$PY" "$HERE/export_modules.py" "$out"
+for name in mlp_fp32 mlp_current; do
+  "$ROOT/scripts/te-aot.sh" compile "$out/$name.mlir" "$out/$name.so" \
+    --entry main --target "$target"
+done
 echo "prepare.sh: programs for $target in $out"

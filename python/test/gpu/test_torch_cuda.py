@@ -13,8 +13,10 @@ runtime; PYTHONPATH=<runtime build>/python):
 
 Checks: arguments are passed in place and results come back as torch
 tensors over te's own buffers (data_ptr equality, no copies); bf16, i1 and
-scalar arguments; a caller's side stream; results against torch eager in
-fp32 at the recipe's tolerance (docs/formats.md §8: E4M3 operands 0.06,
+scalar arguments; a caller's side stream; te.Array's DLPack export; a
+PyTorch MLP imported by te.torch on the dev machine and compiled for the
+GPU (fp32 and FP8 current scaling, dynamic batch); results against torch
+eager in fp32 at the recipe's tolerance (docs/formats.md §8: E4M3 operands 0.06,
 E5M2 gradients 0.12 normwise); clear errors for a wrong dtype, device or
 shape.
 """
@@ -149,6 +151,42 @@ def test_object_file_linked_by_load():
     y = prog.run("gelu_chain", x, b)
     torch.testing.assert_close(y.float(), _gelu_reference(x, b), rtol=0.016,
                                atol=1e-5)
+
+
+def _module(name, bound):
+    """A PyTorch MLP imported by te.torch on the dev machine
+    (export_modules.py), compiled for the GPU: run on CUDA tensors with the
+    module's own parameters, against the module in eager fp32."""
+    import json
+    import numpy as np
+    prog = _load(name + ".so")
+    data = np.load(os.path.join(PROGRAMS, name + ".npz"))
+    with open(os.path.join(PROGRAMS, name + ".json")) as f:
+        names = json.load(f)["param_names"]
+    params = [torch.from_numpy(data[f"p{i}"]).cuda()
+              for i in range(len(names))]
+    model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.GELU(),
+                                torch.nn.Linear(256, 64)).cuda().eval()
+    own = dict(model.named_parameters())
+    with torch.no_grad():
+        for n, value in zip(names, params):
+            own[n].copy_(value)
+    for batch in (32, 96):  # the batch is dynamic
+        x = torch.randn(batch, 64, device="cuda")
+        y = prog.run("main", *params, x)
+        assert prog.last_arguments == [t.data_ptr() for t in params + [x]]
+        assert prog.last_results == [y.data_ptr()]
+        with torch.no_grad():
+            want = model(x)
+        assert _rel(y, want) <= bound, (name, batch, _rel(y, want))
+
+
+def test_module_fp32():
+    _module("mlp_fp32", 1e-5)
+
+
+def test_module_fp8_current_scaling():
+    _module("mlp_current", 0.1)
 
 
 def _raises(kind, text, fn):
