@@ -25,7 +25,7 @@ llvm_config.with_system_environment(["TE_AOT_CXXFLAGS"])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.te_tools_dir, config.llvm_tools_dir]
-tools = ["te-opt", "te-quantize", "te-run", "mlir-opt", "mlir-translate", "llc"]
+tools = ["te-opt", "te-quantize", "te-run", "te-aot-run", "mlir-opt", "mlir-translate", "llc"]
 llvm_config.add_tool_substitutions(
     [t for t in tools if any(os.path.exists(os.path.join(d, t)) for d in tool_dirs)],
     tool_dirs)

@@ -20,6 +20,7 @@ arguments and results are passed (DLPack without copies, numpy by value).
 import ctypes
 import os
 import threading
+from typing import Any, Optional
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char_p, c_int,
                     c_int8, c_int64, c_size_t, c_ssize_t, c_void_p)
 
@@ -398,7 +399,8 @@ class Program(_ProgramBase):
         except Exception:
             pass
 
-    def run(self, entry, *args, ctx=None, stream=None):
+    def run(self, entry: str, *args: Any, ctx: Optional[Any] = None,
+            stream: Optional[int] = None) -> Any:
         if self._engine is None:
             raise ValueError("the program is closed")
         return super().run(entry, *args, ctx=ctx, stream=stream)

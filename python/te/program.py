@@ -32,6 +32,7 @@ import struct
 import subprocess
 import tempfile
 import threading
+from typing import Any, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -213,7 +214,7 @@ class Array:
         return np.ndarray(self.shape, dtype, buffer=host,
                           strides=byte_strides).copy()
 
-    def numpy(self):
+    def numpy(self) -> np.ndarray:
         """A host copy as numpy (bf16 as float32, the 8-bit floats as uint8
         bit patterns)."""
         a = np.array(self.storage(), copy=True)
@@ -221,7 +222,7 @@ class Array:
             a = (a.astype(np.uint32) << 16).view(np.float32)
         return a
 
-    def torch(self):
+    def torch(self) -> Any:
         """The array as a torch tensor sharing its memory (DLPack); the
         8-bit floats as torch's float8 dtypes where torch has them (uint8
         otherwise), i1 as torch.bool."""
@@ -286,16 +287,17 @@ def _host_argument(a, p, where):
     if p.element == "bf16":
         src = np.asarray(a)
         if _interop.numpy_dtype_code(src.dtype) == _interop._abi.BF16:
-            arr = np.ascontiguousarray(src).view(np.uint16)
+            arr = np.asarray(src, order="C").view(np.uint16)
         else:
             arr = _interop.to_bf16_bits(src)
     elif p.element in _dlpack.FP8:
-        arr = np.ascontiguousarray(a)
+        arr = np.asarray(a, order="C")
         if arr.dtype != np.uint8:
             raise TypeError(f"{where}: {p!r} takes uint8 bit patterns, got "
                             f"{arr.dtype}")
     else:
-        arr = np.ascontiguousarray(np.asarray(a, dtype=_STORAGE[p.element]))
+        # order="C": np.ascontiguousarray would make a 0-d array 1-d.
+        arr = np.asarray(a, dtype=_STORAGE[p.element], order="C")
     if arr.ndim != len(p.shape) or any(
             d is not None and d != n for d, n in zip(p.shape, arr.shape)):
         raise ValueError(f"{where}: shape {arr.shape} does not match {p!r}")
@@ -338,14 +340,16 @@ class Program:
     def entries(self):
         raise NotImplementedError
 
-    def signature(self, entry="main"):
+    def signature(self, entry: str = "main") -> Tuple[List["TensorSpec"],
+                                                       List["TensorSpec"]]:
         """([TensorSpec of each parameter], [TensorSpec of each result])."""
         _, sig = self._entry(entry)
         return ([TensorSpec(t.element, t.shape, t.scalar) for t in sig.args],
                 [TensorSpec(t.element, t.shape, t.scalar)
                  for t in sig.results])
 
-    def run(self, entry, *args, ctx=None, stream=None):
+    def run(self, entry: str, *args: Any, ctx: Optional[Any] = None,
+            stream: Optional[int] = None) -> Any:
         """Calls @entry on `args`: DLPack tensors on the program's device
         in place, numpy arrays and scalars converted to the parameter
         types. Returns the result, or a tuple of them: torch tensors when a
@@ -521,7 +525,7 @@ class Program:
 
     @staticmethod
     def _copy(arr, ctx, gpu):
-        host = np.ascontiguousarray(arr.storage())
+        host = np.asarray(arr.storage(), order="C")
         if not gpu:
             return Array(host.ctypes.data, host.shape,
                          [s // max(host.itemsize, 1) for s in host.strides],
@@ -620,7 +624,7 @@ class LoadedProgram(Program):
         return f"te.LoadedProgram({self.path!r})"
 
 
-def load(path):
+def load(path: Union[str, "os.PathLike[str]"]) -> LoadedProgram:
     """Opens a program compiled ahead of time: a shared library
     (``scripts/te-aot.sh compile IN.mlir OUT.so``) or an object file
     (``OUT.o``, linked into a temporary shared library with the system's C

@@ -1126,7 +1126,7 @@ int runEntry(const char *tool, EntryFn fn, const Signature &sig,
   std::string err;
   setAllocationTool(tool);
   if (!checkOptions(sig, opts, &err)) {
-    std::fprintf(stderr, "%s: %s\n", tool, err.c_str());
+    std::fprintf(stderr, "%s: error: %s\n", tool, err.c_str());
     return 2;
   }
   if (!makeArguments(sig, opts, args, &err)) {

@@ -58,14 +58,15 @@ int main(int argc, char **argv) {
     std::string a = argv[i], err;
     if (te::run::parseHarnessFlag(argc, argv, i, opts, &err)) {
       if (!err.empty()) {
-        std::fprintf(stderr, "te-aot-run: %s\n", err.c_str());
+        std::fprintf(stderr, "te-aot-run: error: %s\n", err.c_str());
         return 2;
       }
       continue;
     }
     auto value = [&](std::string &out) {
       if (i + 1 >= argc) {
-        std::fprintf(stderr, "te-aot-run: %s needs a value\n", a.c_str());
+        std::fprintf(stderr, "te-aot-run: error: %s needs a value\n",
+                     a.c_str());
         std::exit(2);
       }
       out = argv[++i];
@@ -122,18 +123,19 @@ int main(int argc, char **argv) {
       value(v);
       if (!te::run::parseInteger(v, 0, 4096, threads)) {
         std::fprintf(stderr,
-                     "te-aot-run: --threads: '%s' is not an integer in "
+                     "te-aot-run: error: --threads: '%s' is not an integer in "
                      "0..4096\n",
                      v.c_str());
         return 2;
       }
     } else if (a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "te-aot-run: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, "te-aot-run: error: unknown option '%s'\n",
+                   a.c_str());
       return 2;
     } else if (programPath.empty()) {
       programPath = a;
     } else {
-      std::fprintf(stderr, "te-aot-run: more than one program\n");
+      std::fprintf(stderr, "te-aot-run: error: more than one program\n");
       return 2;
     }
   }
@@ -148,7 +150,7 @@ int main(int argc, char **argv) {
     sigText = ss.str();
   }
   if (backend != "cpu" && backend != "cuda") {
-    std::fprintf(stderr, "te-aot-run: --backend must be cpu or cuda\n");
+    std::fprintf(stderr, "te-aot-run: error: --backend must be cpu or cuda\n");
     return 2;
   }
   te::run::setAllocationTool("te-aot-run");
@@ -176,15 +178,16 @@ int main(int argc, char **argv) {
     te_call_signature_destroy(embedded);
     if (!sigText.empty()) {
       if (!te::run::parseSignatureFile(sigText, sig, fileTarget, &err)) {
-        std::fprintf(stderr, "te-aot-run: %s\n", err.c_str());
+        std::fprintf(stderr, "te-aot-run: error: %s\n", err.c_str());
         return 2;
       }
       if (sig.str() != own.str()) {
-        std::fprintf(stderr,
-                     "te-aot-run: the signature file gives @%s as '%s', but "
-                     "the object was compiled for '%s' (use the .sig that "
-                     "scripts/te-aot.sh compile wrote with the object)\n",
-                     entry.c_str(), sig.str().c_str(), own.str().c_str());
+        std::fprintf(
+            stderr,
+            "te-aot-run: error: the signature file gives @%s as '%s', but "
+            "the object was compiled for '%s' (use the .sig that "
+            "scripts/te-aot.sh compile wrote with the object)\n",
+            entry.c_str(), sig.str().c_str(), own.str().c_str());
         return 2;
       }
     }
@@ -210,7 +213,7 @@ int main(int argc, char **argv) {
     }
     if (sigText.empty() ||
         !te::run::parseSignatureFile(sigText, sig, fileTarget, &err)) {
-      std::fprintf(stderr, "te-aot-run: %s\n",
+      std::fprintf(stderr, "te-aot-run: error: %s\n",
                    sigText.empty() ? "the object holds no signature: give "
                                      "--signature-file"
                                    : err.c_str());
@@ -221,7 +224,7 @@ int main(int argc, char **argv) {
     target = fileTarget;
   std::string mismatch = te::run::backendMismatch(backend, target);
   if (!mismatch.empty()) {
-    std::fprintf(stderr, "te-aot-run: %s\n", mismatch.c_str());
+    std::fprintf(stderr, "te-aot-run: error: %s\n", mismatch.c_str());
     return 2;
   }
   te_rt_context *ctx = nullptr;

@@ -409,6 +409,11 @@ static const char *kPipelineProgram =
     "  return %y : tensor<128x64xf32>\n"
     "}\n";
 
+static void printSignatureText(MlirStringRef text, void *userData) {
+  (void)userData;
+  printf("signature callback: %.*s\n", (int)text.length, text.data);
+}
+
 static void testPipeline(MlirContext ctx) {
   printf("@pipeline\n");
   // PIPE-LABEL: @pipeline
@@ -418,19 +423,55 @@ static void testPipeline(MlirContext ctx) {
   int errors = 0;
   MlirModule module = mlirModuleCreateParse(
       ctx, mlirStringRefCreateFromCString(kPipelineProgram));
+  // The entry's harness signature, before lowering; the module itself is
+  // not a function.
+  MlirOperation function =
+      mlirBlockGetFirstOperation(mlirModuleGetBody(module));
+  MlirLogicalResult signed_ = mlirTEGetEntrySignature(
+      function, mlirStringRefCreateFromCString("cpu"), printSignatureText,
+      NULL);
+  // PIPE: signature callback: bf16[128,64] -> f32[128,64]
+  // PIPE: signature ok=1
+  printf("signature ok=%d\n", mlirLogicalResultIsSuccess(signed_));
+  signed_ = mlirTEGetEntrySignature(mlirModuleGetOperation(module),
+                                    mlirStringRefCreateFromCString("cpu"),
+                                    printSignatureText, NULL);
+  // PIPE: signature callback: not a func.func
+  // PIPE: module signature ok=0
+  printf("module signature ok=%d\n", mlirLogicalResultIsSuccess(signed_));
+  mlirOperationSetAttributeByName(
+      function, mlirStringRefCreateFromCString("llvm.emit_c_interface"),
+      mlirUnitAttrGet(ctx));
   MlirLogicalResult result =
       mlirTERunPipeline(module, mlirStringRefCreateFromCString("target=cpu"),
                         printPipelineError, &errors);
+  // The packed wrapper of the lowered entry; a wrong signature is refused.
+  MlirLogicalResult packed = mlirTEAddPackedEntry(
+      module, mlirStringRefCreateFromCString("main"),
+      mlirStringRefCreateFromCString("f32 -> f32"),
+      mlirStringRefCreateFromCString("cpu"), true, printSignatureText, NULL);
+  // PIPE: signature callback: the C interface of @main {{.*}} does not match its signature f32 -> f32
+  // PIPE: wrong packed entry ok=0
+  printf("wrong packed entry ok=%d\n", mlirLogicalResultIsSuccess(packed));
+  packed = mlirTEAddPackedEntry(
+      module, mlirStringRefCreateFromCString("main"),
+      mlirStringRefCreateFromCString("bf16[128,64] -> f32[128,64]"),
+      mlirStringRefCreateFromCString("cpu"), true, printSignatureText, NULL);
+  // PIPE: packed entry ok=1
+  printf("packed entry ok=%d\n", mlirLogicalResultIsSuccess(packed));
   // PIPE: te-pipeline: ok=1 errors=0 target=0
   printf("te-pipeline: ok=%d errors=%d target=%d\n",
          mlirLogicalResultIsSuccess(result), errors,
          (int)mlirTEModuleGetTarget(module));
   // No te type or op is left; the module is in the LLVM dialect and calls
   // the runtime.
-  // PIPE: llvm.func @main
+  // PIPE: llvm.func internal @main
   // PIPE-NOT: te.quantize
   // PIPE-NOT: !te.qtensor
   // PIPE: llvm.call @te_rt_
+  // PIPE: llvm.func @_te_packed_main
+  // PIPE: @_te_signature_main("bf16[128,64] -> f32[128,64]\00")
+  // PIPE: @_te_target_main("cpu\00")
   // PIPE: end of lowered module
   mlirOperationPrint(mlirModuleGetOperation(module), printToStdout, NULL);
   printf("\nend of lowered module\n");

@@ -18,7 +18,7 @@
 // MEM: te-run: argument 0 (f32[?]): f32[1000000000000] needs {{[0-9]+}} MiB of host memory for the generated arguments so far; this machine has {{[0-9]+}} MiB
 // LARGE: te-run: argument 0 (f32[?]): f32[{{[0-9]+}}] is too large: more than 2^46 bytes
 // LARGE2: te-run: argument 0 (f32[?,?]): f32[4611686018427387904,4611686018427387904] is too large: more than 2^46 bytes
-// DYNRANGE: te-run: --dynamic-dim: '9223372036854775808' is not an integer in 0..9223372036854775807
+// DYNRANGE: te-run: error: --dynamic-dim: '9223372036854775808' is not an integer in 0..9223372036854775807
 //
 // A static argument of 4 TiB (was std::bad_alloc), also under ulimit -v.
 // RUN: not te-run %s --entry big 2>&1 | FileCheck %s --check-prefix=BIG
@@ -66,22 +66,22 @@
 // RUN: not te-run %s --entry add --dynamic-dim 4 --rtol nan 2>&1 | FileCheck %s --check-prefix=RTOL
 // RUN: not te-run %s --entry add --dynamic-dim 4 --seed -1 2>&1 | FileCheck %s --check-prefix=SEED
 // RUN: not te-run %s --entry add --dynamic-dim 4 --warmup 1e9 2>&1 | FileCheck %s --check-prefix=WARMUP
-// THREADS: te-run: --threads: '-1' is not an integer in 0..4096
+// THREADS: te-run: error: --threads: '-1' is not an integer in 0..4096
 // RUN: (te-run %s --entry add --pipeline-options "bogus=1" 2>&1; echo "status $?") | FileCheck %s --check-prefix=POPTS
-// POPTS: te-run: --pipeline-options 'bogus=1': {{.*}}no such option bogus
+// POPTS: te-run: error: --pipeline-options 'bogus=1': {{.*}}no such option bogus
 // POPTS: status 2
 // RUN: (te-run %s --entry add --pipeline-options "target=sm_90" 2>&1; echo "status $?") | FileCheck %s --check-prefix=POPTARGET
-// POPTARGET: te-run: --pipeline-options: give the target with --target and the twin with --reference
+// POPTARGET: te-run: error: --pipeline-options: give the target with --target and the twin with --reference
 // POPTARGET: status 2
 // The options reach the pipeline: a valid one runs the program.
 // RUN: te-run %s --entry add --dynamic-dim 4 --pipeline-options "fuse-accumulate=false" | FileCheck %s --check-prefix=POPTOK
 // POPTOK: result 0: f32[4,8]
-// REPEAT: te-run: --repeat: '-1' is not an integer in 1..1073741824
-// EXACT: te-run: --exact 7: the entry function has 1 result
-// NEGDYN: te-run: --dynamic-dim: '-256' is not an integer in 0..9223372036854775807
-// RTOL: te-run: --rtol: 'nan' is not a finite number >= 0
-// SEED: te-run: --seed: '-1' is not an integer in 0..2^64-1
-// WARMUP: te-run: --warmup: '1e9' is not an integer in 0..1073741824
+// REPEAT: te-run: error: --repeat: '-1' is not an integer in 1..1073741824
+// EXACT: te-run: error: --exact 7: the entry function has 1 result
+// NEGDYN: te-run: error: --dynamic-dim: '-256' is not an integer in 0..9223372036854775807
+// RTOL: te-run: error: --rtol: 'nan' is not a finite number >= 0
+// SEED: te-run: error: --seed: '-1' is not an integer in 0..2^64-1
+// WARMUP: te-run: error: --warmup: '1e9' is not an integer in 0..1073741824
 // RUN: (te-run %s --entry add --dynamic-dim 4 --threads 2 --repeat 0 2>&1; echo "status $?") | FileCheck %s --check-prefix=USAGE2
 // RUN: (te-run %s --entry add --input %t/in/a4x8.npy --input %t/in/a5x8.npy 2>&1; echo "status $?") | FileCheck %s --check-prefix=FAIL1
 // USAGE2: status 2
@@ -91,7 +91,7 @@
 // RUN: touch %t/file
 // RUN: not te-run %s --entry add --dynamic-dim 4 --output-dir %t/file/out 2>&1 | FileCheck %s --check-prefix=OUTDIR
 // OUTDIR-NOT: result 0
-// OUTDIR: te-run: --output-dir '{{.*}}file/out': cannot create it: {{.*}}
+// OUTDIR: te-run: error: --output-dir '{{.*}}file/out': cannot create it: {{.*}}
 // RUN: te-run %s --entry add --dynamic-dim 4 --output-dir %t/new/deep/out | FileCheck %s --check-prefix=ADD4
 // RUN: test -f %t/new/deep/out/result0.npy
 // ADD4: result 0: f32[4,8]

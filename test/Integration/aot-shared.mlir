@@ -16,21 +16,21 @@
 // RUN: not te-aot-run %t/prog.so --entry nope 2>&1 | FileCheck %s --check-prefix=NOENTRY
 // RUN: not te-aot-run %t/none.so 2>&1 | FileCheck %s --check-prefix=NOFILE
 // RUN: te-aot-run %t/prog.so --entry scale --repeat 3 --quiet 2>&1 | FileCheck %s --check-prefix=PIPE
-// RUN: script -qec "te-aot-run %t/prog.so --entry scale --repeat=20000 --quiet" /dev/null | FileCheck %s --check-prefix=TTY
-// RUN: script -qec "te-run %s --entry scale --repeat=20000 --quiet" /dev/null | FileCheck %s --check-prefix=TTYRUN
+// RUN: script -qec "te-aot-run %t/prog.so --entry scale --repeat=3000 --quiet" /dev/null | FileCheck %s --check-prefix=TTY
+// RUN: script -qec "te-run %s --entry scale --repeat=3000 --quiet" /dev/null | FileCheck %s --check-prefix=TTYJIT
 //
-// COMPILE: te-aot.sh: wrote {{.*}}prog.so and {{.*}}prog.sig (f32[64,32], f32 -> f32[64,32]; target cpu; shape checks
+// COMPILE: te-aot.sh: wrote {{.*}}prog.so and {{.*}}prog.sig (f32[512,512], f32 -> f32[512,512]; target cpu; shape checks
 // CHECK: result 0: PASS
-// WRONG: te-aot-run: the signature file gives @scale as 'f32[8,16] -> f32[8,16]', but the object was compiled for 'f32[64,32], f32 -> f32[64,32]'
+// WRONG: te-aot-run: error: the signature file gives @scale as 'f32[8,16] -> f32[8,16]', but the object was compiled for 'f32[512,512], f32 -> f32[512,512]'
 // NOENTRY: te-aot-run: the program has no entry @nope (no _te_packed_nope; compiled with --entry nope?)
 // NOFILE: te-aot-run: cannot load the program {{.*}}none.so
 // PIPE-NOT: call 3/3
 // PIPE: timing: step_ms
-// TTY: te-aot-run: call 20000/20000
-// TTYRUN: te-run: call 20000/20000
+// TTY: te-aot-run: call 3000/3000
+// TTYJIT: te-run: call 3000/3000
 
-func.func @scale(%x: tensor<64x32xf32>, %s: f32) -> tensor<64x32xf32> {
-  %sc = tensor.splat %s : tensor<64x32xf32>
-  %y = arith.mulf %x, %sc : tensor<64x32xf32>
-  return %y : tensor<64x32xf32>
+func.func @scale(%x: tensor<512x512xf32>, %s: f32) -> tensor<512x512xf32> {
+  %sc = tensor.splat %s : tensor<512x512xf32>
+  %y = arith.mulf %x, %sc : tensor<512x512xf32>
+  return %y : tensor<512x512xf32>
 }

@@ -34,7 +34,7 @@
 // RUN: head -n 1 %t/aot.sig > %t/old.sig
 // RUN: %t/aot --signature-file %t/old.sig --fill 0=1 --fill 1=2 | FileCheck %s
 // RUN: not %t/aot --signature-file %t/aot.sig --target sm_90 2>&1 | FileCheck %s --check-prefix=GPU
-// GPU: te-aot-run: compiled for sm_90: run it with --backend cuda, or compile with --target cpu
+// GPU: te-aot-run: error: compiled for sm_90: run it with --backend cuda, or compile with --target cpu
 
 #map = affine_map<(d0) -> (d0)>
 func.func @main(%a: tensor<4xf32>, %b: tensor<2x4xf32>)

@@ -17,11 +17,11 @@
 // RUN: not te-run %s --entry scalar --input forty --input 1 2>&1 | FileCheck %s --check-prefix=NOTINT
 // NOTINT: te-run: argument 0 (i64): --input 'forty' is not an integer in -9223372036854775808..9223372036854775807 (a scalar argument's --input is its value)
 // RUN: not te-run %s --entry scalar --input 1 2>&1 | FileCheck %s --check-prefix=COUNT
-// COUNT: te-run: the entry function takes 2 arguments, 1 --input files were given
+// COUNT: te-run: error: the entry function takes 2 arguments, 1 --input files were given
 // RUN: not te-run %s --entry scalar --fill 2=1 2>&1 | FileCheck %s --check-prefix=RANGE
 // RANGE: te-run: --fill 2=...: the entry function takes 2 arguments
 // RUN: not te-run %s --entry scalar --fill x 2>&1 | FileCheck %s --check-prefix=SYNTAX
-// SYNTAX: te-run: --fill 'x': expected INDEX=VALUE, e.g. --fill 6=1
+// SYNTAX: te-run: error: --fill 'x': expected INDEX=VALUE, e.g. --fill 6=1
 // RUN: not te-run %s --entry scalar --fill 0=1 --input 1 --input 2 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: te-run: --fill and --input exclude each other (give every argument with --input)
 // RUN: te-run %s --entry float_scalar --fill 0=1.5 | FileCheck %s --check-prefix=FLOAT
@@ -62,7 +62,7 @@
 //
 // A GPU-target program needs the cuda backend.
 // RUN: not te-run %s --entry scalar --target sm_90 2>&1 | FileCheck %s --check-prefix=GPU
-// GPU: te-run: compiled for sm_90: run it with --backend cuda, or compile with --target cpu
+// GPU: te-run: error: compiled for sm_90: run it with --backend cuda, or compile with --target cpu
 
 func.func @scalar(%a: i64, %b: i32) -> (f32, f32) {
   %fa = arith.sitofp %a : i64 to f32

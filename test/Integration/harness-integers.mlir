@@ -94,13 +94,13 @@
 // (a usage error otherwise, exit 2); the float arguments stay random and the
 // i1 mask is generated (0/1 from the seed).
 // RUN: (te-run %s --entry classify --fill 0=1.5 2>&1; echo "status $?") | FileCheck %s --check-prefix=FILLFRAC
-// FILLFRAC: te-run: argument 0 (i32[64]): --fill 0=1.5: the value is not an integer in -2147483648..2147483647 (an integer argument's constant is read exactly)
+// FILLFRAC: te-run: error: argument 0 (i32[64]): --fill 0=1.5: the value is not an integer in -2147483648..2147483647 (an integer argument's constant is read exactly)
 // FILLFRAC: status 2
 // RUN: (te-run %s --entry classify --fill 0=3000000000 2>&1; echo "status $?") | FileCheck %s --check-prefix=FILLBIG
-// FILLBIG: te-run: argument 0 (i32[64]): --fill 0=3000000000: the value is not an integer in -2147483648..2147483647 (an integer argument's constant is read exactly)
+// FILLBIG: te-run: error: argument 0 (i32[64]): --fill 0=3000000000: the value is not an integer in -2147483648..2147483647 (an integer argument's constant is read exactly)
 // FILLBIG: status 2
 // RUN: not te-run %s --entry classify --fill 0=7 --fill 2=7 --fill 3=2 2>&1 | FileCheck %s --check-prefix=FILLI1
-// FILLI1: te-run: argument 3 (i1[64]): --fill 3=2: the value is not an integer in 0..1 (an integer argument's constant is read exactly)
+// FILLI1: te-run: error: argument 3 (i1[64]): --fill 3=2: the value is not an integer in 0..1 (an integer argument's constant is read exactly)
 // RUN: te-run %s --entry classify --fill 0=7 --fill 2=10 --fill 3=1 | FileCheck %s --check-prefix=FILL
 // FILL: result 2: i32[64] min 10 max 10
 // FILL: result 3: i1[64] min 1 max 1
@@ -130,7 +130,7 @@
 // RUN:   --compare %t/in/emb.npy --compare %t/in/max.npy --compare %t/in/idx.npy --compare %t/in/ok.npy --compare %t/in/count.npy \
 // RUN:   | FileCheck %s --check-prefix=PASS
 // RUN: not %t/classify --signature-file %t/classify.sig --entry classify --fill 0=3000000000 2>&1 | FileCheck %s --check-prefix=AOTFILL
-// AOTFILL: te-aot-run: argument 0 (i32[64]): --fill 0=3000000000: the value is not an integer in -2147483648..2147483647
+// AOTFILL: te-aot-run: error: argument 0 (i32[64]): --fill 0=3000000000: the value is not an integer in -2147483648..2147483647
 
 #row = affine_map<(i, j) -> (i)>
 #id2 = affine_map<(i, j) -> (i, j)>

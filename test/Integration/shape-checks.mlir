@@ -87,7 +87,7 @@
 // RUN: %te_src_root/scripts/te-aot.sh link %t/unchecked.o %t/unchecked %te_lib_dir > /dev/null
 // RUN: sed 's/shape-checks off/shape-checks on/' %t/unchecked.sig > %t/claims.sig
 // RUN: not %t/unchecked --signature-file %t/claims.sig --entry linear --input %t/x.npy --input %t/w-short.npy --input %t/b.npy 2>&1 | FileCheck %s --check-prefix=AOTCLAIMS
-// AOTWRONG: te-aot-run: the signature file gives @linear as 'f32[?,?], f32[?,?] -> f32[?,?]', but the object was compiled for 'f32[?,?], f32[?,?], f32[?] -> f32[?,?]'
+// AOTWRONG: te-aot-run: error: the signature file gives @linear as 'f32[?,?], f32[?,?] -> f32[?,?]', but the object was compiled for 'f32[?,?], f32[?,?], f32[?] -> f32[?,?]'
 // AOTCLAIMS: every `?` dimension takes one size
 // AOTON: shape checks on
 // AOTSHORT: te-aot-run: runtime error in shape check: linalg.matmul at {{.*}} is 6, expected 7

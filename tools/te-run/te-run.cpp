@@ -202,14 +202,14 @@ int main(int argc, char **argv) {
     std::string a = argv[i], err;
     if (::te::run::parseHarnessFlag(argc, argv, i, opts, &err)) {
       if (!err.empty()) {
-        std::fprintf(stderr, "te-run: %s\n", err.c_str());
+        std::fprintf(stderr, "te-run: error: %s\n", err.c_str());
         return 2;
       }
       continue;
     }
     auto value = [&](std::string &out) {
       if (i + 1 >= argc) {
-        std::fprintf(stderr, "te-run: %s needs a value\n", a.c_str());
+        std::fprintf(stderr, "te-run: error: %s needs a value\n", a.c_str());
         std::exit(2);
       }
       out = argv[++i];
@@ -235,9 +235,10 @@ int main(int argc, char **argv) {
       std::string v;
       value(v);
       if (!::te::run::parseInteger(v, 0, 4096, threads)) {
-        std::fprintf(stderr,
-                     "te-run: --threads: '%s' is not an integer in 0..4096\n",
-                     v.c_str());
+        std::fprintf(
+            stderr,
+            "te-run: error: --threads: '%s' is not an integer in 0..4096\n",
+            v.c_str());
         return 2;
       }
     } else if (a == "--reference") {
@@ -253,13 +254,13 @@ int main(int argc, char **argv) {
     } else if (a == "--print-signature") {
       printSignature = true;
     } else if (a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "te-run: unknown option '%s' (see --help)\n",
+      std::fprintf(stderr, "te-run: error: unknown option '%s' (see --help)\n",
                    a.c_str());
       return 2;
     } else if (file.empty()) {
       file = a;
     } else {
-      std::fprintf(stderr, "te-run: more than one input file\n");
+      std::fprintf(stderr, "te-run: error: more than one input file\n");
       return 2;
     }
   }
@@ -268,13 +269,13 @@ int main(int argc, char **argv) {
     std::string message;
     llvm::raw_string_ostream os(message);
     if (failed(pipelineOptions.parseFromString(pipelineOptionsText, os))) {
-      std::fprintf(stderr, "te-run: --pipeline-options '%s': %s\n",
+      std::fprintf(stderr, "te-run: error: --pipeline-options '%s': %s\n",
                    pipelineOptionsText.c_str(), message.c_str());
       return 2;
     }
     if (pipelineOptions.target.getNumOccurrences() ||
         pipelineOptions.reference.getNumOccurrences()) {
-      std::fprintf(stderr, "te-run: --pipeline-options: give the target "
+      std::fprintf(stderr, "te-run: error: --pipeline-options: give the target "
                            "with --target and the twin with --reference\n");
       return 2;
     }
@@ -284,7 +285,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (backend != "cpu" && backend != "cuda") {
-    std::fprintf(stderr, "te-run: --backend must be cpu or cuda, got '%s'\n",
+    std::fprintf(stderr,
+                 "te-run: error: --backend must be cpu or cuda, got '%s'\n",
                  backend.c_str());
     return 2;
   }
@@ -362,7 +364,7 @@ int main(int argc, char **argv) {
   if (emitLowered.empty()) {
     std::string mismatch = ::te::run::backendMismatch(backend, target);
     if (!mismatch.empty()) {
-      std::fprintf(stderr, "te-run: %s\n", mismatch.c_str());
+      std::fprintf(stderr, "te-run: error: %s\n", mismatch.c_str());
       return 2;
     }
   }

@@ -5,11 +5,15 @@ Prepare the programs on a machine with te's MLIR build:
 
     python/test/gpu/prepare.sh OUT_DIR            # sm_90 shared libraries
 
-then on the GPU machine, with te's Python package and runtime (cmake -S
-runtime; PYTHONPATH=<runtime build>/python):
+then on the GPU machine (builds the runtime alone, cmake -S runtime, and
+runs this file with pytest, or without it):
 
-    TE_GPU_PROGRAMS=OUT_DIR python3 -m pytest -v python/test/gpu/test_torch_cuda.py
-    python3 python/test/gpu/test_torch_cuda.py OUT_DIR      # without pytest
+    python/test/gpu/run.sh OUT_DIR
+
+or by hand, with te's Python package and runtime on the path:
+
+    PYTHONPATH=<runtime build>/python TE_GPU_PROGRAMS=OUT_DIR \
+        python3 -m pytest -v python/test/gpu/test_torch_cuda.py
 
 Checks: arguments are passed in place and results come back as torch
 tensors over te's own buffers (data_ptr equality, no copies); bf16, i1 and
@@ -182,7 +186,7 @@ def _module(name, bound):
 
 
 def test_module_fp32():
-    _module("mlp_fp32", 1e-5)
+    _module("mlp_fp32", 1e-4)
 
 
 def test_module_fp8_current_scaling():
