@@ -108,6 +108,21 @@ class ProgramTest(unittest.TestCase):
         torch.testing.assert_close(r, x + 1)
         del r  # released by torch through the DLPack deleter
 
+    @unittest.skipIf(torch is None, "needs torch")
+    def test_torch_compile_passes_parameters_in_place(self):
+        import te.torch as tt
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(),
+                                    torch.nn.Linear(32, 8)).eval()
+        x = torch.randn(8, 16)
+        fn = tt.compile(model, (x,))
+        y = fn(x)
+        params = [p.data_ptr() for p in model.parameters()]
+        self.assertEqual(fn.program.last_arguments, params + [x.data_ptr()])
+        self.assertEqual(fn.program.last_results, [y.data_ptr()])
+        with torch.no_grad():
+            torch.testing.assert_close(y, model(x), rtol=2e-5, atol=2e-5)
+
     def test_other_producer_gets_te_arrays(self):
         x = np.arange(16, dtype=np.float32).reshape(2, 8)
         r = self.prog.run("add", _Producer(x), _Producer(x))

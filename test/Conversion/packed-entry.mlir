@@ -7,6 +7,8 @@
 // RUN: te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4] -> f32[4]" checked-malloc=false})' | FileCheck %s --check-prefix=PLAIN
 // RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f})' 2>&1 | FileCheck %s --check-prefix=NOSIG
 // RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4], f32[4] -> f32[4]"})' 2>&1 | FileCheck %s --check-prefix=SLOTS
+// RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4] -> f32"})' 2>&1 | FileCheck %s --check-prefix=RETURNED
+// RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32 -> f32[4]"})' 2>&1 | FileCheck %s --check-prefix=SCALARARG
 // RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4]"})' 2>&1 | FileCheck %s --check-prefix=MALFORMED
 // RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=g signature="f32[4] -> f32[4]"})' 2>&1 | FileCheck %s --check-prefix=NOCIFACE
 
@@ -33,6 +35,11 @@
 
 // NOSIG: error: te-packed-entry: give the entry's signature (signature="f32[4] -> f32[4]")
 // SLOTS: error: te-packed-entry: the C interface of @f (!llvm.func<void (ptr, ptr)>) does not match its signature f32[4], f32[4] -> f32[4]
+// The slot counts agree, but a scalar result is returned by value (not
+// through a struct pointer) and a scalar argument is passed by value (not
+// as a descriptor pointer).
+// RETURNED: error: te-packed-entry: the C interface of @f (!llvm.func<void (ptr, ptr)>) does not match its signature f32[4] -> f32
+// SCALARARG: error: te-packed-entry: the C interface of @f (!llvm.func<void (ptr, ptr)>) does not match its signature f32 -> f32[4]
 // MALFORMED: error: te-packed-entry: malformed signature 'f32[4]'
 // NOCIFACE: error: te-packed-entry: the lowered module has no _mlir_ciface_g (was @g given llvm.emit_c_interface?)
 module attributes {te.shape_checks} {

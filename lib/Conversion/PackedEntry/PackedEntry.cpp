@@ -54,39 +54,49 @@ bool known(StringRef name) {
       name);
 }
 
-/// The number of packed slots of a signature's C interface: the results
-/// struct first for a memref result or several results, a slot per
-/// argument, and a last slot for a single scalar result. False if the text
-/// is not a signature.
-bool slotsOf(StringRef signature, size_t &slots) {
+/// What the C interface of a signature looks like: whether each argument is
+/// a tensor (a pointer to its descriptor), and whether the results come back
+/// through a struct pointer (a memref result or several results) or as the
+/// returned value (a single scalar). False if the text is not a signature.
+struct CInterfaceShape {
+  SmallVector<bool> argIsTensor;
+  bool resultsByPointer = false;
+  bool returnsValue = false;
+  size_t slots() const {
+    return (resultsByPointer ? 1 : 0) + argIsTensor.size() +
+           (returnsValue ? 1 : 0);
+  }
+};
+
+bool shapeOf(StringRef signature, CInterfaceShape &out) {
   auto [args, results] = signature.split("->");
   if (args.size() == signature.size())
     return false;
-  auto count = [](StringRef list, bool &anyTensor) {
+  // The top-level items of a list and whether each is a tensor.
+  auto items = [](StringRef list, SmallVectorImpl<bool> &isTensor) {
     list = list.trim();
-    anyTensor = false;
     if (list.empty())
-      return size_t(0);
-    size_t n = 1;
+      return;
     int depth = 0;
+    bool tensor = false;
     for (char c : list) {
       if (c == '[') {
         ++depth;
-        anyTensor = true;
+        tensor = true;
       } else if (c == ']') {
         --depth;
       } else if (c == ',' && depth == 0) {
-        ++n;
+        isTensor.push_back(tensor);
+        tensor = false;
       }
     }
-    return n;
+    isTensor.push_back(tensor);
   };
-  bool argTensor = false, resultTensor = false;
-  size_t numArgs = count(args, argTensor);
-  size_t numResults = count(results, resultTensor);
-  bool byPointer = numResults > 1 || (numResults == 1 && resultTensor);
-  slots = (byPointer ? 1 : 0) + numArgs +
-          (numResults == 1 && !resultTensor ? 1 : 0);
+  SmallVector<bool> resultIsTensor;
+  items(args, out.argIsTensor);
+  items(results, resultIsTensor);
+  out.returnsValue = resultIsTensor.size() == 1 && !resultIsTensor[0];
+  out.resultsByPointer = !resultIsTensor.empty() && !out.returnsValue;
   return true;
 }
 
@@ -213,8 +223,8 @@ LogicalResult mlir::te::getEntrySignature(func::FuncOp function,
 LogicalResult mlir::te::addPackedEntry(ModuleOp module, StringRef entry,
                                        StringRef signature, StringRef target,
                                        bool checkedMalloc, std::string &error) {
-  size_t expectedSlots = 0;
-  if (!slotsOf(signature, expectedSlots)) {
+  CInterfaceShape expected;
+  if (!shapeOf(signature, expected)) {
     error = ("malformed signature '" + signature + "'").str();
     return failure();
   }
@@ -229,7 +239,18 @@ LogicalResult mlir::te::addPackedEntry(ModuleOp module, StringRef entry,
   LLVM::LLVMFunctionType cifaceType = ciface.getFunctionType();
   bool returnsValue = !isa<LLVM::LLVMVoidType>(cifaceType.getReturnType());
   size_t slots = cifaceType.getNumParams() + (returnsValue ? 1 : 0);
-  if (slots != expectedSlots) {
+  // The slot count, how results come back, and which parameters are
+  // descriptor pointers must all be the signature's.
+  bool matches =
+      slots == expected.slots() && returnsValue == expected.returnsValue;
+  for (auto [i, isTensor] : llvm::enumerate(expected.argIsTensor)) {
+    if (!matches)
+      break;
+    unsigned param = i + (expected.resultsByPointer ? 1 : 0);
+    matches =
+        isa<LLVM::LLVMPointerType>(cifaceType.getParamType(param)) == isTensor;
+  }
+  if (!matches) {
     llvm::raw_string_ostream os(error);
     os << "the C interface of @" << entry << " (" << cifaceType
        << ") does not match its signature " << signature;
