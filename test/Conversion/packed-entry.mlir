@@ -3,14 +3,14 @@
 // byte, internal linkage of the entry and of @main, malloc routed to
 // te_run_checked_malloc; and the errors.
 //
-// RUN: te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4] -> f32[4]" target=sm_90})' | FileCheck %s
-// RUN: te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4] -> f32[4]" checked-malloc=false})' | FileCheck %s --check-prefix=PLAIN
-// RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f})' 2>&1 | FileCheck %s --check-prefix=NOSIG
-// RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4], f32[4] -> f32[4]"})' 2>&1 | FileCheck %s --check-prefix=SLOTS
-// RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4] -> f32"})' 2>&1 | FileCheck %s --check-prefix=RETURNED
-// RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32 -> f32[4]"})' 2>&1 | FileCheck %s --check-prefix=SCALARARG
-// RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4]"})' 2>&1 | FileCheck %s --check-prefix=MALFORMED
-// RUN: not te-opt %s -split-input-file -pass-pipeline='builtin.module(te-packed-entry{entry=g signature="f32[4] -> f32[4]"})' 2>&1 | FileCheck %s --check-prefix=NOCIFACE
+// RUN: te-opt %s -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4] -> f32[4]" target=sm_90})' | FileCheck %s
+// RUN: te-opt %s -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4] -> f32[4]" checked-malloc=false})' | FileCheck %s --check-prefix=PLAIN
+// RUN: not te-opt %s -pass-pipeline='builtin.module(te-packed-entry{entry=f})' 2>&1 | FileCheck %s --check-prefix=NOSIG
+// RUN: not te-opt %s -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4], f32[4] -> f32[4]"})' 2>&1 | FileCheck %s --check-prefix=SLOTS
+// RUN: not te-opt %s -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4] -> f32"})' 2>&1 | FileCheck %s --check-prefix=RETURNED
+// RUN: not te-opt %s -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32 -> f32[4]"})' 2>&1 | FileCheck %s --check-prefix=SCALARARG
+// RUN: not te-opt %s -pass-pipeline='builtin.module(te-packed-entry{entry=f signature="f32[4]"})' 2>&1 | FileCheck %s --check-prefix=MALFORMED
+// RUN: not te-opt %s -pass-pipeline='builtin.module(te-packed-entry{entry=g signature="f32[4] -> f32[4]"})' 2>&1 | FileCheck %s --check-prefix=NOCIFACE
 
 // CHECK: module attributes {te.shape_checks}
 // CHECK: llvm.func @te_run_checked_malloc(i64) -> !llvm.ptr
@@ -58,20 +58,3 @@ module attributes {te.shape_checks} {
   }
 }
 
-// -----
-
-// A single scalar result: returned by the C interface, stored through the
-// last slot.
-// CHECK: llvm.func @_mlir_ciface_f(%{{.*}}: !llvm.ptr) -> f32
-// CHECK: llvm.func @_te_packed_f(
-// CHECK: %[[V:[0-9]+]] = llvm.call @_mlir_ciface_f(
-// CHECK: %[[OUT:[0-9]+]] = llvm.getelementptr %{{.*}}[1]
-// CHECK: %[[PTR:[0-9]+]] = llvm.load %[[OUT]] : !llvm.ptr -> !llvm.ptr
-// CHECK: llvm.store %[[V]], %[[PTR]] : f32, !llvm.ptr
-// CHECK-NOT: _te_shape_checks_f
-module {
-  llvm.func @_mlir_ciface_f(%x: !llvm.ptr) -> f32 {
-    %c = llvm.mlir.constant(1.0 : f32) : f32
-    llvm.return %c : f32
-  }
-}
