@@ -828,15 +828,18 @@ func.func @bool_mask_masked_out(%q: tensor<8x16x8xf32>, %k: tensor<8x16x8xf32>, 
 // split already composed with its transpose into one [0, 2, 3, 1] transpose
 // (what the inliner's canonicalization leaves of transpose(transpose(k))):
 // the raised op reads K through one [0, 2, 1, 3] transpose of the input, as
-// Q and V, not through a second transpose of the [B, H, D, S] tensor.
+// Q and V, not through a second transpose of the [B, H, D, S] tensor; and,
+// every operand a collapse of [B, H] into the batch, it reads the 4-D
+// tensors and its output is collapsed (so that the transposes can become
+// views after bufferization, te-fold-attention-transposes).
 // CHECK-LABEL: func.func @composed_key_transpose(
 // CHECK-SAME: %[[XQ:[^:]*]]: tensor<2x16x32xbf16>, %[[XK:[^:]*]]: tensor<2x16x32xbf16>, %[[XV:[^:]*]]: tensor<2x16x32xbf16>)
 // CHECK-DAG: %[[KE:.*]] = tensor.expand_shape %[[XK]]
 // CHECK-DAG: %[[KT:.*]] = linalg.transpose ins(%[[KE]] : tensor<2x16x4x8xbf16>) outs(%{{.*}} : tensor<2x4x16x8xbf16>) permutation = [0, 2, 1, 3]
-// CHECK-DAG: %[[KC:.*]] = tensor.collapse_shape %[[KT]] {{\[\[}}0, 1], [2], [3]] : tensor<2x4x16x8xbf16> into tensor<8x16x8xbf16>
 // CHECK-NOT: permutation = [0, 2, 1]
-// CHECK: te.attention %{{.*}}, %[[KC]], %{{.*}} {scale = 0.353553385 : f32} : tensor<8x16x8xbf16>
-// CHECK: return
+// CHECK: %[[O:.*]], %{{.*}} = te.attention %{{.*}}, %[[KT]], %{{.*}} {scale = 0.353553385 : f32} : tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>, tensor<2x4x16x8xbf16>
+// CHECK: %[[OC:.*]] = tensor.collapse_shape %[[O]] {{\[\[}}0, 1], [2], [3]] : tensor<2x4x16x8xbf16> into tensor<8x16x8xbf16>
+// CHECK: return %[[OC]]
 func.func @composed_key_transpose(%xq: tensor<2x16x32xbf16>, %xk: tensor<2x16x32xbf16>, %xv: tensor<2x16x32xbf16>) -> tensor<8x16x8xbf16> {
   %exq = tensor.expand_shape %xq [[0], [1], [2, 3]] output_shape [2, 16, 4, 8] : tensor<2x16x32xbf16> into tensor<2x16x4x8xbf16>
   %eq = tensor.empty() : tensor<2x4x16x8xbf16>

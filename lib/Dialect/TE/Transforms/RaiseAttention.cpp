@@ -801,10 +801,47 @@ private:
     if (scores.mask)
       mask = buildMask(b, loc, *scores.mask, *layout, rank);
 
+    // 3-D products over heads collapsed into the batch ([B, H, S, D] ->
+    // [B·H, S, D], Torch-MLIR's form) read the 4-D tensors: the op takes
+    // them as they are, and a head split's transposes then stay views
+    // (te-fold-attention-transposes) where a collapse of a transposed
+    // view would be a copy. Without a mask tensor, where every operand is
+    // such a collapse of the same batch dimensions.
+    SmallVector<ReassociationIndices> heads;
+    if (!mask && !pReassoc) {
+      auto collapsed = [&](Value t) -> tensor::CollapseShapeOp {
+        auto c = t.getDefiningOp<tensor::CollapseShapeOp>();
+        if (!c || c.getSrcType().getRank() != 4)
+          return nullptr;
+        SmallVector<ReassociationIndices> re = c.getReassociationIndices();
+        if (!isBatchOnly(re, 4) || re.size() != 3)
+          return nullptr;
+        return c;
+      };
+      tensor::CollapseShapeOp cq = collapsed(q), ck = collapsed(k),
+                              cv = collapsed(v);
+      if (cq && ck && cv) {
+        ArrayRef<int64_t> sq = cq.getSrcType().getShape(),
+                          sk = ck.getSrcType().getShape(),
+                          sv = cv.getSrcType().getShape();
+        auto same = [](int64_t a, int64_t b) {
+          return !ShapedType::isDynamic(a) && a == b;
+        };
+        if (same(sq[0], sk[0]) && same(sq[0], sv[0]) && same(sq[1], sk[1]) &&
+            same(sq[1], sv[1])) {
+          heads = cq.getReassociationIndices();
+          q = cq.getSrc();
+          k = ck.getSrc();
+          v = cv.getSrc();
+        }
+      }
+    }
     auto attention = AttentionOp::create(
         b, loc, q, k, v, mask, b.getF32FloatAttr(scores.scale),
         scores.causal ? b.getUnitAttr() : UnitAttr());
     Value out = attention.getOutput();
+    if (!heads.empty())
+      out = tensor::CollapseShapeOp::create(b, loc, out, heads);
     if (pReassoc)
       out = tensor::CollapseShapeOp::create(b, loc, out, *pReassoc);
     if (out.getType() != result.getType())
