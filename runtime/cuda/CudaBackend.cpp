@@ -322,8 +322,9 @@ static bool nvfp4Fused(const Tensor &x, const QTensor &q) {
 }
 
 /// A quantize of a producer program's value: the program evaluated into
-/// value_out (or a temporary), its column sums taken from there, and that
-/// buffer quantized as x by the kernels of every other quantize.
+/// value_out (or a temporary), with current scaling's amax, its column sums
+/// taken from there, and that buffer quantized as x by the kernels of every
+/// other quantize.
 te_rt_status CudaBackend::quantizeProduced(const Tensor &x, QTensor &q,
                                            const QuantizeOptions &o) {
   const Producer &p = *o.producer;
@@ -337,7 +338,15 @@ te_rt_status CudaBackend::quantizeProduced(const Tensor &x, QTensor &q,
         "cudaMallocAsync");
     value = temp.as<void>();
   }
-  TE_CUDA_CHECK(cuda::launchProducerEvaluate(p, M, K, x.dtype, value, stream),
+  // Current scaling's amax is taken by the evaluation kernel and passed to
+  // the quantize as its amax: no amax pass over the value.
+  const bool amaxHere = q.config.recipe == Recipe::Current && !o.amaxIn;
+  DeviceTemp amax(stream);
+  if (amaxHere)
+    TE_CUDA_CHECK(amax.allocate(sizeof(float)), "cudaMallocAsync");
+  TE_CUDA_CHECK(cuda::launchProducerEvaluate(
+                    p, M, K, x.dtype, value,
+                    amaxHere ? amax.as<float>() : nullptr, stream),
                 "producer evaluation kernel");
   if (p.colsum)
     TE_CUDA_CHECK(cuda::launchColumnSum(value, x.dtype, M, K, p.colsum,
@@ -347,6 +356,8 @@ te_rt_status CudaBackend::quantizeProduced(const Tensor &x, QTensor &q,
   xv.data = value;
   QuantizeOptions ov = o;
   ov.producer = nullptr;
+  if (amaxHere)
+    ov.amaxIn = amax.as<float>();
   return quantize(xv, q, ov);
 }
 

@@ -9,7 +9,9 @@
 // te::rt::evaluateProducerN (runtime/lib/Producer.h, the code the cpu
 // backend runs; the program is a kernel parameter, so every thread of a warp
 // reads the same instruction from the constant bank), stored in the x dtype
-// with Format's rounding. columnPartialKernel /
+// with Format's rounding, and optionally their amax (Format's fmaxNum of
+// |value|, a block reduction and one atomicMax: what the amax kernels
+// compute of the stored tensor). columnPartialKernel /
 // columnFinishKernel: the column sums, double partial sums of row chunks
 // (one thread per column and chunk, coalesced along the row), then the
 // chunks added in order and rounded once.
@@ -35,17 +37,25 @@ constexpr int kLanes = 4;
 
 __global__ void __launch_bounds__(kThreads)
     producerEvaluateKernel(const Producer p, int64_t M, int64_t K, DType xType,
-                           void *out) {
+                           void *out, float *amax) {
   const int32_t t = static_cast<int32_t>(xType);
   const int64_t groups = (K + kLanes - 1) / kLanes;
+  float a = 0.0f; // the running amax of the values (NaN ignored)
   for (int64_t g = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
        g < M * groups; g += int64_t(gridDim.x) * blockDim.x) {
     const int64_t r = g / groups, c0 = (g % groups) * kLanes;
     float v[kLanes];
     evaluateProducerN<kLanes>(p, r, c0, K, t, v);
     for (int j = 0; j < kLanes; ++j)
-      if (c0 + j < K)
+      if (c0 + j < K) {
         storeFromFloat(out, xType, r * K + c0 + j, v[j]);
+        a = fmaxNum(a, absf(v[j]));
+      }
+  }
+  if (amax) { // every thread of the block gets here
+    a = blockReduceMax(a);
+    if (threadIdx.x == 0)
+      atomicMaxNonNegative(amax, a);
   }
 }
 
@@ -79,8 +89,11 @@ __global__ void columnFinishKernel(const double *partial, int64_t chunks,
 } // namespace
 
 cudaError_t launchProducerEvaluate(const Producer &p, int64_t M, int64_t K,
-                                   DType xType, void *out,
+                                   DType xType, void *out, float *amax,
                                    cudaStream_t stream) {
+  if (amax)
+    if (cudaError_t e = cudaMemsetAsync(amax, 0, sizeof(float), stream))
+      return e;
   if (M * K == 0)
     return cudaSuccess;
   // A few blocks per multiprocessor: each thread's values (kLanes per
@@ -88,7 +101,8 @@ cudaError_t launchProducerEvaluate(const Producer &p, int64_t M, int64_t K,
   const int64_t groups = M * ((K + kLanes - 1) / kLanes);
   const unsigned blocks = std::min<unsigned>(
       gridFor(groups), static_cast<unsigned>(4 * multiprocessors()));
-  producerEvaluateKernel<<<blocks, kThreads, 0, stream>>>(p, M, K, xType, out);
+  producerEvaluateKernel<<<blocks, kThreads, 0, stream>>>(p, M, K, xType, out,
+                                                          amax);
   return cudaGetLastError();
 }
 

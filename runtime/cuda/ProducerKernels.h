@@ -26,9 +26,10 @@
 namespace te::rt::cuda {
 
 /// out (M x K row-major, xType F32 / BF16 / F16) = the program's value at
-/// every (r, c), rounded to xType (te::rt::evaluateProducer).
+/// every (r, c), rounded to xType (te::rt::evaluateProducerN); amax (may be
+/// null) = max |out| (NaN ignored; zeroed first).
 cudaError_t launchProducerEvaluate(const Producer &p, int64_t M, int64_t K,
-                                   format::DType xType, void *out,
+                                   format::DType xType, void *out, float *amax,
                                    cudaStream_t stream);
 
 /// colsum[c] (= or += with accumulate) the sum over r of x[r, c] (M x K,
