@@ -146,6 +146,19 @@ def test_te_array_exports_through_dlpack():
                                atol=1e-5)
 
 
+def test_device_array_exports_through_dlpack():
+    # te.dequantize's result on a cuda context is a te.DeviceArray.
+    x = torch.randn(64, 128, device="cuda")
+    q = te.quantize(x, "#te.mxfp8<f8E4M3FN>")
+    import numpy as np
+    y = te.dequantize(q, dtype=np.float16)
+    assert isinstance(y, te.DeviceArray)
+    assert y.__dlpack_device__() == (2, 0)
+    t = torch.from_dlpack(y)
+    assert t.data_ptr() == y.ptr and t.dtype == torch.float16
+    assert _rel(t.float(), x) <= 0.06  # E4M3 operands (formats.md §8)
+
+
 def test_object_file_linked_by_load():
     if not (shutil.which("cc") or shutil.which("gcc") or shutil.which("c++")):
         return  # no C compiler to link the object with
