@@ -12,12 +12,11 @@
 //    16 key rows: dK and dV stay in registers while the CTA walks the query
 //    blocks (64 rows) of every query head of its group (GQA sums in
 //    registers, no atomics for dK, dV), the next block's Q and dO copied
-//    into a second buffer during the current one. Per query block: Sᵀ = K Qᵀ,
-//    Pᵀ = exp2(scale·log2e·Sᵀ
-//    - lse2), dV += Pᵀ dO, dPᵀ = V dOᵀ, dSᵀ = Pᵀ (dPᵀ - delta), dK += dSᵀ Q;
-//    dSᵀ goes through shared memory and dQ's partial dS K (each warp now
-//    owns 16 query rows and half the columns) is added into an fp32
-//    accumulator with atomics;
+//    into a second buffer during the current one. Per query block:
+//    Sᵀ = K Qᵀ, Pᵀ = exp2(scale·log2e·Sᵀ - lse2), dV += Pᵀ dO, dPᵀ = V dOᵀ, dSᵀ
+//    = Pᵀ (dPᵀ - delta), dK += dSᵀ Q; dSᵀ goes through shared memory and dQ's
+//    partial dS K (each warp now owns 16 query rows and half the columns) is
+//    added into an fp32 accumulator with atomics;
 // 3. dQ = scale · accumulator, converted to the element type.
 // P and dS are rounded to the input type before their products, as in the
 // forward.
