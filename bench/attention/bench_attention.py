@@ -6,10 +6,10 @@
 # same torch CUDA tensors, and measures each one's relative error
 # ||x - ref|| / ||ref|| against an fp32 reference computed in PyTorch from
 # the same inputs (output; dQ, dK, dV). te runs through the harness of
-# run.sh (te-mma, te-wgmma, te-wgmma-ovl: each forward kernel; the backward
-# is the same)
-# and, when libte_rt's front end runs it, through the public te_rt_attention /
-# te_rt_attention_grad (te-api), all with ctypes on torch CUDA tensors.
+# run.sh (te-mma, te-wgmma, te-wgmma-ovl, te-wgmma-ws: each forward kernel;
+# the backward is the same; --kernels picks some) and, when libte_rt's front
+# end runs it, through the public te_rt_attention / te_rt_attention_grad
+# (te-api), all with ctypes on torch CUDA tensors.
 #
 #   python3 bench/attention/bench_attention.py --lib build-rt/libte_rt.so \
 #       [--harness libte_attn_bench.so] [--out DIR] [--set quick|medium|full]
@@ -138,7 +138,7 @@ class Te:
         return dq, dk, dv
 
 
-def te_impls(lib_path, harness_path):
+def te_impls(lib_path, harness_path, only=None):
     """te-mma and te-wgmma (each forward kernel, through the harness), and
     te-api (libte_rt's te_rt_attention) when the library runs it."""
     impls = []
@@ -147,13 +147,17 @@ def te_impls(lib_path, harness_path):
         h.te_bench_last_error.restype = ctypes.c_char_p
         kernels = [("te-mma", 1)]
         if h.te_bench_wgmma_available():
-            kernels += [("te-wgmma", 2), ("te-wgmma-ovl", 3)]
+            kernels += [("te-wgmma", 2), ("te-wgmma-ovl", 3),
+                        ("te-wgmma-ws", 4)]
         for name, k in kernels:
+            if only and name not in only:
+                continue
             impls.append(Te(name, h.te_bench_attention,
                             h.te_bench_attention_grad, h.te_bench_last_error,
                             ctypes.c_void_p(),
                             lambda k=k: h.te_bench_set_forward_kernel(k)))
-    if lib_path and os.path.exists(lib_path):
+    if lib_path and os.path.exists(lib_path) and (not only
+                                                  or "te-api" in only):
         lib = ctypes.CDLL(lib_path)
         ctx = ctypes.c_void_p()
         if hasattr(lib, "te_rt_attention") and lib.te_rt_context_create(
@@ -328,8 +332,12 @@ def main():
                     choices=["quick", "medium", "full"],
                     help="quick: the headline cases; medium: also GQA, "
                     "the masks, D=64 and S=8192; full: also the S sweep")
+    ap.add_argument("--kernels", default="",
+                    help="comma-separated te impls to run (te-mma, te-wgmma, "
+                    "te-wgmma-ovl, te-wgmma-ws, te-api); default: all")
     args = ap.parse_args()
-    tes = te_impls(args.lib, args.harness)
+    only = [k for k in args.kernels.split(",") if k]
+    tes = te_impls(args.lib, args.harness, only)
     print("te:", ", ".join(t.name for t in tes), "on",
           torch.cuda.get_device_name(), flush=True)
 

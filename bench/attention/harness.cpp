@@ -77,8 +77,8 @@ te_bench_attention_grad(void *, const te_rt_attention_grad_args *a) {
   return cuda::attn::runAttentionGrad(g);
 }
 
-/// 0: the backend's choice, 1: mma.sync, 2: wgmma, 3: wgmma overlapped
-/// (FlashAttention.h).
+/// 0: the backend's choice, 1: mma.sync, 2: wgmma, 3: wgmma overlapped,
+/// 4: wgmma warp-specialized (FlashAttention.h).
 extern "C" __attribute__((visibility("default"))) void
 te_bench_set_forward_kernel(int k) {
   cuda::attn::setForwardKernel(static_cast<cuda::attn::ForwardKernel>(k));

@@ -374,11 +374,12 @@ void GpuAttention::check(const Problem &pb, bool grad) {
   if (te::rt::cuda::attn::wgmmaForwardAvailable()) {
     kernels.push_back(te::rt::cuda::attn::ForwardKernel::Wgmma);
     kernels.push_back(te::rt::cuda::attn::ForwardKernel::WgmmaOverlap);
+    kernels.push_back(te::rt::cuda::attn::ForwardKernel::WgmmaWs);
   }
   for (auto kernel : kernels) {
     SCOPED_TRACE("forward kernel " + std::to_string(static_cast<int>(kernel)) +
                  " (FlashAttention.h: 1 mma.sync, 2 wgmma, 3 wgmma "
-                 "overlapped)");
+                 "overlapped, 4 wgmma warp-specialized)");
     te::rt::cuda::attn::setForwardKernel(kernel);
     ASSERT_EQ(cudaMemset(o.ptr, 0xFF, o.elems * 2), cudaSuccess);
     ASSERT_EQ(cudaMemset(lse, 0xFF, lseRef.size() * 4), cudaSuccess);
@@ -537,6 +538,24 @@ TEST_F(GpuAttention, StridedLayoutD128WithoutLse) {
   pb.bshd = true;
   pb.saveLse = false;
   check(pb, /*grad=*/false);
+}
+
+TEST_F(GpuAttention, ManyKeyBlocksCausalGroupedD128) {
+  // Several 128-key blocks per CTA (the copy stages wrap around more than
+  // once), query blocks with and without a diagonal, GQA.
+  Problem pb;
+  pb.B = 1, pb.Hq = 4, pb.Hkv = 2, pb.L = 700, pb.S = 700, pb.D = 128;
+  pb.causal = true;
+  pb.seed = 3;
+  check(pb);
+}
+
+TEST_F(GpuAttention, ManyKeyBlocksD64F16) {
+  Problem pb;
+  pb.B = 2, pb.Hq = 2, pb.Hkv = 1, pb.L = 130, pb.S = 1000, pb.D = 64;
+  pb.dtype = DType::F16;
+  pb.seed = 4;
+  check(pb);
 }
 
 TEST_F(GpuAttention, NoKeys) {

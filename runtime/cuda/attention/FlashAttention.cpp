@@ -117,6 +117,12 @@ te_rt_status forwardParams(const Attention &a, FwdParams &p) {
     p.msh = m.shape[1] > 1 ? m.strides[1] : 0;
     p.msr = m.shape[2] > 1 ? m.strides[2] : 0;
     p.msc = m.shape[3] > 1 ? m.strides[3] : 0;
+    const int64_t esize = p.maskCode == kMaskF32    ? 4
+                          : p.maskCode == kMaskBool ? 1
+                                                    : 2;
+    p.maskPairs = p.msc == 1 && p.msb % 2 == 0 && p.msh % 2 == 0 &&
+                  p.msr % 2 == 0 &&
+                  reinterpret_cast<uintptr_t>(m.data) % (2 * esize) == 0;
   }
   return TE_RT_OK;
 }
@@ -153,9 +159,14 @@ te_rt_status runAttention(const Attention &a) {
     choice = kAutoSm90;
   const bool wgmma =
       choice != ForwardKernel::MmaSync && wgmmaForwardAvailable();
-  const bool overlap = choice != ForwardKernel::Wgmma;
-  if (cudaError_t e = wgmma ? forwardSm90(p, f16, overlap, stream)
-                            : forward(p, f16, stream))
+  cudaError_t e = cudaSuccess;
+  if (!wgmma)
+    e = forward(p, f16, stream);
+  else if (choice == ForwardKernel::WgmmaWs)
+    e = forwardSm90Ws(p, f16, stream);
+  else
+    e = forwardSm90(p, f16, choice != ForwardKernel::Wgmma, stream);
+  if (e != cudaSuccess)
     return cudaFailure(e, "forward launch");
   return TE_RT_OK;
 }

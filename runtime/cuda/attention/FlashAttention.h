@@ -57,6 +57,7 @@ struct FwdParams {
   int maskCode;     ///< MaskCode
   const void *mask; ///< element (b, h, i, j) at b*msb + h*msh + i*msr + j*msc
   int64_t msb, msh, msr, msc;
+  int maskPairs; ///< msc = 1, even msb, msh, msr, data aligned to two elements
 };
 
 /// The backward's parameters.
@@ -79,6 +80,11 @@ cudaError_t forward(const FwdParams &p, bool f16, cudaStream_t stream);
 cudaError_t forwardSm90(const FwdParams &p, bool f16, bool overlap,
                         cudaStream_t stream);
 
+/// Launches the warp-specialized Hopper forward (FlashForwardSm90Ws.cu: TMA
+/// producer warp, two ping-pong consumer warpgroups; compute capability 9.0
+/// only) on `stream`.
+cudaError_t forwardSm90Ws(const FwdParams &p, bool f16, cudaStream_t stream);
+
 /// Which forward kernel runs: Auto takes kAutoSm90 (FlashAttention.cpp) on
 /// compute capability 9.0 and MmaSync elsewhere; the wgmma kernels run on
 /// 9.0 only. Process-wide; tests and benchmarks set it to run each.
@@ -87,6 +93,7 @@ enum class ForwardKernel {
   MmaSync = 1,      ///< FlashForward.cu
   Wgmma = 2,        ///< FlashForwardSm90.cu, products then softmax
   WgmmaOverlap = 3, ///< FlashForwardSm90.cu, products under the softmax
+  WgmmaWs = 4,      ///< FlashForwardSm90Ws.cu, warp-specialized, ping-pong
 };
 void setForwardKernel(ForwardKernel k);
 /// Whether the current device runs the wgmma forward.

@@ -198,6 +198,37 @@ __device__ __forceinline__ float maskValue(const FwdParams &p, int b, int h,
 // columns 8 i + 2 t and 8 i + 2 t + 1 of each n8 tile i.
 //===----------------------------------------------------------------------===//
 
+/// The online-softmax update of one key block on scores already in the log2
+/// domain (scaled, masked, exclusions at -inf): turns them into P (fp32,
+/// unnormalized), updates the running row maxima and sums, and gives the
+/// factor by which the output accumulators are to be rescaled.
+template <int NT>
+__device__ __forceinline__ void softmaxLog2(float (*s)[4], float *scaleOld,
+                                            float *rowMax, float *rowSum) {
+  // A quad of lanes shares a row.
+#pragma unroll
+  for (int rr = 0; rr < 2; ++rr) {
+    float mx = rowMax[rr];
+#pragma unroll
+    for (int i = 0; i < NT; ++i)
+      mx = fmaxf(mx, fmaxf(s[i][2 * rr], s[i][2 * rr + 1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    // A row with no key so far keeps m = -inf and subtracts 0.
+    const float base = mx == -INFINITY ? 0.0f : mx;
+    scaleOld[rr] = fastExp2(rowMax[rr] - base);
+    rowMax[rr] = mx;
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < NT; ++i) {
+      s[i][2 * rr] = fastExp2(s[i][2 * rr] - base);
+      s[i][2 * rr + 1] = fastExp2(s[i][2 * rr + 1] - base);
+      sum += s[i][2 * rr] + s[i][2 * rr + 1];
+    }
+    rowSum[rr] = rowSum[rr] * scaleOld[rr] + sum;
+  }
+}
+
 /// One key block of the online softmax: turns the scores s (NT n8 tiles,
 /// key col0 + 8 i (+1) for tile i) into P (fp32, unnormalized), updates the
 /// running row maxima (log2 domain) and sums, and gives the factor by which
@@ -227,28 +258,7 @@ softmaxScores(float (*s)[4], float *scaleOld, float *rowMax, float *rowSum,
       s[i][e] = x;
     }
   }
-  // A quad of lanes shares a row.
-#pragma unroll
-  for (int rr = 0; rr < 2; ++rr) {
-    float mx = rowMax[rr];
-#pragma unroll
-    for (int i = 0; i < NT; ++i)
-      mx = fmaxf(mx, fmaxf(s[i][2 * rr], s[i][2 * rr + 1]));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-    // A row with no key so far keeps m = -inf and subtracts 0.
-    const float base = mx == -INFINITY ? 0.0f : mx;
-    scaleOld[rr] = fastExp2(rowMax[rr] - base);
-    rowMax[rr] = mx;
-    float sum = 0.0f;
-#pragma unroll
-    for (int i = 0; i < NT; ++i) {
-      s[i][2 * rr] = fastExp2(s[i][2 * rr] - base);
-      s[i][2 * rr + 1] = fastExp2(s[i][2 * rr + 1] - base);
-      sum += s[i][2 * rr] + s[i][2 * rr + 1];
-    }
-    rowSum[rr] = rowSum[rr] * scaleOld[rr] + sum;
-  }
+  softmaxLog2<NT>(s, scaleOld, rowMax, rowSum);
 }
 
 /// Multiplies the output accumulators (DT n8 tiles) by the rows' factors.
