@@ -6,10 +6,11 @@
 # same torch CUDA tensors, and measures each one's relative error
 # ||x - ref|| / ||ref|| against an fp32 reference computed in PyTorch from
 # the same inputs (output; dQ, dK, dV). te runs through the harness of
-# run.sh (te-mma, te-wgmma, te-wgmma-ovl, te-wgmma-ws: each forward kernel;
-# the backward is the same; --kernels picks some) and, when libte_rt's front
-# end runs it, through the public te_rt_attention / te_rt_attention_grad
-# (te-api), all with ctypes on torch CUDA tensors.
+# run.sh (te-mma, te-wgmma, te-wgmma-ovl: each forward kernel with the
+# default backward; --kernels adds te-wgmma-ws, the warp-specialized forward,
+# and te-ovl-bwd128 / te-ws-bwd128, with the 128-key backward) and, when
+# libte_rt's front end runs it, through the public te_rt_attention /
+# te_rt_attention_grad (te-api), all with ctypes on torch CUDA tensors.
 #
 #   python3 bench/attention/bench_attention.py --lib build-rt/libte_rt.so \
 #       [--harness libte_attn_bench.so] [--out DIR] [--set quick|medium|full]
@@ -145,17 +146,27 @@ def te_impls(lib_path, harness_path, only=None):
     if harness_path and os.path.exists(harness_path):
         h = ctypes.CDLL(harness_path)
         h.te_bench_last_error.restype = ctypes.c_char_p
-        kernels = [("te-mma", 1)]
+        # name, forward kernel, backward kernel (FlashAttention.h), run
+        # without --kernels
+        kernels = [("te-mma", 1, 0, True)]
         if h.te_bench_wgmma_available():
-            kernels += [("te-wgmma", 2), ("te-wgmma-ovl", 3),
-                        ("te-wgmma-ws", 4)]
-        for name, k in kernels:
-            if only and name not in only:
+            kernels += [("te-wgmma", 2, 0, True), ("te-wgmma-ovl", 3, 0, True),
+                        ("te-wgmma-ws", 4, 0, False),
+                        ("te-ovl-bwd128", 3, 1, False),
+                        ("te-ws-bwd128", 4, 1, False)]
+        has_bwd = hasattr(h, "te_bench_set_backward_kernel")
+
+        def choose(k, kb):
+            h.te_bench_set_forward_kernel(k)
+            if has_bwd:
+                h.te_bench_set_backward_kernel(kb)
+        for name, k, kb, default in kernels:
+            if (only and name not in only) or (not only and not default):
                 continue
             impls.append(Te(name, h.te_bench_attention,
                             h.te_bench_attention_grad, h.te_bench_last_error,
                             ctypes.c_void_p(),
-                            lambda k=k: h.te_bench_set_forward_kernel(k)))
+                            lambda k=k, kb=kb: choose(k, kb)))
     if lib_path and os.path.exists(lib_path) and (not only
                                                   or "te-api" in only):
         lib = ctypes.CDLL(lib_path)
@@ -334,7 +345,8 @@ def main():
                     "the masks, D=64 and S=8192; full: also the S sweep")
     ap.add_argument("--kernels", default="",
                     help="comma-separated te impls to run (te-mma, te-wgmma, "
-                    "te-wgmma-ovl, te-wgmma-ws, te-api); default: all")
+                    "te-wgmma-ovl, te-wgmma-ws, te-ovl-bwd128, te-ws-bwd128, "
+                    "te-api); default: te-mma, te-wgmma, te-wgmma-ovl, te-api")
     args = ap.parse_args()
     only = [k for k in args.kernels.split(",") if k]
     tes = te_impls(args.lib, args.harness, only)

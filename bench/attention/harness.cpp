@@ -84,6 +84,12 @@ te_bench_set_forward_kernel(int k) {
   cuda::attn::setForwardKernel(static_cast<cuda::attn::ForwardKernel>(k));
 }
 
+/// 0: 64-key CTAs (the default), 1: 128-key CTAs (FlashAttention.h).
+extern "C" __attribute__((visibility("default"))) void
+te_bench_set_backward_kernel(int k) {
+  cuda::attn::setBackwardKernel(static_cast<cuda::attn::BackwardKernel>(k));
+}
+
 extern "C" __attribute__((visibility("default"))) int
 te_bench_wgmma_available() {
   return cuda::attn::wgmmaForwardAvailable() ? 1 : 0;

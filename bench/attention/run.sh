@@ -7,6 +7,8 @@
 #   TE_ATTN_SET=quick bash bench/attention/run.sh  # the headline cases only
 #   TE_ATTN_SET=medium ...   # also GQA, masks, D=64, S=8192 (default: full)
 #   TE_ATTN_TESTS=0 bash bench/attention/run.sh   # skip the GPU tests
+#   TE_ATTN_NEW_KERNELS=1 ...  # also test the kernels not yet the default
+#   TE_ATTN_KERNELS=te-wgmma-ovl,te-wgmma-ws ...  # the te impls to time
 #
 # 1. Builds the runtime (cmake -S runtime -B build-rt, Release) and a small
 #    harness exposing the cuda backend's attention with te_rt_attention's
@@ -61,4 +63,5 @@ fi
 
 PYTHONUNBUFFERED=1 python3 bench/attention/bench_attention.py \
   --lib "$BUILD/libte_rt.so" --harness "$BUILD/libte_attn_bench.so" \
-  --out "$OUT" --set "${TE_ATTN_SET:-full}" 2>&1 | tee "$OUT/attention-bench.log" | tail -60
+  --out "$OUT" --set "${TE_ATTN_SET:-full}" \
+  --kernels "${TE_ATTN_KERNELS:-}" 2>&1 | tee "$OUT/attention-bench.log" | tail -60

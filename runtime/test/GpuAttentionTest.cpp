@@ -30,6 +30,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -44,6 +45,13 @@ using te::rt::AttentionMask;
 using te::rt::Backend;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// TE_ATTN_NEW_KERNELS=1: also check the kernels not yet made the default
+/// (FlashAttention.h: the warp-specialized forward, the 128-key backward).
+bool newKernels() {
+  const char *v = std::getenv("TE_ATTN_NEW_KERNELS");
+  return v && std::string(v) == "1";
+}
 
 uint16_t encode(float x, DType t) {
   uint16_t u;
@@ -374,7 +382,8 @@ void GpuAttention::check(const Problem &pb, bool grad) {
   if (te::rt::cuda::attn::wgmmaForwardAvailable()) {
     kernels.push_back(te::rt::cuda::attn::ForwardKernel::Wgmma);
     kernels.push_back(te::rt::cuda::attn::ForwardKernel::WgmmaOverlap);
-    kernels.push_back(te::rt::cuda::attn::ForwardKernel::WgmmaWs);
+    if (newKernels())
+      kernels.push_back(te::rt::cuda::attn::ForwardKernel::WgmmaWs);
   }
   for (auto kernel : kernels) {
     SCOPED_TRACE("forward kernel " + std::to_string(static_cast<int>(kernel)) +
@@ -415,12 +424,27 @@ void GpuAttention::check(const Problem &pb, bool grad) {
     g.dq = dq_.operand();
     g.dk = dk_.operand();
     g.dv = dv_.operand();
-    ASSERT_EQ(backend->attentionGrad(g), TE_RT_OK)
-        << te::rt::lastErrorMessage();
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    compare("dQ", dq_.download(), dqRef, dqMag);
-    compare("dK", dk_.download(), dkRef, dkMag);
-    compare("dV", dv_.download(), dvRef, dvMag);
+    // Each backward key-block kernel (FlashAttention.h).
+    std::vector<te::rt::cuda::attn::BackwardKernel> bwdKernels = {
+        te::rt::cuda::attn::BackwardKernel::Keys64};
+    if (newKernels())
+      bwdKernels.push_back(te::rt::cuda::attn::BackwardKernel::Keys128);
+    for (auto kernel : bwdKernels) {
+      SCOPED_TRACE("backward kernel " +
+                   std::to_string(static_cast<int>(kernel)) +
+                   " (FlashAttention.h: 0 64-key CTAs, 1 128-key CTAs)");
+      for (const DevTensor *x : {&dq_, &dk_, &dv_})
+        ASSERT_EQ(cudaMemset(x->ptr, 0xFF, x->elems * 2), cudaSuccess);
+      te::rt::cuda::attn::setBackwardKernel(kernel);
+      const te_rt_status st = backend->attentionGrad(g);
+      te::rt::cuda::attn::setBackwardKernel(
+          te::rt::cuda::attn::BackwardKernel::Keys64);
+      ASSERT_EQ(st, TE_RT_OK) << te::rt::lastErrorMessage();
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      compare("dQ", dq_.download(), dqRef, dqMag);
+      compare("dK", dk_.download(), dkRef, dkMag);
+      compare("dV", dv_.download(), dvRef, dvMag);
+    }
   }
   cudaFree(lse);
   if (mask)

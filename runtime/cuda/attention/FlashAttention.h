@@ -104,6 +104,19 @@ bool wgmmaForwardAvailable();
 /// zeroed) and the dQ conversion.
 cudaError_t backward(const BwdParams &p, bool f16, cudaStream_t stream);
 
+/// The backward's key-block kernel (step 2 of FlashBackward.cu): CTAs of 64
+/// keys (FlashBackward.cu, the default) or of 128 keys with the next query
+/// block prefetched (FlashBackwardWide.cu). Process-wide, for tests and
+/// benchmarks.
+enum class BackwardKernel {
+  Keys64 = 0,
+  Keys128 = 1,
+};
+void setBackwardKernel(BackwardKernel k);
+/// Launches FlashBackwardWide.cu's key-block kernel on `stream`.
+cudaError_t backwardKeyBlocksWide(const BwdParams &p, bool f16,
+                                  cudaStream_t stream);
+
 /// The cuda backend's Backend::attention: TE_RT_UNSUPPORTED (with the
 /// reason) for what the kernels do not cover.
 te_rt_status runAttention(const Attention &a);

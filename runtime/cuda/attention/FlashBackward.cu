@@ -8,15 +8,13 @@
 // 1. preprocess: per query row, delta = rowsum(dO * O) (fp32) and lse2 =
 //    LSE·log2(e) (+inf where LSE = -inf, so that the recomputed P of a row
 //    with no key is exp2(x - inf) = 0);
-// 2. one CTA per (key block of 128 rows, key/value head, batch), 8 warps of
+// 2. one CTA per (key block of 64 rows, key/value head, batch), 4 warps of
 //    16 key rows: dK and dV stay in registers while the CTA walks the query
-//    blocks (64 rows) of every query head of its group (GQA sums in
-//    registers, no atomics for dK, dV), the next block's Q and dO copied
-//    into a second buffer during the current one. Per query block:
-//    Sᵀ = K Qᵀ, Pᵀ = exp2(scale·log2e·Sᵀ - lse2), dV += Pᵀ dO, dPᵀ = V dOᵀ, dSᵀ
-//    = Pᵀ (dPᵀ - delta), dK += dSᵀ Q; dSᵀ goes through shared memory and dQ's
-//    partial dS K (each warp now owns 16 query rows and half the columns) is
-//    added into an fp32 accumulator with atomics;
+//    blocks of every query head of its group (GQA sums in registers, no
+//    atomics for dK, dV). Per query block: Sᵀ = K Qᵀ, Pᵀ = exp2(scale·log2e·Sᵀ
+//    - lse2), dV += Pᵀ dO, dPᵀ = V dOᵀ, dSᵀ = Pᵀ (dPᵀ - delta), dK += dSᵀ Q;
+//    dSᵀ goes through shared memory and dQ's partial dS K (warps now own 16
+//    query rows each) is added into an fp32 accumulator with atomics;
 // 3. dQ = scale · accumulator, converted to the element type.
 // P and dS are rounded to the input type before their products, as in the
 // forward.
@@ -27,6 +25,7 @@
 #include "FlashCommon.cuh"
 
 #include <algorithm>
+#include <atomic>
 
 namespace te::rt::cuda::attn {
 namespace {
@@ -66,18 +65,18 @@ __global__ void __launch_bounds__(256) preprocess(const BwdParams p) {
 }
 
 template <typename T, int D, bool HasMask>
-__global__ void __launch_bounds__(256) flashBackward(const BwdParams p) {
-  constexpr int kWarps = 8, kThreads = 256;
+__global__ void __launch_bounds__(128) flashBackward(const BwdParams p) {
+  constexpr int kWarps = 4, kThreads = 128;
   constexpr int BN = 16 * kWarps; // keys per CTA
-  constexpr int BM = 64;          // queries per step
+  constexpr int BM = 16 * kWarps; // queries per step
   extern __shared__ __align__(128) unsigned char smemRaw[];
   T *sK = reinterpret_cast<T *>(smemRaw);
   T *sV = sK + BN * D;
-  T *sQ = sV + BN * D;       // [2][BM][D]: this step's and the next's
-  T *sdO = sQ + 2 * BM * D;  // [2][BM][D]
-  T *sdS = sdO + 2 * BM * D; // dSᵀ [BN][BM]
-  float *sLse = reinterpret_cast<float *>(sdS + BN * BM); // [2][BM]
-  float *sDelta = sLse + 2 * BM;                          // [2][BM]
+  T *sQ = sV + BN * D;
+  T *sdO = sQ + BM * D;
+  T *sdS = sdO + BM * D; // dSᵀ [BN][BM]
+  float *sLse = reinterpret_cast<float *>(sdS + BN * BM);
+  float *sDelta = sLse + BM;
 
   const FwdParams &f = p.f;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -104,50 +103,27 @@ __global__ void __launch_bounds__(256) flashBackward(const BwdParams p) {
   const int mStart = f.causal ? n0 / BM : 0;
   const int mEnd = (f.L + BM - 1) / BM;
 
-  // Steps: every query block that sees these keys, of every query head of
-  // the group; step st is head hk * group + st / nM, query block
-  // mStart + st % nM. Step st + 1's Q, dO, lse2 and delta are copied into the
-  // other buffer while step st computes.
-  const int nM = max(mEnd - mStart, 0);
-  const int steps = f.group * nM;
-  auto prefetch = [&](int st, int buf) {
-    const int h = hk * f.group + st / nM;
-    const int m0 = (mStart + st % nM) * BM;
+  for (int hh = 0; hh < f.group; ++hh) {
+    const int h = hk * f.group + hh;
     const int64_t rowBase = (static_cast<int64_t>(b) * f.Hq + h) * f.L;
-    loadTile<BM, D, kThreads>(sQ + buf * BM * D,
-                              static_cast<const T *>(f.q.data) + b * f.q.sb +
-                                  h * f.q.sh + m0 * f.q.sr,
-                              f.q.sr, f.L - m0, tid);
-    loadTile<BM, D, kThreads>(sdO + buf * BM * D,
-                              static_cast<const T *>(p.dout.data) +
-                                  b * p.dout.sb + h * p.dout.sh +
-                                  m0 * p.dout.sr,
-                              p.dout.sr, f.L - m0, tid);
-    if (tid < BM) {
-      const bool ok = m0 + tid < f.L;
-      sLse[buf * BM + tid] = ok ? p.lse2[rowBase + m0 + tid] : INFINITY;
-      sDelta[buf * BM + tid] = ok ? p.delta[rowBase + m0 + tid] : 0.0f;
-    }
-  };
-  if (steps > 0)
-    prefetch(0, 0);
-  cpAsyncCommit();
+    const T *gQ = static_cast<const T *>(f.q.data) + b * f.q.sb + h * f.q.sh;
+    const T *gdO =
+        static_cast<const T *>(p.dout.data) + b * p.dout.sb + h * p.dout.sh;
+    for (int mb = mStart; mb < mEnd; ++mb) {
+      const int m0 = mb * BM;
+      __syncthreads(); // the last step is done with sQ, sdO, sdS, sLse
+      loadTile<BM, D, kThreads>(sQ, gQ + m0 * f.q.sr, f.q.sr, f.L - m0, tid);
+      loadTile<BM, D, kThreads>(sdO, gdO + m0 * p.dout.sr, p.dout.sr, f.L - m0,
+                                tid);
+      cpAsyncCommit();
+      if (tid < BM) {
+        const bool ok = m0 + tid < f.L;
+        sLse[tid] = ok ? p.lse2[rowBase + m0 + tid] : INFINITY;
+        sDelta[tid] = ok ? p.delta[rowBase + m0 + tid] : 0.0f;
+      }
+      cpAsyncWait<0>();
+      __syncthreads();
 
-  for (int st = 0; st < steps; ++st) {
-    const int buf = st & 1;
-    const int h = hk * f.group + st / nM;
-    const int m0 = (mStart + st % nM) * BM;
-    const int64_t rowBase = (static_cast<int64_t>(b) * f.Hq + h) * f.L;
-    cpAsyncWait<0>();
-    __syncthreads(); // this step's tiles landed; the other buffer is free
-    if (st + 1 < steps)
-      prefetch(st + 1, buf ^ 1);
-    cpAsyncCommit();
-    const T *sQb = sQ + buf * BM * D;
-    const T *sdOb = sdO + buf * BM * D;
-    const float *sLseb = sLse + buf * BM;
-    const float *sDeltab = sDelta + buf * BM;
-    {
       // Sᵀ = K Qᵀ (the warp's 16 keys x BM queries).
       float s[BM / 8][4];
 #pragma unroll
@@ -160,7 +136,7 @@ __global__ void __launch_bounds__(256) flashBackward(const BwdParams p) {
 #pragma unroll
         for (int qn = 0; qn < BM / 16; ++qn) {
           uint32_t bf[4];
-          loadBNK<D>(bf, sQb, qn * 16, kk * 16, lane);
+          loadBNK<D>(bf, sQ, qn * 16, kk * 16, lane);
           Elem<T>::mma(s[2 * qn], a, bf[0], bf[1]);
           Elem<T>::mma(s[2 * qn + 1], a, bf[2], bf[3]);
         }
@@ -185,7 +161,7 @@ __global__ void __launch_bounds__(256) flashBackward(const BwdParams p) {
           }
           if (edge && (key >= f.S || (f.causal && key > qr)))
             x = -INFINITY;
-          s[i][e] = fastExp2(x - sLseb[ql]);
+          s[i][e] = fastExp2(x - sLse[ql]);
         }
       }
 
@@ -200,7 +176,7 @@ __global__ void __launch_bounds__(256) flashBackward(const BwdParams p) {
 #pragma unroll
         for (int dn = 0; dn < D / 16; ++dn) {
           uint32_t bf[4];
-          loadBKN<D>(bf, sdOb, kk * 16, dn * 16, lane);
+          loadBKN<D>(bf, sdO, kk * 16, dn * 16, lane);
           Elem<T>::mma(dV[2 * dn], a, bf[0], bf[1]);
           Elem<T>::mma(dV[2 * dn + 1], a, bf[2], bf[3]);
         }
@@ -219,7 +195,7 @@ __global__ void __launch_bounds__(256) flashBackward(const BwdParams p) {
 #pragma unroll
           for (int qn = 0; qn < BM / 16; ++qn) {
             uint32_t bf[4];
-            loadBNK<D>(bf, sdOb, qn * 16, kk * 16, lane);
+            loadBNK<D>(bf, sdO, qn * 16, kk * 16, lane);
             Elem<T>::mma(dp[2 * qn], a, bf[0], bf[1]);
             Elem<T>::mma(dp[2 * qn + 1], a, bf[2], bf[3]);
           }
@@ -228,7 +204,7 @@ __global__ void __launch_bounds__(256) flashBackward(const BwdParams p) {
         for (int i = 0; i < BM / 8; ++i)
 #pragma unroll
           for (int e = 0; e < 4; ++e)
-            s[i][e] = s[i][e] * (dp[i][e] - sDeltab[i * 8 + 2 * t + (e & 1)]);
+            s[i][e] = s[i][e] * (dp[i][e] - sDelta[i * 8 + 2 * t + (e & 1)]);
       }
 
       // dK += dSᵀ Q; dSᵀ to shared memory for dQ.
@@ -251,28 +227,27 @@ __global__ void __launch_bounds__(256) flashBackward(const BwdParams p) {
 #pragma unroll
         for (int dn = 0; dn < D / 16; ++dn) {
           uint32_t bf[4];
-          loadBKN<D>(bf, sQb, kk * 16, dn * 16, lane);
+          loadBKN<D>(bf, sQ, kk * 16, dn * 16, lane);
           Elem<T>::mma(dK[2 * dn], a, bf[0], bf[1]);
           Elem<T>::mma(dK[2 * dn + 1], a, bf[2], bf[3]);
         }
       }
       __syncthreads(); // dSᵀ complete
 
-      // dQ += dS K, added into the accumulator: warp w owns query rows
-      // 16 (w % 4) .. + 15 and columns (w / 4) D/2 .. + D/2 - 1.
-      {
-        constexpr int W = D / 2;
-        const int qw = warp & 3, c0 = (warp >> 2) * W;
-        float dq[W / 8][4];
+      // dQ (the warp's 16 query rows) += dS K, added into the accumulator,
+      // in column slices of 64 (fewer live registers beside dK and dV).
 #pragma unroll
-        for (int i = 0; i < W / 8; ++i)
+      for (int c0 = 0; c0 < D; c0 += 64) {
+        float dq[8][4];
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
           dq[i][0] = dq[i][1] = dq[i][2] = dq[i][3] = 0.0f;
 #pragma unroll
         for (int kk = 0; kk < BN / 16; ++kk) {
           uint32_t a[4];
-          loadAT<BM>(a, sdS, qw * 16, kk * 16, lane);
+          loadAT<BM>(a, sdS, warp * 16, kk * 16, lane);
 #pragma unroll
-          for (int dn = 0; dn < W / 16; ++dn) {
+          for (int dn = 0; dn < 4; ++dn) {
             uint32_t bf[4];
             loadBKN<D>(bf, sK, kk * 16, c0 + dn * 16, lane);
             Elem<T>::mma(dq[2 * dn], a, bf[0], bf[1]);
@@ -281,11 +256,11 @@ __global__ void __launch_bounds__(256) flashBackward(const BwdParams p) {
         }
 #pragma unroll
         for (int rr = 0; rr < 2; ++rr) {
-          const int qr = m0 + qw * 16 + g + rr * 8;
+          const int qr = m0 + warp * 16 + g + rr * 8;
           if (qr < f.L) {
             float *dst = p.dqAccum + (rowBase + qr) * D + c0 + 2 * t;
 #pragma unroll
-            for (int i = 0; i < W / 8; ++i) {
+            for (int i = 0; i < 8; ++i) {
               atomicAdd(dst + i * 8, dq[i][2 * rr]);
               atomicAdd(dst + i * 8 + 1, dq[i][2 * rr + 1]);
             }
@@ -337,8 +312,10 @@ __global__ void __launch_bounds__(256) convertDq(const BwdParams p) {
   }
 }
 
+std::atomic<int> backwardChoice{static_cast<int>(BackwardKernel::Keys64)};
+
 template <typename T, int D>
-cudaError_t backwardFor(const BwdParams &p, cudaStream_t stream) {
+cudaError_t backwardFor(const BwdParams &p, bool f16, cudaStream_t stream) {
   const FwdParams &f = p.f;
   const int64_t rows = static_cast<int64_t>(f.B) * f.Hq * f.L;
   if (rows > 0) {
@@ -348,10 +325,15 @@ cudaError_t backwardFor(const BwdParams &p, cudaStream_t stream) {
     if (e != cudaSuccess)
       return e;
   }
-  if (f.S > 0) {
-    constexpr int BN = 128, BM = 64;
-    const size_t smem = (2 * BN + 4 * BM) * D * sizeof(T) +
-                        BN * BM * sizeof(T) + 4 * BM * sizeof(float);
+  if (f.S > 0 && static_cast<BackwardKernel>(backwardChoice.load()) ==
+                     BackwardKernel::Keys128) {
+    cudaError_t e = backwardKeyBlocksWide(p, f16, stream);
+    if (e != cudaSuccess)
+      return e;
+  } else if (f.S > 0) {
+    constexpr int BN = 64, BM = 64;
+    const size_t smem = (2 * BN + 2 * BM) * D * sizeof(T) +
+                        BN * BM * sizeof(T) + 2 * BM * sizeof(float);
     auto kernel = f.maskCode != kMaskNone ? flashBackward<T, D, true>
                                           : flashBackward<T, D, false>;
     cudaError_t e = cudaFuncSetAttribute(
@@ -359,7 +341,7 @@ cudaError_t backwardFor(const BwdParams &p, cudaStream_t stream) {
     if (e != cudaSuccess)
       return e;
     dim3 grid((f.S + BN - 1) / BN, f.Hkv, f.B);
-    kernel<<<grid, 256, smem, stream>>>(p);
+    kernel<<<grid, 128, smem, stream>>>(p);
     e = cudaGetLastError();
     if (e != cudaSuccess)
       return e;
@@ -375,14 +357,18 @@ cudaError_t backwardFor(const BwdParams &p, cudaStream_t stream) {
 
 } // namespace
 
+void setBackwardKernel(BackwardKernel k) {
+  backwardChoice.store(static_cast<int>(k));
+}
+
 cudaError_t backward(const BwdParams &p, bool f16, cudaStream_t stream) {
   if (p.f.B == 0 || p.f.Hkv == 0)
     return cudaSuccess;
   if (f16)
-    return p.f.headDim == 64 ? backwardFor<__half, 64>(p, stream)
-                             : backwardFor<__half, 128>(p, stream);
-  return p.f.headDim == 64 ? backwardFor<__nv_bfloat16, 64>(p, stream)
-                           : backwardFor<__nv_bfloat16, 128>(p, stream);
+    return p.f.headDim == 64 ? backwardFor<__half, 64>(p, true, stream)
+                             : backwardFor<__half, 128>(p, true, stream);
+  return p.f.headDim == 64 ? backwardFor<__nv_bfloat16, 64>(p, false, stream)
+                           : backwardFor<__nv_bfloat16, 128>(p, false, stream);
 }
 
 } // namespace te::rt::cuda::attn
