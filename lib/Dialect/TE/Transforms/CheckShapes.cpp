@@ -27,7 +27,9 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "te/Dialect/TE/IR/BufferExtents.h"
 #include "te/Dialect/TE/IR/TEAttrs.h"
+#include "te/Dialect/TE/IR/TEInterfaces.h"
 #include "te/Dialect/TE/IR/TEOps.h"
+#include "te/Format/Gemm.h"
 
 #include "mlir/IR/IRMapping.h"
 
@@ -36,6 +38,7 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -1086,6 +1089,99 @@ public:
                   "result's, " + Twine(result.getDimSize(i)) + ")");
   }
 
+  /// te.gemm_buffers where a size is dynamic: the result D (its `outs`
+  /// operand, or the logical sizes of its quantized buffers) has the rows
+  /// and columns the operands' logical sizes give it, as the runtime writes
+  /// (d_rows x d_cols, TEToRuntime's GemmLowering), and a bias has D's
+  /// columns. The runtime checks that the operands agree in K.
+  void checkGemmBuffers(GemmBuffersOp gemm) {
+    auto isStatic = [](Type t) {
+      auto shaped = dyn_cast<ShapedType>(t);
+      return shaped && shaped.hasStaticShape();
+    };
+    if (llvm::all_of(gemm->getOperandTypes(), isStatic) &&
+        !ShapedType::isDynamicShape(gemm.getAShape()) &&
+        !ShapedType::isDynamicShape(gemm.getBShape()))
+      return;
+    Target target = getTarget(op);
+    auto emitError = [&] { return op->emitOpError(); };
+    // An operand's flattened [rows, cols] as the runtime is told them.
+    auto flat =
+        [&](Attribute q, Usage usage, ArrayRef<int64_t> shape,
+            ValueRange buffers) -> FailureOr<std::array<OpFoldResult, 2>> {
+      auto quantizer = cast<QuantizerAttrInterface>(q);
+      FailureOr<OpFoldResult> rows =
+          emitRows(b, loc, quantizer, usage, target, shape, buffers, emitError);
+      if (failed(rows) || shape.empty())
+        return failure();
+      SmallVector<bool> lastOnly(shape.size(), false);
+      lastOnly.back() = true;
+      FailureOr<SmallVector<OpFoldResult>> dims =
+          emitLogicalSizes(b, loc, quantizer, usage, target, shape, buffers,
+                           emitError, lastOnly);
+      if (failed(dims))
+        return failure();
+      return std::array<OpFoldResult, 2>{folded(*rows), folded(dims->back())};
+    };
+    FailureOr<std::array<OpFoldResult, 2>> a = flat(
+        gemm.getAQuantizer(), gemm.getAUsage(), gemm.getAShape(), gemm.getA());
+    FailureOr<std::array<OpFoldResult, 2>> bFlat = flat(
+        gemm.getBQuantizer(), gemm.getBUsage(), gemm.getBShape(), gemm.getB());
+    if (failed(a) || failed(bFlat)) {
+      staticFailure = true;
+      return;
+    }
+    ::te::format::GemmAxes axes =
+        ::te::format::gemmAxes(toFormat(gemm.getLayout()));
+    OpFoldResult rows = (*bFlat)[axes.bM == 0 ? 0 : 1];
+    OpFoldResult cols = (*a)[axes.aN == 0 ? 0 : 1];
+    std::string fromRows = axes.bM == 0 ? "B's rows" : "B's columns";
+    std::string fromCols = axes.aN == 0 ? "A's rows" : "A's columns";
+    // D as the runtime sees it: [rows, cols] of its buffer or of its
+    // quantized buffers.
+    OpFoldResult dRows, dCols;
+    ValueRange outs = gemm.getOuts();
+    if (QuantizerAttrInterface q = gemm.getOutQuantizerAttr()) {
+      if (q.getFormatConfig().recipe == ::te::format::Recipe::Delayed &&
+          !outs.empty())
+        outs = outs.drop_back(); // the amax
+      auto data =
+          outs.empty() ? ShapedType() : dyn_cast<ShapedType>(outs[0].getType());
+      if (!data || !data.hasRank() || data.getRank() == 0)
+        return;
+      SmallVector<int64_t> shape(data.getRank(), ShapedType::kDynamic);
+      FailureOr<std::array<OpFoldResult, 2>> d =
+          flat(q, Usage::Rowwise, shape, outs);
+      if (failed(d)) {
+        staticFailure = true;
+        return;
+      }
+      dRows = (*d)[0];
+      dCols = (*d)[1];
+    } else {
+      if (outs.size() != 1)
+        return;
+      auto type = dyn_cast<ShapedType>(outs[0].getType());
+      if (!type || !type.hasRank() || type.getRank() == 0)
+        return;
+      dRows = constant(1);
+      for (int64_t i = 0; i + 1 < type.getRank(); ++i)
+        dRows = mul(dRows, sizeOf(outs[0], i));
+      dCols = sizeOf(outs[0], type.getRank() - 1);
+    }
+    check(dRows, rows, /*atLeast=*/false,
+          "the result's rows (its leading dimensions' product; " + fromRows +
+              ")");
+    check(dCols, cols, /*atLeast=*/false,
+          "the result's columns (" + fromCols + ")");
+    if (Value bias = gemm.getBias()) {
+      auto type = dyn_cast<ShapedType>(bias.getType());
+      if (type && type.hasRank() && type.getRank() == 1)
+        check(sizeOf(bias, 0), cols, /*atLeast=*/false,
+              "dimension 0 of the bias (" + fromCols + ")");
+    }
+  }
+
 private:
   Operation *op;
   OpBuilder b;
@@ -1116,7 +1212,7 @@ public:
               bufferization::AllocTensorOp,
               bufferization::MaterializeInDestinationOp, memref::LoadOp,
               memref::StoreOp, memref::SubViewOp, memref::CopyOp,
-              QuantizeBuffersOp, DequantizeBuffersOp>(op) &&
+              QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp>(op) &&
           inControlFlow(op))
         ops.push_back(op);
     });
@@ -1156,6 +1252,8 @@ public:
         c.checkQuantizeBuffers(quantize);
       else if (auto dequantize = dyn_cast<DequantizeBuffersOp>(op))
         c.checkDequantizeBuffers(dequantize);
+      else if (auto gemm = dyn_cast<GemmBuffersOp>(op))
+        c.checkGemmBuffers(gemm);
       else if (auto empty = dyn_cast<tensor::EmptyOp>(op))
         c.checkNewTensor(empty.getType(), empty.getMixedSizes());
       else if (auto generate = dyn_cast<tensor::GenerateOp>(op))

@@ -725,7 +725,9 @@ def TECheckShapes : Pass<"te-check-shapes", "::mlir::ModuleOp"> {
     size known to disagree at compile time is an error here. The te ops'
     own sizes are checked by the runtime on every call; where a
     te.quantize or te.dequantize makes a dynamic size static, the sizes its
-    buffers hold are checked against the dynamic ones here. Size arithmetic
+    buffers hold are checked against the dynamic ones here, and a te.gemm
+    with a dynamic size gets its result's rows and columns (and its bias's
+    size) checked against those its operands' logical sizes give. Size arithmetic
     saturates at the largest index instead of wrapping. The module gets the
     unit attribute `te.shape_checks`, by which te-run and the AOT driver
     know that inputs of any sizes are safe to pass.
