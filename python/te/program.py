@@ -261,6 +261,33 @@ def _is_dlpack(x):
         hasattr(x, "__dlpack_device__")
 
 
+# The values of te's integer element types (i1: 0 or 1).
+_INT_RANGES = {"i1": (0, 1), "i8": (-2**7, 2**7 - 1),
+               "i16": (-2**15, 2**15 - 1), "i32": (-2**31, 2**31 - 1),
+               "i64": (-2**63, 2**63 - 1), "index": (-2**63, 2**63 - 1)}
+
+
+def _check_integers(src, p, where):
+    """The elements of an integer or i1 argument fit its type, as te-run
+    reads them: a value outside is refused, not wrapped (an i1 tensor took
+    2), and so is a non-integral float."""
+    bounds = _INT_RANGES.get(p.element)
+    if bounds is None or src.size == 0:
+        return
+    if src.dtype.kind == "f":
+        if not np.all(np.isfinite(src) & (src == np.trunc(src))):
+            raise ValueError(f"{where}: {p!r} takes integers, got "
+                             "non-integral values")
+    elif src.dtype.kind not in "iub":
+        return
+    lo, hi = bounds
+    smallest, largest = int(src.min()), int(src.max())
+    if smallest < lo or largest > hi:
+        bad = smallest if smallest < lo else largest
+        raise ValueError(f"{where}: element {bad} is outside {p!r}'s range "
+                         f"{lo}..{hi}")
+
+
 def _scalar_bytes(value, p, where):
     fmt = _SCALAR_FORMATS.get(p.element)
     if fmt is None:
@@ -270,6 +297,9 @@ def _scalar_bytes(value, p, where):
         value = value.item()
     try:
         if p.element == "i1":
+            if isinstance(value, (float, np.floating)) or \
+                    int(value) not in (0, 1):
+                raise ValueError
             return struct.pack(fmt, bool(value))
         if p.element.startswith("i"):
             if int(value) != value:
@@ -297,7 +327,9 @@ def _host_argument(a, p, where):
                             f"{arr.dtype}")
     else:
         # order="C": np.ascontiguousarray would make a 0-d array 1-d.
-        arr = np.asarray(a, dtype=_STORAGE[p.element], order="C")
+        src = np.asarray(a)
+        _check_integers(src, p, where)
+        arr = np.asarray(src, dtype=_STORAGE[p.element], order="C")
     if arr.ndim != len(p.shape) or any(
             d is not None and d != n for d, n in zip(p.shape, arr.shape)):
         raise ValueError(f"{where}: shape {arr.shape} does not match {p!r}")

@@ -85,6 +85,33 @@ def _aligned_host(nbytes, align=256):
     return raw[off:off + nbytes]
 
 
+
+def _uint64(value, what):
+    """`value` as an integer in 0..2^64-1 (te-quantize's --seed / --offset
+    range); anything else is refused, never wrapped or truncated."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, np.integer)):
+        raise TypeError(f"quantize: {what} must be an integer, got "
+                        f"{value!r}")
+    if not 0 <= int(value) < 2**64:
+        raise InvalidArgumentError(
+            f"quantize: {what} must be in 0..2^64-1, got {int(value)}")
+    return int(value)
+
+
+def _check_amax_in(quantizer, amax_in):
+    """amax_in holds what the runtime reads: one float for current scaling,
+    two for NVFP4 (the rowwise and columnwise global amaxes)."""
+    if amax_in is None:
+        return
+    n = np.asarray(amax_in).size
+    want = {"current": 1, "nvfp4": 2}.get(quantizer.recipe)
+    if want is not None and n != want:
+        what = ("one float (the tensor's amax)" if want == 1 else
+                "two floats (the rowwise and columnwise global amaxes)")
+        raise InvalidArgumentError(
+            f"quantize: amax_in for {quantizer.recipe} is {what}, got {n}")
+
 class _Memory:
     """`nbytes` of context memory: a numpy array on cpu, a te_rt_malloc
     allocation on cuda (freed with the object)."""
@@ -437,12 +464,19 @@ class Context:
         'bf16' rounds a float32 host array to bfloat16 first (the NVFP4 RHT
         needs a bfloat16 input) and checks a device array is bfloat16."""
         quantizer = Quantizer(quantizer)
+        seed = _uint64(seed, "seed")
+        offset = _uint64(offset, "offset")
+        _check_amax_in(quantizer, amax_in)
+        if scale is not None and np.asarray(scale).size != 1:
+            raise InvalidArgumentError(
+                f"quantize: scale is one float, got {np.asarray(scale).size} "
+                "values")
         v = self._input(x, "x", input_type)
         qt = QTensor(self, quantizer, v.shape, usage, target, swizzled)
         args = _abi.QuantizeArgs()
         self._lib.te_rt_quantize_args_init(ctypes.byref(args))
-        args.seed = int(seed)
-        args.offset = int(offset)
+        args.seed = seed
+        args.offset = offset
         if scale is None and quantizer.recipe == "delayed":
             scale = 1.0
         keep = []
