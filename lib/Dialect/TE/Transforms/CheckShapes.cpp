@@ -22,6 +22,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -63,7 +64,8 @@ bool inControlFlow(Operation *op) {
     if (isa<func::FuncOp>(parent))
       return true;
     if (!isa<scf::ForOp, scf::IfOp, scf::WhileOp, scf::ExecuteRegionOp,
-             scf::IndexSwitchOp>(parent))
+             scf::IndexSwitchOp, affine::AffineForOp, affine::AffineIfOp>(
+            parent))
       return false;
   }
   return false;
@@ -901,10 +903,35 @@ public:
   /// allocator then reports what it cannot allocate).
   static constexpr int64_t kMostBytes = int64_t(1) << 62;
 
+  /// The most bytes one memref.alloca may take on the stack (a thread's
+  /// stack is commonly 8 MiB, a library's caller's may be smaller).
+  static constexpr int64_t kMostStackBytes = int64_t(1) << 20;
+
   /// A tensor of `type` with sizes `sizes` (one per dimension) that the op
   /// creates: no size is negative, and its bytes are at most kMostBytes.
   /// Each dynamic size is checked against what the sizes before it leave.
   void checkNewTensor(RankedTensorType type, ArrayRef<OpFoldResult> sizes) {
+    checkNew(type, sizes, kMostBytes, "new tensor", "2^62 bytes in all",
+             /*refuseStatic=*/false);
+  }
+
+  /// memref.alloc / memref.alloca: as a new tensor, at most kMostBytes on
+  /// the heap and kMostStackBytes on the stack; a static size over that is
+  /// an error here (its byte count would wrap around, or overflow the
+  /// stack).
+  void checkNewMemRef(Operation *alloc, MemRefType type, ValueRange dynamic) {
+    bool stack = isa<memref::AllocaOp>(alloc);
+    SmallVector<OpFoldResult> sizes =
+        getMixedValues(type.getShape(), dynamic, b);
+    checkNew(type, sizes, stack ? kMostStackBytes : kMostBytes,
+             stack ? "stack allocation" : "new memref",
+             stack ? "1 MiB in all; larger buffers: memref.alloc"
+                   : "2^62 bytes in all",
+             /*refuseStatic=*/true);
+  }
+
+  void checkNew(ShapedType type, ArrayRef<OpFoldResult> sizes, int64_t most,
+                StringRef noun, StringRef limit, bool refuseStatic) {
     Type element = type.getElementType();
     if (!element.isIntOrIndexOrFloat())
       return;
@@ -914,13 +941,21 @@ public:
             : std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
     for (int64_t size : type.getShape())
       if (!ShapedType::isDynamic(size)) {
-        if (size != 0 && bytes > kMostBytes / size)
-          return; // a static size the verifier and the allocator judge
+        if (size != 0 && bytes > most / size) {
+          if (!refuseStatic)
+            return; // a static size the verifier and the allocator judge
+          op->emitError() << "the " << noun << " " << type
+                          << " is too large: its static sizes take more than "
+                          << limit;
+          staticFailure = true;
+          return;
+        }
         bytes *= std::max<int64_t>(size, 1);
       }
-    if (likeExisting(type, sizes))
-      return;
-    OpFoldResult left = constant(kMostBytes / bytes);
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      if (most == kMostBytes && likeExisting(tensor, sizes))
+        return;
+    OpFoldResult left = constant(most / bytes);
     for (auto [i, size] : llvm::enumerate(sizes)) {
       if (!type.isDynamicDim(i))
         continue;
@@ -928,13 +963,54 @@ public:
       // may still be too large.
       if (!dimOf(size))
         check(size, constant(0), /*atLeast=*/true,
-              "dimension " + Twine(i) + " of the new tensor");
+              "dimension " + Twine(i) + " of the " + noun);
       check(size, left, Relation::AtMost,
-            "dimension " + Twine(i) + " of the new tensor (at most 2^62 " +
-                "bytes in all)");
+            "dimension " + Twine(i) + " of the " + noun + " (at most " + limit +
+                ")");
       Value one = value(constant(1));
       Value divisor = b.createOrFold<arith::MaxSIOp>(loc, value(size), one);
       left = b.createOrFold<arith::DivUIOp>(loc, value(left), divisor);
+    }
+  }
+
+  /// A tensor.dim / memref.dim whose index is not a constant: the index is
+  /// one of the source's dimensions.
+  void checkDimIndex(Value source, Value index) {
+    auto type = dyn_cast<ShapedType>(source.getType());
+    if (!type || !type.hasRank() || getConstantIntValue(index))
+      return;
+    check(index, constant(0), /*atLeast=*/true, "the dimension index");
+    check(index, constant(type.getRank() - 1), Relation::AtMost,
+          "the dimension index (the rank - 1)");
+  }
+
+  /// The indices of an affine.load / affine.store (its map applied to its
+  /// operands) are inside `memref`.
+  void checkAffineIndices(Value memref, AffineMap map, ValueRange operands) {
+    SmallVector<OpFoldResult> args = getAsOpFoldResult(operands);
+    for (unsigned i = 0; i < map.getNumResults(); ++i) {
+      OpFoldResult idx = affine::makeComposedFoldedAffineApply(
+          b, loc, map.getSubMap({i}), args);
+      checkIndexRange(memref, i, idx, idx, "index " + Twine(i));
+    }
+  }
+
+  /// A vector.load / vector.store at `indices` of `memref`: the vector's
+  /// elements, along the memref's innermost dimensions, are inside it.
+  void checkVectorAccess(Value memref, ValueRange indices, VectorType vector) {
+    int64_t rank = indices.size();
+    int64_t first = rank - vector.getRank();
+    for (auto [i, index] : llvm::enumerate(indices)) {
+      OpFoldResult idx = getAsOpFoldResult(index);
+      int64_t d = static_cast<int64_t>(i);
+      if (d < first) {
+        checkIndexRange(memref, i, idx, idx, "index " + Twine(i));
+        continue;
+      }
+      int64_t length = vector.getDimSize(d - first);
+      checkIndexRange(memref, i, idx, add(idx, constant(length - 1)),
+                      "index " + Twine(i) + " + " + Twine(length - 1) +
+                          " (the vector's last element)");
     }
   }
 
@@ -1212,7 +1288,11 @@ public:
               bufferization::AllocTensorOp,
               bufferization::MaterializeInDestinationOp, memref::LoadOp,
               memref::StoreOp, memref::SubViewOp, memref::CopyOp,
-              QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp>(op) &&
+              memref::AtomicRMWOp, memref::GenericAtomicRMWOp, memref::AllocOp,
+              memref::AllocaOp, memref::DimOp, tensor::DimOp,
+              affine::AffineLoadOp, affine::AffineStoreOp, vector::LoadOp,
+              vector::StoreOp, QuantizeBuffersOp, DequantizeBuffersOp,
+              GemmBuffersOp>(op) &&
           inControlFlow(op))
         ops.push_back(op);
     });
@@ -1246,6 +1326,30 @@ public:
         c.checkIndices(load.getMemRef(), load.getIndices());
       else if (auto store = dyn_cast<memref::StoreOp>(op))
         c.checkIndices(store.getMemRef(), store.getIndices());
+      else if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
+        c.checkIndices(rmw.getMemref(), rmw.getIndices());
+      else if (auto rmw = dyn_cast<memref::GenericAtomicRMWOp>(op))
+        c.checkIndices(rmw.getMemref(), rmw.getIndices());
+      else if (auto load = dyn_cast<affine::AffineLoadOp>(op))
+        c.checkAffineIndices(load.getMemRef(), load.getAffineMap(),
+                             load.getMapOperands());
+      else if (auto store = dyn_cast<affine::AffineStoreOp>(op))
+        c.checkAffineIndices(store.getMemRef(), store.getAffineMap(),
+                             store.getMapOperands());
+      else if (auto load = dyn_cast<vector::LoadOp>(op))
+        c.checkVectorAccess(load.getBase(), load.getIndices(),
+                            load.getVectorType());
+      else if (auto store = dyn_cast<vector::StoreOp>(op))
+        c.checkVectorAccess(store.getBase(), store.getIndices(),
+                            store.getVectorType());
+      else if (auto alloc = dyn_cast<memref::AllocOp>(op))
+        c.checkNewMemRef(op, alloc.getType(), alloc.getDynamicSizes());
+      else if (auto alloca = dyn_cast<memref::AllocaOp>(op))
+        c.checkNewMemRef(op, alloca.getType(), alloca.getDynamicSizes());
+      else if (auto dim = dyn_cast<tensor::DimOp>(op))
+        c.checkDimIndex(dim.getSource(), dim.getIndex());
+      else if (auto dim = dyn_cast<memref::DimOp>(op))
+        c.checkDimIndex(dim.getSource(), dim.getIndex());
       else if (auto copy = dyn_cast<memref::CopyOp>(op))
         c.checkCopy(copy);
       else if (auto quantize = dyn_cast<QuantizeBuffersOp>(op))
