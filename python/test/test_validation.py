@@ -24,7 +24,22 @@ func.func @mask(%m: tensor<4xi1>) -> tensor<4xi1> {
 func.func @small(%v: tensor<3xi8>) -> tensor<3xi8> {
   return %v : tensor<3xi8>
 }
+
+func.func @fails(%a: tensor<?x1024xf32>, %b: tensor<?x1024xf32>) -> (tensor<?x1024xf32>, tensor<?x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x1024xf32>
+  %e = tensor.empty(%n) : tensor<?x1024xf32>
+  %x = linalg.exp ins(%a : tensor<?x1024xf32>) outs(%e : tensor<?x1024xf32>) -> tensor<?x1024xf32>
+  %e2 = tensor.empty(%n) : tensor<?x1024xf32>
+  %y = linalg.add ins(%x, %b : tensor<?x1024xf32>, tensor<?x1024xf32>) outs(%e2 : tensor<?x1024xf32>) -> tensor<?x1024xf32>
+  return %x, %y : tensor<?x1024xf32>, tensor<?x1024xf32>
+}
 """
+
+
+def resident_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
 
 
 class QuantizeArguments(unittest.TestCase):
@@ -105,6 +120,32 @@ class ProgramArguments(unittest.TestCase):
             self.prog.run("small", np.array([1.5, 2.0, 3.0]))
         np.testing.assert_array_equal(
             self.prog.run("small", np.array([-128, 0, 127])), [-128, 0, 127])
+
+
+class FailedChecksDoNotLeak(unittest.TestCase):
+    """A call stopped by a shape check frees what it allocated before the
+    check (@fails's first result, 4 MiB written before the check of its
+    second): 300 failing calls leaked 1.2 GB."""
+
+    def test_rss_stays_bounded(self):
+        with te.compile(MODULE) as prog:
+            a = np.ones((1024, 1024), np.float32)
+            b = np.ones((512, 1024), np.float32)
+            self.assertEqual(prog.run("fails", a, a)[1].shape, (1024, 1024))
+
+            def fail():
+                with self.assertRaisesRegex(te.Error, "shape check"):
+                    prog.run("fails", a, b)
+
+            for _ in range(10):
+                fail()
+            before = resident_bytes()
+            for _ in range(300):
+                fail()
+            grown = resident_bytes() - before
+            self.assertLess(grown, 64 << 20,
+                            f"300 failing calls grew the process by "
+                            f"{grown >> 20} MiB")
 
 
 if __name__ == "__main__":

@@ -180,8 +180,17 @@ def TELowerChecks : Pass<"te-lower-checks", "::mlir::ModuleOp"> {
       one that does), the caller asks `te_rt_mlir_status` and fails too;
     * a failing function returns at once, zero values for its results (a
       memref result is a null descriptor, so that a caller that frees
-      results after a failure frees nothing). The buffers the function had
-      allocated so far are not freed.
+      results after a failure frees nothing), after freeing the buffers it
+      allocated before the failure (a `memref.alloc`, an `aligned_alloc` /
+      `te_rt_mlir_alloc` pointer, a memref a callee returned that the
+      function frees): those allocated on every path to the failure and
+      freed on none yet (dominance, and no release that reaches the
+      failure without passing the allocation again). Where some release
+      frees a value of unknown origin (a block argument, a loaded
+      pointer), a buffer that flows into a block argument, a `select` or
+      memory is not freed there (it may be that value): a long-running
+      process stays bounded for straight-line programs and loops whose
+      buffers are allocated and freed within an iteration.
 
     Checks inside `gpu.module` kernels are not lowered here.
 
@@ -199,9 +208,12 @@ def TELowerChecks : Pass<"te-lower-checks", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::cf::ControlFlowDialect",
     "::mlir::func::FuncDialect",
-    "::mlir::LLVM::LLVMDialect"
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect"
   ];
   let statistics = [
+    Statistic<"numFreed", "buffers-freed",
+              "frees placed on the paths of failed checks">,
     Statistic<"numChecks", "checks-lowered",
               "te.check_size and cf.assert ops lowered">,
     Statistic<"numCallsChecked", "calls-checked",
