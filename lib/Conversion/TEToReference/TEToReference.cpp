@@ -115,6 +115,24 @@ struct QuantizePattern : OpConversionPattern<QuantizeOp> {
   }
 };
 
+/// te.empty: an uninitialised tensor of the nominal type (the quantized
+/// program's buffers are uninitialised too), e.g. the initial value of a
+/// loop-carried quantized tensor.
+struct EmptyPattern : OpConversionPattern<EmptyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(EmptyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast_or_null<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (!type)
+      return failure();
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, type,
+                                                 adaptor.getDynamicSizes());
+    return success();
+  }
+};
+
 struct DequantizePattern : OpConversionPattern<DequantizeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -805,9 +823,10 @@ struct ConvertTEToReferencePass
     });
 
     RewritePatternSet patterns(ctx);
-    patterns.add<QuantizePattern, DequantizePattern, GemmPattern, AmaxPattern,
-                 UpdateScalePattern, AllReducePattern, AttentionPattern,
-                 AttentionGradPattern, ViewPattern>(converter, ctx);
+    patterns.add<QuantizePattern, EmptyPattern, DequantizePattern, GemmPattern,
+                 AmaxPattern, UpdateScalePattern, AllReducePattern,
+                 AttentionPattern, AttentionGradPattern, ViewPattern>(converter,
+                                                                      ctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);
