@@ -739,6 +739,17 @@ template <typename OpTy> struct TEOpLowering : OpConversionPattern<OpTy> {
 
   /// The op is on memrefs and in a function.
   static LogicalResult checkLowerable(Operation *op) {
+    auto module = op->getParentOfType<ModuleOp>();
+    if (module && module->getParentOp())
+      return op->emitOpError(
+          "is in a nested module: te-pipeline compiles the functions of the "
+          "top-level module only; move them out of the nested "
+          "'builtin.module'");
+    if (op->getParentOfType<gpu::LaunchOp>())
+      return op->emitOpError(
+          "is inside a GPU kernel (the body of a linalg op or tensor.generate "
+          "becomes one, run per element): te ops run from the host on whole "
+          "tensors; apply it to the tensor before that op");
     for (Value v : op->getOperands())
       if (isa<TensorType>(v.getType()))
         return op->emitOpError(

@@ -15,6 +15,7 @@
 #include "te/Dialect/TE/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -69,7 +70,8 @@ public:
                    << " at " << op.getLoc() << "; upstream's pipeline\n");
         ++numUpstream;
         expandSwitches(module);
-        if (failed(runPipeline(upstream, module)))
+        if (failed(runPipeline(upstream, module)) ||
+            failed(checkClones(module)))
           signalPassFailure();
         return;
       }
@@ -91,6 +93,26 @@ public:
 
 private:
   static bool isMemRef(Value v) { return isa<BaseMemRefType>(v.getType()); }
+
+  /// The copies deallocation made of views it does not own (a subview of
+  /// an argument that a function returns): the memref lowering copies
+  /// buffers of the identity layout only, so any other is an error here,
+  /// naming the view, instead of a failure to legalize the copy later.
+  static LogicalResult checkClones(ModuleOp module) {
+    WalkResult result = module.walk([](bufferization::CloneOp clone) {
+      auto type = dyn_cast<MemRefType>(clone.getInput().getType());
+      if (!type || type.getLayout().isIdentity())
+        return WalkResult::advance();
+      clone.emitError()
+          << "this view " << type
+          << " of memory the function does not own is returned (or carried "
+             "out of a branch or loop), so it must be copied, and te-pipeline "
+             "copies buffers of the identity layout only: return a copy "
+             "instead (memref.alloc, then memref.copy into it)";
+      return WalkResult::interrupt();
+    });
+    return failure(result.wasInterrupted());
+  }
 
   /// Each cf.switch as a chain of cf.cond_br, one per case in case order,
   /// the last one's false branch the default: ownership-based deallocation
