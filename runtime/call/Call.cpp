@@ -37,7 +37,8 @@ const ElementInfo kElements[] = {
 };
 
 std::string trim(const std::string &s) {
-  size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
+  // '\r' too: a signature file written with CRLF line ends.
+  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
@@ -200,7 +201,8 @@ bool parseSignatureFile(const std::string &text, Signature &out,
       out.shapeChecks = value == "on";
       continue;
     }
-    if (key != "target" || value.empty()) {
+    if (key != "target" ||
+        (value != "cpu" && value != "sm_90" && value != "sm_100")) {
       *error = "signature file: unknown line '" + line +
                "' (expected 'target cpu|sm_90|sm_100' or "
                "'shape-checks on|off')";
@@ -244,9 +246,14 @@ bool parseInteger(const std::string &text, int64_t min, int64_t max,
                   int64_t &out) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])))
     return false;
+  // Decimal, or hexadecimal after 0x: a leading 0 is no octal prefix (010
+  // is 10, as a float's text reads).
+  size_t sign = text[0] == '-' || text[0] == '+' ? 1 : 0;
+  bool hex = text.size() > sign + 1 && text[sign] == '0' &&
+             (text[sign + 1] == 'x' || text[sign + 1] == 'X');
   errno = 0;
   char *end = nullptr;
-  long long v = std::strtoll(text.c_str(), &end, 0);
+  long long v = std::strtoll(text.c_str(), &end, hex ? 16 : 10);
   if (errno == ERANGE || *end || v < min || v > max)
     return false;
   out = v;
@@ -256,9 +263,11 @@ bool parseInteger(const std::string &text, int64_t min, int64_t max,
 bool parseUnsigned(const std::string &text, uint64_t &out) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])))
     return false;
+  bool hex =
+      text.size() > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
   errno = 0;
   char *end = nullptr;
-  unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+  unsigned long long v = std::strtoull(text.c_str(), &end, hex ? 16 : 10);
   if (errno == ERANGE || *end)
     return false;
   out = v;

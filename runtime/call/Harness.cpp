@@ -306,7 +306,13 @@ bool makeScalar(const TensorType &t, size_t i, const Options &opts, Buffer &b,
       }
     } else {
       char *end = nullptr;
+      errno = 0;
       floatValue = std::strtod(text.c_str(), &end);
+      if (!text.empty() && !*end && errno == ERANGE && std::isinf(floatValue)) {
+        *error = which + ": --input '" + text +
+                 "' is outside the range of f64 (write inf for infinity)";
+        return false;
+      }
       if (text.empty() || *end) {
         *error = which + ": --input '" + text +
                  "' is not a number (a scalar argument's --input is its "
@@ -587,9 +593,24 @@ bool makeArguments(const Signature &sig, const Options &opts,
         continue;
       }
       if (fill) {
-        for (int64_t e = 0; e < n; ++e)
-          writeFloat(t, b.bytes.data() + e * t.elementBytes(),
-                     static_cast<float>(fill->value));
+        // The value in the element type: f64 exactly, a finite value
+        // beyond a narrower type's largest refused (never inf silently).
+        double largest = t.elementType == "f16"
+                             ? 65504.0
+                             : std::numeric_limits<float>::max();
+        if (t.elementType != "f64" && std::isfinite(fill->value) &&
+            std::fabs(fill->value) > largest) {
+          *error = which + ": --fill value " + fill->text +
+                   " is outside the range of " + t.elementType;
+          return false;
+        }
+        for (int64_t e = 0; e < n; ++e) {
+          uint8_t *p = b.bytes.data() + e * t.elementBytes();
+          if (t.elementType == "f64")
+            std::memcpy(p, &fill->value, 8);
+          else
+            writeFloat(t, p, static_cast<float>(fill->value));
+        }
         args.push_back(std::move(b));
         continue;
       }
@@ -996,18 +1017,28 @@ int report(const Signature &sig, const std::vector<Buffer> &results,
     uint64_t h = 1469598103934665603ull;
     for (uint8_t c : b.bytes)
       h = (h ^ c) * 1099511628211ull;
+    // min and max of the numbers, NaN where there is none; the NaNs
+    // counted apart.
     double mn = INFINITY, mx = -INFINITY, sum = 0;
+    int64_t nans = 0;
     for (int64_t e = 0; e < n; ++e) {
       double v = b.at(e);
+      nans += std::isnan(v) ? 1 : 0;
       mn = std::fmin(mn, v);
       mx = std::fmax(mx, v);
       sum += v;
     }
-    if (!opts.quiet)
+    if (n > 0 && nans == n)
+      mn = mx = NAN;
+    if (!opts.quiet) {
       std::printf("result %zu: %s min %.6g max %.6g mean %.6g checksum "
-                  "%016llx\n",
+                  "%016llx",
                   r, b.type.str().c_str(), mn, mx, n ? sum / n : 0.0,
                   static_cast<unsigned long long>(h));
+      if (nans)
+        std::printf(" nan %lld", static_cast<long long>(nans));
+      std::printf("\n");
+    }
     if (!opts.outputDir.empty()) {
       te::npy::Array a;
       a.shape = b.type.shape;
@@ -1241,8 +1272,16 @@ bool parseHarnessFlag(int argc, char **argv, int &i, Options &opts,
     size_t eq = v.find('=');
     int64_t index = -1;
     char *end = nullptr;
+    errno = 0;
     double d2 =
         eq == std::string::npos ? 0 : std::strtod(v.c_str() + eq + 1, &end);
+    if (eq != std::string::npos && end && !*end && errno == ERANGE &&
+        std::isinf(d2)) {
+      *error = "--fill '" + v +
+               "': the value is outside the range of f64 (write inf for "
+               "infinity)";
+      return true;
+    }
     if (eq == std::string::npos ||
         !parseInteger(v.substr(0, eq), 0, kIntMax, index) ||
         eq + 1 == v.size() || *end) {

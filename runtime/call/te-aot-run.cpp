@@ -43,6 +43,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 
 int main(int argc, char **argv) {
   // --opt=value is --opt value.
@@ -140,14 +141,37 @@ int main(int argc, char **argv) {
     }
   }
   if (!sigFile.empty()) {
-    std::ifstream in(sigFile);
+    // A signature file is a few lines: read at most 1 MiB of it (a
+    // device or a huge file is not read without bound).
+    constexpr size_t kMostSignatureBytes = size_t(1) << 20;
+    struct stat st;
+    if (stat(sigFile.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      std::fprintf(stderr,
+                   "te-aot-run: error: --signature-file '%s' is a directory\n",
+                   sigFile.c_str());
+      return 2;
+    }
+    std::ifstream in(sigFile, std::ios::binary);
     if (!in) {
       std::fprintf(stderr, "te-aot-run: cannot read %s\n", sigFile.c_str());
       return 1;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    sigText = ss.str();
+    sigText.assign(kMostSignatureBytes + 1, '\0');
+    in.read(sigText.data(), static_cast<std::streamsize>(sigText.size()));
+    sigText.resize(static_cast<size_t>(in.gcount()));
+    if (sigText.size() > kMostSignatureBytes) {
+      std::fprintf(stderr,
+                   "te-aot-run: error: --signature-file '%s' is larger than "
+                   "1 MiB (a signature file is a few lines)\n",
+                   sigFile.c_str());
+      return 2;
+    }
+    if (sigText.empty()) {
+      std::fprintf(stderr,
+                   "te-aot-run: error: --signature-file '%s' is empty\n",
+                   sigFile.c_str());
+      return 2;
+    }
   }
   if (backend != "cpu" && backend != "cuda") {
     std::fprintf(stderr, "te-aot-run: error: --backend must be cpu or cuda\n");

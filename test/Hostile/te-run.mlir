@@ -35,7 +35,7 @@
 // runtime error naming the op, its location and both sizes. Compiled
 // without the checks, every `?` takes one size.
 // RUN: not te-run %s --entry add --input %t/in/a4x8.npy --input %t/in/a5x8.npy 2>&1 | FileCheck %s --check-prefix=DYNAGREE
-// DYNAGREE: te-run: runtime error in shape check: linalg.generic at {{.*}}te-run.mlir:[[@LINE+98]]:8: dimension 0 of operand 1 (loop d0, the size of dimension 0 of operand 0) is 5, expected 4
+// DYNAGREE: te-run: runtime error in shape check: linalg.generic at {{.*}}te-run.mlir:[[@LINE+137]]:8: dimension 0 of operand 1 (loop d0, the size of dimension 0 of operand 0) is 5, expected 4
 // RUN: not te-run %s --entry add --pipeline-options check-shapes=false --input %t/in/a4x8.npy --input %t/in/a5x8.npy 2>&1 | FileCheck %s --check-prefix=DYNONE
 // DYNONE: te-run: argument 1 (f32[?,8]): {{.*}}a5x8.npy has 5 at the dynamic dimension 0, argument 0 ({{.*}}a4x8.npy) dimension 0 has 4: every `?` dimension takes one size (the program was compiled without te-check-shapes)
 // RUN: te-run %s --entry add --input %t/in/a4x8.npy --input %t/in/a4x8.npy | FileCheck %s --check-prefix=ADD
@@ -111,6 +111,27 @@
 // VERSION-NEXT: LLVM: 22.{{.*}}
 // VERSION-NEXT: CUDA: {{.*}}
 
+// Numbers read as written (reliability III): a leading 0 is no octal
+// prefix (010 was 8 for integers, 10 for floats); a value beyond f64 or
+// beyond the tensor's element type is refused (1e999 and --fill 0=1e300
+// became inf silently); an f64 tensor's --fill is exact (it went through
+// f32); a result of NaNs reads "min nan max nan" and counts its NaNs (it
+// read "min inf max -inf").
+// RUN: te-run %s --entry si64 --input 010 | FileCheck %s --check-prefix=OCTAL
+// RUN: te-run %s --entry si64 --input 0x10 | FileCheck %s --check-prefix=HEX
+// OCTAL: result 0: i64 min 10 max 10
+// HEX: result 0: i64 min 16 max 16
+// RUN: not te-run %s --entry sf64 --input 1e999 2>&1 | FileCheck %s --check-prefix=HUGEIN
+// HUGEIN: te-run: argument 0 (f64): --input '1e999' is outside the range of f64 (write inf for infinity)
+// RUN: not te-run %s --entry id1 --dynamic-dim 4 --fill 0=1e300 2>&1 | FileCheck %s --check-prefix=HUGEFILL
+// HUGEFILL: te-run: argument 0 (f32[?]): --fill value 1e300 is outside the range of f32
+// RUN: not te-run %s --entry id1 --dynamic-dim 4 --fill 0=1e999 2>&1 | FileCheck %s --check-prefix=HUGEFILL64
+// HUGEFILL64: te-run: --fill '0=1e999': the value is outside the range of f64 (write inf for infinity)
+// RUN: te-run %s --entry minus_tenth --fill 0=0.1 | FileCheck %s --check-prefix=F64
+// F64: result 0: f64[2] min 0 max 0 mean 0
+// RUN: te-run %s --entry id1 --dynamic-dim 4 --fill 0=nan | FileCheck %s --check-prefix=NAN
+// NAN: result 0: f32[4] min nan max nan mean nan checksum {{[0-9a-f]+}} nan 4
+//
 func.func @id1(%x: tensor<?xf32>) -> tensor<?xf32> {
   return %x : tensor<?xf32>
 }
@@ -125,6 +146,24 @@ func.func @big(%x: tensor<1048576x1048576xf32>) -> tensor<1048576x1048576xf32> {
 
 func.func @si64(%x: i64) -> i64 {
   return %x : i64
+}
+
+func.func @sf64(%x: f64) -> f64 {
+  return %x : f64
+}
+
+// x - 0.1 in f64: 0 where the --fill value 0.1 arrived exactly (through
+// f32 it is 1.49e-09).
+func.func @minus_tenth(%x: tensor<2xf64>) -> tensor<2xf64> {
+  %e = tensor.empty() : tensor<2xf64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<2xf64>) outs(%e : tensor<2xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %t = arith.constant 0.1 : f64
+    %d = arith.subf %a, %t : f64
+    linalg.yield %d : f64
+  } -> tensor<2xf64>
+  return %r : tensor<2xf64>
 }
 
 func.func @si32(%x: i32) -> i32 {

@@ -15,6 +15,22 @@
 // CHECK: result 1: PASS
 // CHECK: result 2: PASS
 // CHECK: result 3: PASS
+//
+// Hostile signature files (exit 2, one line): empty, a directory, /dev/zero
+// (read without bound before), an unknown target (was accepted); a CRLF
+// file reads as its LF twin (was "unknown element type ''").
+// RUN: sed 's/$/\r/' %t/aot.sig > %t/crlf.sig
+// RUN: %t/aot --signature-file %t/crlf.sig --entry current --seed 11 --exact 0 --exact 1 --exact 2 --exact 3 --compare %t/jit/result0.npy --compare %t/jit/result1.npy --compare %t/jit/result2.npy --compare %t/jit/result3.npy | FileCheck %s
+// RUN: printf '' > %t/empty.sig
+// RUN: not %t/aot --signature-file %t/empty.sig --entry current 2>&1 | FileCheck %s --check-prefix=SIGEMPTY
+// RUN: not %t/aot --signature-file %t --entry current 2>&1 | FileCheck %s --check-prefix=SIGDIR
+// RUN: not %t/aot --signature-file /dev/zero --entry current 2>&1 | FileCheck %s --check-prefix=SIGZERO
+// RUN: sed 's/^target .*/target foo/' %t/aot.sig > %t/foo.sig
+// RUN: not %t/aot --signature-file %t/foo.sig --entry current 2>&1 | FileCheck %s --check-prefix=SIGFOO
+// SIGEMPTY: te-aot-run: error: --signature-file '{{.*}}empty.sig' is empty
+// SIGDIR: te-aot-run: error: --signature-file '{{.*}}' is a directory
+// SIGZERO: te-aot-run: error: --signature-file '/dev/zero' is larger than 1 MiB (a signature file is a few lines)
+// SIGFOO: te-aot-run: error: signature file: unknown line 'target foo' (expected 'target cpu|sm_90|sm_100' or 'shape-checks on|off')
 
 // Per-tensor current scaling on sm_90: _data, _transpose, _scale_inv, and
 // the fprop GEMM Y = X W^T.

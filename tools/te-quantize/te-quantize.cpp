@@ -183,7 +183,7 @@ bool sameFile(const std::string &a, const std::string &b) {
 int run(int argc, char **argv) {
   std::string quantizerText, inputPath, inputType = "f32", usageText,
                                         targetText, backendText = "cpu", outDir;
-  bool swizzled = false;
+  bool swizzled = false, usageGiven = false;
   uint64_t seed = 0, offset = 0;
   float delayedScale = 1.0f;
   for (int i = 1; i < argc; ++i) {
@@ -212,9 +212,10 @@ int run(int argc, char **argv) {
       ok = value(inputPath);
     else if (a == "--input-type")
       ok = value(inputType);
-    else if (a == "--usage")
+    else if (a == "--usage") {
       ok = value(usageText);
-    else if (a == "--target")
+      usageGiven = true;
+    } else if (a == "--target")
       ok = value(targetText);
     else if (a == "--backend")
       ok = value(backendText);
@@ -233,8 +234,11 @@ int run(int argc, char **argv) {
       ok = value(v);
       if (ok)
         delayedScale = std::strtof(v.c_str(), &end);
-      if (!ok || !end || *end || v.empty() || !std::isfinite(delayedScale))
-        return usageError("--scale expects a finite float");
+      // A scale of 0 or less has no inverse (0 gives an all-NaN result).
+      if (!ok || !end || *end || v.empty() || !std::isfinite(delayedScale) ||
+          !(delayedScale > 0.0f))
+        return usageError("--scale expects a finite float > 0, got '" + v +
+                          "'");
     } else
       return usageError("unknown option '" + a + "' (see --help)");
     if (!ok)
@@ -255,7 +259,7 @@ int run(int argc, char **argv) {
     return error(te_rt_last_error());
 
   int usage = 0;
-  if (usageText.empty()) {
+  if (!usageGiven) {
     usage = TE_RT_ROWWISE_AND_COLUMNWISE;
   } else {
     size_t p = 0;
