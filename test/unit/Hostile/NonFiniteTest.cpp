@@ -292,6 +292,37 @@ TEST(NonFiniteNVFP4, InfTensorUsesGlobalScaleOne) {
   EXPECT_EQ(d[5 * 16 + 3], 0x77);
 }
 
+/// Dequantize (te-formats.md, NVFP4: x = q * S_dec_b * amax / (6 * 448),
+/// TransformerEngine's dequantize_nvfp4.cuh): with the global amax inf,
+/// every element is non-finite -- a nonzero code gives +-inf, a zero code
+/// 0 * inf = NaN -- including the blocks that hold no inf.
+TEST(NonFiniteNVFP4, InfTensorDequantizesToNonFiniteEverywhere) {
+  Context ctx;
+  const int M = 16, K = 32;
+  std::vector<float> v(M * K, 1.0f);
+  v[0] = kInf;
+  v[1] = 2.0f;
+  v[2] = -1.0f;
+  v[3] = 0.0f;
+  te_rt_tensor x = tensorF32(v, {M, K});
+  QTensor q(ctx, quantizer(TE_RT_RECIPE_NVFP4, TE_RT_E2M1X2), {M, K},
+            TE_RT_ROWWISE, TE_RT_SM100);
+  ASSERT_EQ(q.status, TE_RT_OK);
+  ASSERT_EQ(te_rt_quantize(ctx, &x, &q.q, nullptr), TE_RT_OK);
+  std::vector<float> out(M * K, 0.0f);
+  te_rt_tensor y = tensorF32(out, {M, K});
+  ASSERT_EQ(te_rt_dequantize(ctx, &q.q, TE_RT_ROWWISE, &y), TE_RT_OK);
+  // Block (0, 0): S_dec_b 448, enc 1/448: inf -> +6 -> +inf; 2/448, -1/448
+  // and 0 -> code 0 -> NaN.
+  EXPECT_EQ(out[0], kInf);
+  EXPECT_TRUE(std::isnan(out[1]));
+  EXPECT_TRUE(std::isnan(out[2]));
+  EXPECT_TRUE(std::isnan(out[3]));
+  // Every other block: all ones -> code +6 -> +inf.
+  for (int i = 16; i < M * K; ++i)
+    ASSERT_EQ(out[i], kInf) << i;
+}
+
 TEST(NonFiniteNVFP4, SubnormalTensorQuantizesToZero) {
   Context ctx;
   const int M = 16, K = 32;
