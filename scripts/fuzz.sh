@@ -81,10 +81,14 @@ run() {
   local corpus=$BUILD_DIR/corpus-$kind artifacts=$BUILD_DIR/artifacts-$kind
   mkdir -p "$corpus" "$artifacts"
   cp -rn test/fuzz/corpus/"$kind"/. test/fuzz/regressions/"$kind"/. "$corpus"/ 2>/dev/null || true
-  [ "$kind" = mlir ] && bash test/fuzz/make-seeds.sh "$corpus" test
+  local dict=()
+  if [ "$kind" = mlir ]; then
+    bash test/fuzz/make-seeds.sh "$corpus" test
+    dict=(-dict=test/fuzz/mlir.dict)
+  fi
   ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:allow_user_poisoning=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$BUILD_DIR/bin/te-fuzz-$kind" "$corpus" -max_total_time="$seconds" \
+    "$BUILD_DIR/bin/te-fuzz-$kind" "$corpus" "${dict[@]}" -max_total_time="$seconds" \
       -timeout=25 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
       -artifact_prefix="$artifacts/"
 }

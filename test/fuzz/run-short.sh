@@ -17,9 +17,11 @@ mkdir -p "$work/corpus" "$work/artifacts"
 for d in "$seeds" "$regressions"; do
   [ -d "$d" ] && cp -r "$d/." "$work/corpus/"
 done
+dict=()
 case "$(basename "$fuzzer")" in
-  *mlir*) bash "$here/make-seeds.sh" "$work/corpus" "$tests" ;;
+  *mlir*) bash "$here/make-seeds.sh" "$work/corpus" "$tests"
+          dict=(-dict="$here/mlir.dict") ;;
 esac
-exec "$fuzzer" "$work/corpus" -max_total_time="$seconds" \
+exec "$fuzzer" "$work/corpus" "${dict[@]}" -max_total_time="$seconds" \
   -timeout=25 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
   -artifact_prefix="$work/artifacts/"
