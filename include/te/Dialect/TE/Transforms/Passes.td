@@ -689,9 +689,15 @@ def TECheckShapes : Pass<"te-check-shapes", "::mlir::ModuleOp"> {
       (its dynamic sizes read from the shape operand);
     * `bufferization.materialize_in_destination`: the destination has the
       source's sizes;
-    * `memref.load` / `memref.store` indices, a `memref.subview` inside its
+    * `memref.load` / `memref.store`, `affine.load` / `affine.store` (the
+      access map applied to its operands), `vector.load` / `vector.store`
+      (the vector's last element along the innermost dimensions) and
+      `memref.atomic_rmw` indices, a `tensor.dim` / `memref.dim` index that
+      is not a constant (0 to rank - 1), a `memref.subview` inside its
       source, a `memref.copy` between buffers of one shape (programs
       written on memrefs);
+    * `memref.alloc` as a new tensor (at most 2^62 bytes), `memref.alloca`
+      at most 1 MiB (the stack); a static size over either is an error;
     * `tensor.pad`: no amount of padding is negative (pad does not crop) or
       above 2^60;
     * a tensor the program creates (`tensor.empty`, `tensor.generate`,
@@ -717,7 +723,7 @@ def TECheckShapes : Pass<"te-check-shapes", "::mlir::ModuleOp"> {
 
     Only ops of the functions' control flow are checked (in `func.func`,
     `scf.for`, `scf.if`, `scf.while`, `scf.execute_region`,
-    `scf.index_switch`), and the `tensor.extract`s of a linalg.generic's
+    `scf.index_switch`, `affine.for`, `affine.if`), and the `tensor.extract`s of a linalg.generic's
     body; not other ops in the body of a linalg op, of a `tensor.generate`
     or of an `scf.forall`, which run per element. Sizes are taken from the
     values that define them (a `tensor.empty`'s operands, an op's tied
