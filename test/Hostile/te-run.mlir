@@ -126,7 +126,7 @@
 // RUN: not te-run %s --entry id1 --dynamic-dim 4 --fill 0=1e300 2>&1 | FileCheck %s --check-prefix=HUGEFILL
 // HUGEFILL: te-run: argument 0 (f32[?]): --fill value 1e300 is outside the range of f32
 // RUN: not te-run %s --entry id1 --dynamic-dim 4 --fill 0=1e999 2>&1 | FileCheck %s --check-prefix=HUGEFILL64
-// HUGEFILL64: te-run: --fill '0=1e999': the value is outside the range of f64 (write inf for infinity)
+// HUGEFILL64: te-run: error: --fill '0=1e999': the value is outside the range of f64 (write inf for infinity)
 // RUN: te-run %s --entry minus_tenth --fill 0=0.1 | FileCheck %s --check-prefix=F64
 // F64: result 0: f64[2] min 0 max 0 mean 0
 // RUN: te-run %s --entry id1 --dynamic-dim 4 --fill 0=nan | FileCheck %s --check-prefix=NAN
