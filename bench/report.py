@@ -9,8 +9,9 @@
 #
 # Conventions: "ratio" = peer time / our time (> 1: ours is faster).
 # Limits: quantize and copy rows against the copy bandwidth measured in the
-# same run (te_bench's copy_1GiB); GEMMs against the H200's datasheet dense
-# peaks (989 TFLOP/s bf16, 1979 TFLOP/s FP8); both are stated in the table.
+# same run (te_bench's copy_1GiB); GEMMs against the dense datasheet peaks
+# of the H100 and H200 SXM (989 TFLOP/s bf16, 1979 TFLOP/s FP8; other cards
+# differ); both are stated in the table. The card is named in --title.
 #
 # ===------------------------------------------------------------------------=== #
 
@@ -151,7 +152,7 @@ def gemm_section(d):
             plot.setdefault(mode, []).append((shape, tf, ptf))
     headers = ["M x K x N", "mode", "ours ms", "ours TFLOP/s", "% of peak", "peer", "peer ms", "peer TFLOP/s",
                "ratio", "note"]
-    return "### GEMMs (peak: %d TFLOP/s bf16, %d FP8, H200 datasheet dense)\n\n" % (BF16_PEAK, FP8_PEAK) + \
+    return "### GEMMs (peak: %d TFLOP/s bf16, %d FP8, H100 / H200 SXM datasheet dense)\n\n" % (BF16_PEAK, FP8_PEAK) + \
         table(headers, rows) + "\n", plot
 
 

@@ -43,7 +43,10 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$ROOT/bench-out}
-BUILD=${BUILD:-/tmp/te-bench-build}
+BUILD=${BUILD:-$ROOT/build-bench/release}
+# Logs of the steps, beside the results only in run.log.
+TMP=$(mktemp -d -t te-bench.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
 ONLY=${TE_BENCH_ONLY:-copy,quant,amaxd,gemm,linear,small}
 # Peers: the same sections, plus "emu" (MXFP8/NVFP4 dequantize + mm) if
 # TE_PEER_ONLY names it.
@@ -70,6 +73,10 @@ LOG=$OUT/run.log
   nvcc --version 2>&1 | tail -1
   python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)' 2>&1
 } > "$OUT/machine.txt"
+# The card the numbers come from, for the report's title.
+CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+[ -n "$CARD" ] || CARD=$(python3 -c 'import torch; print(torch.cuda.get_device_name())' 2>/dev/null)
+[ -n "$CARD" ] || CARD="unknown GPU"
 cat "$OUT/machine.txt"
 
 # --- 1. te_bench binary --------------------------------------------------------
@@ -82,8 +89,8 @@ elif [ -x build-bench/te_bench ] && build-bench/te_bench --help > /dev/null 2>&1
   echo "run_gpu: using the prebuilt build-bench/te_bench"
 else
   echo "run_gpu: building bench/ in $BUILD (background)"
-  ( cmake -G Ninja -S bench -B "$BUILD" -DCMAKE_BUILD_TYPE=Release > /tmp/te-bench-build.log 2>&1 &&
-    ninja -C "$BUILD" te_bench >> /tmp/te-bench-build.log 2>&1 ) &
+  ( cmake -G Ninja -S bench -B "$BUILD" -DCMAKE_BUILD_TYPE=Release > $TMP/build.log 2>&1 &&
+    ninja -C "$BUILD" te_bench >> $TMP/build.log 2>&1 ) &
   BUILD_PID=$!
 fi
 
@@ -93,9 +100,9 @@ if [ -n "$PEER_ONLY" ]; then
   PYTHONUNBUFFERED=1 timeout $((PEER_BUDGET + 120)) python3 bench/peers/torch_peers.py \
     --csv "$OUT/torch_peers.csv" --budget "$PEER_BUDGET" --only "$PEER_ONLY" \
     --b2b "${TE_PEER_B2B:-}" \
-    > /tmp/torch_peers.log 2>&1
+    > $TMP/torch_peers.log 2>&1
   echo "run_gpu: torch_peers exit $? ($(grep -c . "$OUT/torch_peers.csv" 2>/dev/null) lines)"
-  { echo "=== torch_peers"; cat /tmp/torch_peers.log; } >> "$LOG"
+  { echo "=== torch_peers"; cat $TMP/torch_peers.log; } >> "$LOG"
 fi
 
 # --- 3. te_bench ---------------------------------------------------------------
@@ -103,15 +110,15 @@ if [ -n "$BUILD_PID" ]; then
   if wait "$BUILD_PID" && [ -x "$BUILD/te_bench" ]; then
     BIN=$BUILD/te_bench
   else
-    echo "run_gpu: build failed"; tail -30 /tmp/te-bench-build.log
+    echo "run_gpu: build failed"; tail -30 $TMP/build.log
   fi
-  { echo "=== build"; cat /tmp/te-bench-build.log; } >> "$LOG"
+  { echo "=== build"; cat $TMP/build.log; } >> "$LOG"
 fi
 if [ -n "$BIN" ]; then
-  "$BIN" --csv "$OUT/te_bench.csv" --only "$ONLY" > /tmp/te_bench.log 2>&1
+  "$BIN" --csv "$OUT/te_bench.csv" --only "$ONLY" > $TMP/te_bench.log 2>&1
   echo "run_gpu: te_bench exit $?"
-  tail -5 /tmp/te_bench.log
-  { echo "=== te_bench"; cat /tmp/te_bench.log; } >> "$LOG"
+  tail -5 $TMP/te_bench.log
+  { echo "=== te_bench"; cat $TMP/te_bench.log; } >> "$LOG"
   if [ "${TE_BENCH_NCU:-0}" = 1 ] && command -v ncu > /dev/null; then
     # The quantize kernels (runtime/cuda/Quantize*.cu), and
     # torch's 1 GiB device copy as the reference: DRAM bytes moved against
@@ -123,7 +130,7 @@ if [ -n "$BIN" ]; then
     timeout 300 ncu --clock-control none \
       -k regex:'perTensorTile|currentFused|amaxFast|blockTile|mxfp8BlockTile|mxfp8Tile|nvfp4|currentScale' \
       --section SpeedOfLight --section LaunchStats --section Occupancy --metrics "$NCU_METRICS" \
-      "$BIN" --profile --only quant --csv /tmp/te_bench_profile.csv >> "$OUT/ncu.txt" 2>&1
+      "$BIN" --profile --only quant --csv $TMP/te_bench_profile.csv >> "$OUT/ncu.txt" 2>&1
     echo "run_gpu: ncu exit $? ($(wc -l < "$OUT/ncu.txt") lines)"
   fi
 fi
@@ -131,11 +138,11 @@ fi
 # --- 4. Join -------------------------------------------------------------------
 if [ -n "$ONLY" ]; then
   python3 bench/report.py "$OUT/te_bench.csv" "$OUT/torch_peers.csv" "$OUT" \
-    --title "## H200 run $(date -u +%Y-%m-%d), commit $COMMIT" \
-    > /tmp/report.log 2>&1
-  { echo "=== report"; cat /tmp/report.log; } >> "$LOG"
+    --title "## $CARD, $(date -u +%Y-%m-%d), commit $COMMIT" \
+    > $TMP/report.log 2>&1
+  { echo "=== report"; cat $TMP/report.log; } >> "$LOG"
   rm -f "$OUT/joined.csv" # rebuilt from the two CSVs anywhere
-  cat "$OUT/report.md" 2>/dev/null || cat /tmp/report.log
+  cat "$OUT/report.md" 2>/dev/null || cat $TMP/report.log
 fi
 
 # --- 5. Compiled training step ----------------------------------------------------
@@ -145,9 +152,9 @@ if [ "$STEP" = 1 ]; then
     STEP_OBJS=$(mktemp -d)
     echo "run_gpu: step: no TE_STEP_OBJECTS, the PyTorch peers alone"
   fi
-  bash bench/step/run_step.sh "$STEP_OBJS" "$OUT" > /tmp/run_step.log 2>&1
+  bash bench/step/run_step.sh "$STEP_OBJS" "$OUT" > $TMP/run_step.log 2>&1
   echo "run_gpu: step exit $?"
-  cat "$OUT/step_report.md" 2>/dev/null || tail -30 /tmp/run_step.log
+  cat "$OUT/step_report.md" 2>/dev/null || tail -30 $TMP/run_step.log
 fi
 
 # --- 6. GPT block programs ------------------------------------------------------
@@ -157,8 +164,8 @@ if [ "$BLOCK" = 1 ]; then
     BLOCK_OBJS=$(mktemp -d)
     echo "run_gpu: block: no TE_BLOCK_OBJECTS, the PyTorch peers alone"
   fi
-  bash bench/block/run_block.sh "$BLOCK_OBJS" "$OUT" > /tmp/run_block.log 2>&1
+  bash bench/block/run_block.sh "$BLOCK_OBJS" "$OUT" > $TMP/run_block.log 2>&1
   echo "run_gpu: block exit $?"
-  cat "$OUT/block_report.md" 2>/dev/null || tail -30 /tmp/run_block.log
+  cat "$OUT/block_report.md" 2>/dev/null || tail -30 $TMP/run_block.log
 fi
 ls -la "$OUT"

@@ -14,7 +14,7 @@
 # NDEBUG as Debian's LLVM (no assertions): the pass statistics' layout in
 # LLVM's headers depends on it (scripts/fuzz.sh). gcc is fine. libMLIR.so (Debian's) is not instrumented; te's code linked
 # into te-opt is. The CUDA backend is off (nvcc would not take the flags; run
-# runtime/cuda/gpu-check.sh's compute-sanitizer on a GPU machine instead).
+# scripts/gpu/runtime-check.sh's compute-sanitizer on a GPU machine instead).
 # Any sanitizer report fails the test that triggered it:
 # -fno-sanitize-recover makes UBSan fatal, ASan is fatal by default, and
 # LeakSanitizer runs at every exit.

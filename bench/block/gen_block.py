@@ -753,7 +753,7 @@ def test_header(form, train):
         "//",
         "// Standard-normal arguments but the LayerNorms' (0.05, 0: scores of order",
         "// one, not a one-hot softmax that any rounding difference moves): what",
-        "// scripts/gpu-programs.py runs on the GPU against the cpu backend.",
+        "// scripts/gpu/gpu-programs.py runs on the GPU against the cpu backend.",
         f"// RUN: te-run %s --entry {entry} {seed} | FileCheck %s --check-prefix=SEED",
         "//",
         "// Compiled for sm_90 (kernels and runtime calls; no linalg left).",

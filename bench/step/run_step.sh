@@ -54,7 +54,7 @@ PEERS=${TE_STEP_PEERS:-1}
 PROFILE=${TE_STEP_PROFILE:-large}
 TOOL=${TE_STEP_TOOL:-auto}
 TIMEOUT=${TE_STEP_TIMEOUT:-300}
-WORK=${TE_STEP_WORK:-/tmp/te-step}
+WORK=${TE_STEP_WORK:-$(mktemp -d -t te-step.XXXXXX)}
 AOT=${TE_STEP_AOT:-$ROOT/scripts/te-aot.sh}
 
 if [ -z "$OBJS" ] || [ ! -d "$OBJS" ]; then

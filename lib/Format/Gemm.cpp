@@ -11,6 +11,8 @@
 
 #include "te/Format/Gemm.h"
 
+#include <cstring>
+
 namespace te::format {
 
 const char *gemmLayoutName(GemmLayout layout) {
@@ -134,25 +136,12 @@ std::string gemmShape(GemmLayout layout, const Shape &a, const Shape &b,
 }
 
 const char *recipeFamilyName(Recipe recipe) {
-  switch (recipe) {
-  case Recipe::Delayed:
-  case Recipe::Current:
-    return "per-tensor FP8";
-  case Recipe::Block:
-    return "FP8 block scaling";
-  case Recipe::MXFP8:
-    return "MXFP8";
-  case Recipe::NVFP4:
-    return "NVFP4";
-  }
-  return "unknown";
+  return recipeTraits(recipe).family;
 }
 
 bool sameRecipeFamily(Recipe a, Recipe b) {
-  auto family = [](Recipe r) {
-    return r == Recipe::Delayed ? Recipe::Current : r;
-  };
-  return family(a) == family(b);
+  return isKnownRecipe(a) && isKnownRecipe(b) &&
+         std::strcmp(recipeTraits(a).family, recipeTraits(b).family) == 0;
 }
 
 std::string verifyGemmOperands(const char *gemm, const char *aName,
@@ -174,15 +163,17 @@ std::string verifyGemmOperands(const char *gemm, const char *aName,
 }
 
 bool columnwiseHoldsRowwiseValues(const QuantizerConfig &config) {
-  return config.recipe == Recipe::Delayed || config.recipe == Recipe::Current ||
+  // blockDim is a field of block scaling only (verifyConfig).
+  return recipeTraits(config.recipe).perTensor ||
          (config.recipe == Recipe::Block && config.blockDim == 2);
 }
 
 GemmEmulation gemmEmulation(GemmLayout layout, const QuantizerConfig &a,
                             const QuantizerConfig &b) {
-  if (a.recipe != Recipe::MXFP8 && a.recipe != Recipe::NVFP4)
+  if (!recipeTraits(a.recipe).emulatedOnSM90)
     return GemmEmulation::None;
-  if (a.recipe == Recipe::NVFP4 && (a.rowScaled || b.rowScaled))
+  // Per-row global scales (NVFP4's rowScaled) do not fit bf16's alpha.
+  if (a.rowScaled || b.rowScaled)
     return GemmEmulation::F32;
   const GemmUsages reads = gemmOperandUsages(layout);
   const bool aRHT = reads.a == Columnwise && a.rht;

@@ -120,11 +120,8 @@ std::string verifyShape(const QuantizerConfig &config, const Shape &shape) {
   // A 0-d tensor is one element: per-tensor scaling quantizes it (TE's
   // Float8Quantizer / Float8CurrentScalingQuantizer); block recipes have no
   // block to lay out.
-  if (shape.empty() && config.recipe != Recipe::Delayed &&
-      config.recipe != Recipe::Current)
-    return std::string(config.recipe == Recipe::Block   ? "block scaling"
-                       : config.recipe == Recipe::MXFP8 ? "MXFP8"
-                                                        : "NVFP4") +
+  if (shape.empty() && !recipeTraits(config.recipe).perTensor)
+    return std::string(recipeTraits(config.recipe).title) +
            " needs rank >= 1 (a 0-d tensor has no blocks); per-tensor "
            "current and delayed scaling quantize 0-d tensors";
   for (size_t i = 0; i < shape.size(); ++i)

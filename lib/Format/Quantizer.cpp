@@ -23,23 +23,6 @@ bool sameFloat(float a, float b) {
   return a == b || (std::isnan(a) && std::isnan(b));
 }
 
-/// The recipe as it appears in messages.
-const char *recipeTitle(Recipe r) {
-  switch (r) {
-  case Recipe::Delayed:
-    return "delayed scaling";
-  case Recipe::Current:
-    return "current scaling";
-  case Recipe::Block:
-    return "block scaling";
-  case Recipe::MXFP8:
-    return "MXFP8";
-  case Recipe::NVFP4:
-    return "NVFP4";
-  }
-  return "an unknown recipe";
-}
-
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 std::string format(const char *fmt, ...) {
   char buf[256];
@@ -48,18 +31,6 @@ std::string format(const char *fmt, ...) {
   std::vsnprintf(buf, sizeof(buf), fmt, ap);
   va_end(ap);
   return buf;
-}
-
-bool isKnownRecipe(Recipe r) {
-  switch (r) {
-  case Recipe::Delayed:
-  case Recipe::Current:
-  case Recipe::Block:
-  case Recipe::MXFP8:
-  case Recipe::NVFP4:
-    return true;
-  }
-  return false;
 }
 
 } // namespace
@@ -76,21 +47,7 @@ bool QuantizerConfig::operator==(const QuantizerConfig &o) const {
          amaxAlgo == o.amaxAlgo;
 }
 
-const char *recipeName(Recipe r) {
-  switch (r) {
-  case Recipe::Delayed:
-    return "delayed";
-  case Recipe::Current:
-    return "current";
-  case Recipe::Block:
-    return "block";
-  case Recipe::MXFP8:
-    return "mxfp8";
-  case Recipe::NVFP4:
-    return "nvfp4";
-  }
-  return "unknown";
-}
+const char *recipeName(Recipe r) { return recipeTraits(r).name; }
 
 const char *dtypeName(DType t) {
   switch (t) {
@@ -155,7 +112,7 @@ const char *elementTypeName(DType t) {
 std::string verifyConfig(const QuantizerConfig &c) {
   if (!isKnownRecipe(c.recipe))
     return format("unknown recipe %d", static_cast<int>(c.recipe));
-  const char *title = recipeTitle(c.recipe);
+  const char *title = recipeTraits(c.recipe).title;
 
   // Element type.
   if (c.recipe == Recipe::NVFP4) {

@@ -8,7 +8,8 @@ writes their defaults into memory this package owns.
 
 Quantizer takes te_rt_quantizer's fields from _quantizer_fields.py, which
 the build generates (python/gen_abi.py) from runtime/include/te_rt_abi.def,
-the one list of the quantizer's fields, and te_rt.h, their C types.
+the one list of the quantizer's fields, and te_rt.h, their C types; the
+enumerators come from _enums.py, generated from te_rt.h.
 """
 
 import ctypes
@@ -22,38 +23,13 @@ MAX_BUFFERS = 8
 MAX_NAME = 32
 _RESERVED = 128  # bytes after the known fields of structs with an _init
 
-# te_rt_status
-OK = 0
-STATUS_NAMES = {
-    0: "OK", 1: "INVALID_ARGUMENT", 2: "UNSUPPORTED", 3: "OUT_OF_MEMORY",
-    4: "BACKEND_UNAVAILABLE", 5: "CUDA_ERROR", 6: "CUBLAS_ERROR",
-    7: "INTERNAL",
-}
+# The enumerators of te_rt.h (RECIPE_DELAYED, E4M3, ROWWISE, GEMM_TN, ...),
+# generated from the header with _quantizer_fields.py.
+from ._enums import *  # noqa: E402,F401,F403
+from ._enums import ENUMERATORS as _ENUMERATORS  # noqa: E402
 
-# te_rt_dtype
-U8, F32, F16, BF16, E4M3, E5M2, E8M0, E2M1X2 = range(8)
-DTYPE_NAMES = {U8: "u8", F32: "f32", F16: "f16", BF16: "bf16", E4M3: "e4m3",
-               E5M2: "e5m2", E8M0: "e8m0", E2M1X2: "e2m1x2"}
-
-# te_rt_recipe
-RECIPE_DELAYED, RECIPE_CURRENT, RECIPE_BLOCK, RECIPE_MXFP8, RECIPE_NVFP4 = \
-    range(5)
-# te_rt_target
-SM90, SM100 = 0, 1
-# te_rt_usage
-ROWWISE, COLUMNWISE = 1, 2
-# te_rt_amax_algo, te_rt_e8m0_rounding, te_rt_err_mode
-AMAX_MAX, AMAX_MOST_RECENT = 0, 1
-E8M0_UP, E8M0_FLOOR = 0, 1
-ERR_MAE, ERR_MSE = 0, 1
-# te_rt_backend
-BACKEND_CPU, BACKEND_CUDA = 0, 1
-# te_rt_memcpy_kind
-HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE = range(4)
-# te_rt_buffer_role
-BUFFER_DATA, BUFFER_SCALE_INV, BUFFER_AMAX = 0, 1, 2
-# te_rt_gemm_layout
-GEMM_TN, GEMM_NN, GEMM_NT = 0, 1, 2
+STATUS_NAMES = _ENUMERATORS["te_rt_status"]
+DTYPE_NAMES = {v: n.lower() for v, n in _ENUMERATORS["te_rt_dtype"].items()}
 
 
 class Quantizer(Structure):

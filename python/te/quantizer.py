@@ -11,19 +11,16 @@ TransformerEngine rejects raises with the runtime's message.
 
 import ctypes
 
-from . import _abi, _lib
+from . import _abi, _lib, _recipes
 from .errors import QuantizerSyntaxError, check
 
-_RECIPE_NAMES = {_abi.RECIPE_DELAYED: "delayed",
-                 _abi.RECIPE_CURRENT: "current", _abi.RECIPE_BLOCK: "block",
-                 _abi.RECIPE_MXFP8: "mxfp8", _abi.RECIPE_NVFP4: "nvfp4"}
 _ELEMENT_NAMES = {_abi.E4M3: "f8E4M3FN", _abi.E5M2: "f8E5M2",
                   _abi.E2M1X2: "f4E2M1FN"}
 
 
 def _parse_struct(text):
     syntax = _lib.load_syntax()
-    # Room for fields a later te_rt_quantizer may append.
+    # Space for fields a later te_rt_quantizer may append.
     size = max(syntax.te_py_quantizer_size(), ctypes.sizeof(_abi.Quantizer))
     raw = ctypes.create_string_buffer(size + 256)
     error = ctypes.create_string_buffer(512)
@@ -59,7 +56,7 @@ class Quantizer:
     @property
     def recipe(self):
         """'delayed', 'current', 'block', 'mxfp8' or 'nvfp4'."""
-        return _RECIPE_NAMES[self._q.recipe]
+        return self._traits.name
 
     @property
     def element_type(self):
@@ -69,13 +66,17 @@ class Quantizer:
     @property
     def per_tensor(self):
         """True for the per-tensor FP8 recipes (delayed, current)."""
-        return self._q.recipe in (_abi.RECIPE_DELAYED, _abi.RECIPE_CURRENT)
+        return self._traits.per_tensor
 
     @property
     def default_target(self):
         """sm_100 for mxfp8 and nvfp4, else sm_90 (as te-quantize)."""
-        return "sm_100" if self._q.recipe in (_abi.RECIPE_MXFP8,
-                                              _abi.RECIPE_NVFP4) else "sm_90"
+        return "sm_100" if self._traits.emulated_on_sm90 else "sm_90"
+
+    @property
+    def _traits(self):
+        """The recipe's row of te/Format/Recipes.def (te/_recipes.py)."""
+        return _recipes.TRAITS[self._q.recipe]
 
     def fields(self):
         """The te_rt_quantizer fields, as a dict."""

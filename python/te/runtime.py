@@ -477,7 +477,7 @@ class Context:
         self._lib.te_rt_quantize_args_init(ctypes.byref(args))
         args.seed = seed
         args.offset = offset
-        if scale is None and quantizer.recipe == "delayed":
+        if scale is None and quantizer._traits.live_scale:
             scale = 1.0
         keep = []
         scale_mem = self._scalars(scale)
@@ -573,7 +573,7 @@ class Context:
             args.output = ctypes.pointer(out_struct)
             oargs = _abi.QuantizeArgs()
             self._lib.te_rt_quantize_args_init(ctypes.byref(oargs))
-            if output_scale is None and output.quantizer.recipe == "delayed":
+            if output_scale is None and output.quantizer._traits.live_scale:
                 output_scale = 1.0
             sm = self._scalars(output_scale)
             if sm is not None:

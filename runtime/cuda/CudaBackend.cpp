@@ -277,7 +277,7 @@ te_rt_status CudaBackend::synchronize(void *stream) {
 //===----------------------------------------------------------------------===//
 
 static bool isBlockScaledBytes(const QTensor &q) {
-  return q.config.recipe == Recipe::MXFP8 || q.config.recipe == Recipe::NVFP4;
+  return recipeTraits(q.config.recipe).swizzledScales;
 }
 
 template <typename T>
@@ -779,7 +779,7 @@ te_rt_status CudaBackend::dequantizeInto(const QTensor &q, Usage from,
   const Usage copy = col ? Columnwise : Rowwise;
   // Per-tensor FP8: one scale, marked rowwise, for both copies.
   Usage scaleUsage = copy;
-  if (c.recipe == Recipe::Delayed || c.recipe == Recipe::Current) {
+  if (recipeTraits(c.recipe).perTensor) {
     auto *tr = static_cast<uint8_t *>(q.perTensorTranspose());
     a.transposedData = col && tr;
     a.data = a.transposedData ? tr : static_cast<uint8_t *>(q.perTensorData());

@@ -35,9 +35,7 @@ using cuda::DeviceTemp;
 using gemm_detail::cudaFail;
 using gemm_detail::cudaTypeOf;
 
-bool isPerTensor(Recipe r) {
-  return r == Recipe::Delayed || r == Recipe::Current;
-}
+bool isPerTensor(Recipe r) { return recipeTraits(r).perTensor; }
 
 size_t roundUp256(size_t v) { return (v + 255) / 256 * 256; }
 
@@ -160,13 +158,12 @@ te_rt_status CudaBackend::emptyGemm(Tensor *d, const GemmOptions &o,
 CudaGemmPath CudaBackend::chooseGemmPath(const QTensor &a, const QTensor &b,
                                          const GemmOptions &o) const {
   const Recipe recipe = a.config.recipe;
-  if (isPerTensor(recipe) || recipe == Recipe::Block)
+  if (!recipeTraits(recipe).emulatedOnSM90)
     return CudaGemmPath::NativeFP8;
   // MXFP8 / NVFP4: native only on sm_100 with swizzled scales, TN, no row
   // scaling; else exact emulation.
   const GemmLayout layout = static_cast<GemmLayout>(o.layout);
-  const bool nvRowScaled =
-      recipe == Recipe::NVFP4 && (a.config.rowScaled || b.config.rowScaled);
+  const bool nvRowScaled = a.config.rowScaled || b.config.rowScaled;
   if (ccMajor == 10 && gemmTransA(layout) && !gemmTransB(layout) &&
       a.swizzledScales && b.swizzledScales && !nvRowScaled)
     return CudaGemmPath::NativeBlockScaled;
@@ -376,7 +373,7 @@ te_rt_status CudaBackend::gemm(const QTensor &a, const QTensor &b, Tensor *d,
   const bool fuseFP8Output =
       path == CudaGemmPath::NativeFP8 && isPerTensor(recipe) &&
       !o.aRowScaleInv && o.output && !d && !o.bias && !o.accumulate &&
-      o.output->config.recipe == Recipe::Delayed &&
+      recipeTraits(o.output->config.recipe).liveScale &&
       o.output->usage == Rowwise && o.outputOptions.scale &&
       o.output->perTensorData() &&
       o.output->buffer(BufferRole::ScaleInv, Rowwise);

@@ -50,8 +50,9 @@ static_assert(TE_RT_RECIPE_DELAYED == int(Recipe::Delayed) &&
                   TE_RT_RECIPE_CURRENT == int(Recipe::Current) &&
                   TE_RT_RECIPE_BLOCK == int(Recipe::Block) &&
                   TE_RT_RECIPE_MXFP8 == int(Recipe::MXFP8) &&
-                  TE_RT_RECIPE_NVFP4 == int(Recipe::NVFP4),
-              "te_rt_recipe");
+                  TE_RT_RECIPE_NVFP4 == int(Recipe::NVFP4) &&
+                  TE_RT_RECIPE_NVFP4 + 1 == kNumRecipes,
+              "te_rt_recipe lists the recipes of te/Format/Recipes.def");
 static_assert(TE_RT_SM90 == int(Target::SM90) &&
                   TE_RT_SM100 == int(Target::SM100),
               "te_rt_target");
@@ -150,10 +151,6 @@ const char *dtypeLabel(int d) {
   return dtypeName(static_cast<DType>(d));
 }
 
-bool isPerTensorRecipe(Recipe r) {
-  return r == Recipe::Delayed || r == Recipe::Current;
-}
-
 /// A te_rt_gemm_info before any GEMM: path NONE, algorithm fields -1.
 te_rt_gemm_info noGemmInfo() {
   te_rt_gemm_info i;
@@ -240,8 +237,7 @@ te_rt_status decodeTensor(const char *what, const te_rt_tensor *t,
 te_rt_status decodeQuantizer(const te_rt_quantizer *q, QuantizerConfig &c) {
   if (!q)
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer is null");
-  if (rawEnum(q->recipe) < TE_RT_RECIPE_DELAYED ||
-      rawEnum(q->recipe) > TE_RT_RECIPE_NVFP4)
+  if (rawEnum(q->recipe) < 0 || rawEnum(q->recipe) >= kNumRecipes)
     return fail(TE_RT_INVALID_ARGUMENT, "quantizer recipe " +
                                             str(rawEnum(q->recipe)) +
                                             " is not a recipe");
@@ -313,8 +309,7 @@ te_rt_status decodeQTensor(const char *what, const te_rt_qtensor *t,
                                     rawEnum(t->usage), rawEnum(t->target), q))
     return s;
   q.swizzledScales = t->swizzled_scales != 0;
-  if (q.swizzledScales && q.config.recipe != Recipe::MXFP8 &&
-      q.config.recipe != Recipe::NVFP4)
+  if (q.swizzledScales && !recipeTraits(q.config.recipe).swizzledScales)
     return fail(TE_RT_INVALID_ARGUMENT,
                 std::string(what) +
                     ": swizzled scales exist only for MXFP8 "
@@ -448,23 +443,24 @@ te_rt_status decodeQuantizeArgs(const te_rt_quantize_args *args,
   if (misaligned(o.amaxIn, 4))
     return fail(TE_RT_INVALID_ARGUMENT,
                 "args->amax_in is not aligned to 4 bytes");
-  if (c.recipe == Recipe::Delayed && !o.scale)
+  const RecipeTraits traits = recipeTraits(c.recipe);
+  if (traits.liveScale && !o.scale)
     return fail(TE_RT_INVALID_ARGUMENT,
                 "delayed scaling needs args->scale (the live fp32 scale)");
-  if (c.recipe != Recipe::Delayed && o.scale)
+  if (!traits.liveScale && o.scale)
     return fail(TE_RT_INVALID_ARGUMENT,
                 std::string("args->scale is only for delayed scaling, not ") +
                     recipeName(c.recipe));
-  if (o.amaxOut && c.recipe != Recipe::Delayed && c.recipe != Recipe::Current)
+  if (o.amaxOut && !traits.perTensor)
     return fail(TE_RT_UNSUPPORTED,
                 std::string("args->amax is only for per-tensor recipes; ") +
                     recipeName(c.recipe) + " stores its amax in buffers");
-  if (o.amaxIn && c.recipe != Recipe::Current && c.recipe != Recipe::NVFP4)
+  if (o.amaxIn && traits.amaxInputs == 0)
     return fail(TE_RT_UNSUPPORTED,
                 std::string("args->amax_in is only for current scaling and "
                             "nvfp4, not ") +
                     recipeName(c.recipe));
-  if (o.amaxIn && c.recipe == Recipe::NVFP4 && c.rowScaled)
+  if (o.amaxIn && c.rowScaled)
     return fail(TE_RT_UNSUPPORTED,
                 "args->amax_in is not supported for row-scaled nvfp4");
   return TE_RT_OK;
@@ -815,7 +811,7 @@ te_rt_status te_rt_quantize(te_rt_context *ctx, const te_rt_tensor *x,
         ins = {{"x", xt.data, tensorBytes(xt)},
                {"args->scale", o.scale, 4},
                {"args->amax_in", o.amaxIn,
-                qt.config.recipe == Recipe::NVFP4 ? 8 : 4}};
+                4 * recipeTraits(qt.config.recipe).amaxInputs}};
     addQTensor(outs, "q", qt);
     outs.push_back({"args->amax", o.amaxOut, 4});
     if (te_rt_status s = checkAliasing("te_rt_quantize", outs, ins))
@@ -862,7 +858,7 @@ te_rt_status te::rt::gemmEmulatedOperand(te_rt_context *ctx,
     QTensor qt;
     if (te_rt_status s = decodeQTensor("q", q, qt))
       return s;
-    if (qt.config.recipe != Recipe::MXFP8 && qt.config.recipe != Recipe::NVFP4)
+    if (!recipeTraits(qt.config.recipe).emulatedOnSM90)
       return fail(TE_RT_INVALID_ARGUMENT,
                   std::string("emulated GEMM operands are MXFP8 or NVFP4, "
                               "got ") +
@@ -1100,7 +1096,7 @@ te_rt_status te_rt_update_scale(te_rt_context *ctx, const te_rt_quantizer *q,
     QuantizerConfig c;
     if (te_rt_status s = decodeQuantizer(q, c))
       return s;
-    if (c.recipe != Recipe::Delayed)
+    if (!recipeTraits(c.recipe).liveScale)
       return fail(TE_RT_INVALID_ARGUMENT,
                   std::string("update_scale needs a delayed-scaling "
                               "quantizer, got ") +
@@ -1139,7 +1135,7 @@ static te_rt_status swizzle(te_rt_context *ctx, te_rt_qtensor *q,
     QTensor qt;
     if (te_rt_status s = decodeQTensor("q", q, qt))
       return s;
-    if (qt.config.recipe != Recipe::MXFP8 && qt.config.recipe != Recipe::NVFP4)
+    if (!recipeTraits(qt.config.recipe).swizzledScales)
       return fail(
           TE_RT_UNSUPPORTED,
           std::string("only MXFP8 and NVFP4 scales are swizzled, not ") +
@@ -1239,8 +1235,8 @@ te::rt::gemmWithEmulatedOperands(te_rt_context *ctx, const te_rt_qtensor *a,
       return fail(TE_RT_INVALID_ARGUMENT,
                   "a_row_scale_inv and b_row_scale_inv must be given together");
     if (ga.a_row_scale_inv) {
-      if (!isPerTensorRecipe(at.config.recipe) ||
-          !isPerTensorRecipe(bt.config.recipe))
+      if (!recipeTraits(at.config.recipe).perTensor ||
+          !recipeTraits(bt.config.recipe).perTensor)
         return fail(TE_RT_UNSUPPORTED,
                     std::string("per-row scales (a_row_scale_inv / "
                                 "b_row_scale_inv) need per-tensor FP8 "
@@ -1309,7 +1305,7 @@ te::rt::gemmWithEmulatedOperands(te_rt_context *ctx, const te_rt_qtensor *a,
       addQTensor(outs, "args->output", outQ);
       ins.push_back({"output_args->scale", o.outputOptions.scale, 4});
       ins.push_back({"output_args->amax_in", o.outputOptions.amaxIn,
-                     outQ.config.recipe == Recipe::NVFP4 ? 8 : 4});
+                     4 * recipeTraits(outQ.config.recipe).amaxInputs});
       outs.push_back({"output_args->amax", o.outputOptions.amaxOut, 4});
     }
     outs.push_back(

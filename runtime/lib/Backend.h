@@ -87,8 +87,7 @@ struct QTensor {
   }
   /// Delayed or current scaling: one per-tensor scale.
   bool isPerTensor() const {
-    return config.recipe == format::Recipe::Delayed ||
-           config.recipe == format::Recipe::Current;
+    return format::recipeTraits(config.recipe).perTensor;
   }
   /// Per-tensor FP8: the data stored in the logical orientation, or -1 (other
   /// recipes, or a columnwise-only tensor on sm_90). It holds the rowwise

@@ -58,7 +58,7 @@
 // GPU-DAG: gpu.binary @last_index_reduce_serial_L
 // GPU-NOT: torch_argmax_reduce_serial
 //
-// Generated inputs for the GPU check (scripts/gpu-programs.py).
+// Generated inputs for the GPU check (scripts/gpu/gpu-programs.py).
 // RUN: te-run %s --entry argmax --seed 2 --fill 2=7 | FileCheck %s --check-prefix=SEEDED
 // RUN: te-run %s --entry argmin_columns --seed 2 | FileCheck %s --check-prefix=SEEDED
 // RUN: te-run %s --entry torch_argmax --seed 2 | FileCheck %s --check-prefix=SEEDED

@@ -23,7 +23,7 @@
 //
 // Standard-normal arguments but the LayerNorms' (0.05, 0: scores of order
 // one, not a one-hot softmax that any rounding difference moves): what
-// scripts/gpu-programs.py runs on the GPU against the cpu backend.
+// scripts/gpu/gpu-programs.py runs on the GPU against the cpu backend.
 // RUN: te-run %s --entry block --seed 1 --fill 1=0.05 --fill 2=0 --fill 7=0.05 --fill 8=0 | FileCheck %s --check-prefix=SEED
 //
 // Compiled for sm_90 (kernels and runtime calls; no linalg left).

@@ -3,7 +3,7 @@
 // module (Inputs/math-functions.py): f32 results within rtol 1e-6, atol
 // 1e-6. On the host, erf, erfc, asinh and cbrt (no LLVM intrinsic) are C
 // library calls (te-host-math-to-libm); on GPU targets every function is a
-// libdevice call in one kernel per op, and scripts/gpu-check.sh runs the
+// libdevice call in one kernel per op, and scripts/gpu/gpu-check.sh runs the
 // seeded entry on the cuda backend against the cpu backend.
 //
 // RUN: rm -rf %t && mkdir -p %t

@@ -20,7 +20,7 @@
 // TWO: result 0: PASS
 // TWO: result 1: PASS
 //
-// Generated inputs (scripts/gpu-programs.py compiles these entries for the
+// Generated inputs (scripts/gpu/gpu-programs.py compiles these entries for the
 // GPU check, which compares the cuda backend with the cpu backend).
 // RUN: te-run %s --entry argmax --seed 3 | FileCheck %s --check-prefix=SEEDED
 // RUN: te-run %s --entry ema --seed 3 --dynamic-dim 300 | FileCheck %s --check-prefix=SEEDED

@@ -6,8 +6,9 @@
 //
 // Input bytes are MLIR source. They are parsed with the te dialect (and every
 // upstream dialect, as in te-opt) registered and a diagnostic handler that
-// swallows errors; if the module verifies, the te passes (in the order of
-// DESIGN.md) run on a clone, and
+// swallows errors; if the module verifies, the te passes that te-pipeline
+// runs on tensors (its passes named te-* before one-shot-bufferize, every
+// option on, sm_90: the list comes from the pipeline) run on a clone, and
 // then each te pass alone on a fresh clone, so that a pass is also fed IR its
 // predecessors did not normalise. Then the whole flow, `te-pipeline` (down to
 // the LLVM dialect: bufferization, te-deallocate, convert-te-to-runtime,
@@ -53,14 +54,25 @@ using namespace mlir;
 
 namespace {
 
-/// The te passes in pipeline order (DESIGN.md, "The flow").
-const char *const kTEPasses[] = {
-    "te-decompose-aggregates", "te-expand-integer-powers",
-    "te-infer-shapes",         "te-decompose-linear",
-    "te-infer-usages",         "te-eliminate-aliases",
-    "te-expand-qtensors",      "te-fuse-elementwise",
-    "te-check-shapes",         "te-bufferize-boundaries",
-};
+/// te's passes on tensors in te-pipeline's order: its passes named te-*
+/// before one-shot-bufferize, with every optional pass of sm_90 on.
+std::vector<std::string> tePassesOnTensors() {
+  te::TEPipelineOptions options;
+  options.target = "sm_90";
+  options.fuseAccumulate = true;
+  options.raiseAttention = true;
+  options.shareEmulatedOperands = true;
+  options.fuseElementwise = true;
+  options.checkShapes = true;
+  std::vector<std::string> passes;
+  for (const std::string &p : te::tePipelinePasses(options)) {
+    if (p == "one-shot-bufferize")
+      break;
+    if (llvm::StringRef(p).starts_with("te-"))
+      passes.push_back(p);
+  }
+  return passes;
+}
 
 /// The whole flow (registered by registerTEPipeline), each on a fresh clone.
 /// The GPU target down to its kernels and runtime calls (te-linalg-to-gpu,
@@ -88,12 +100,17 @@ struct Fixture {
     // (test/Pipeline/).
     te::registerTEConversionPasses();
     te::registerTEPipeline();
-    for (const char *name : kTEPasses) {
+    for (const std::string &name : tePassesOnTensors()) {
       if (!PassInfo::lookup(name)) {
         llvm::errs() << "fuzzer: te pass '" << name << "' is not registered\n";
         std::abort();
       }
       passes.push_back(name);
+    }
+    if (passes.size() < 10) {
+      llvm::errs() << "fuzzer: te-pipeline names " << passes.size()
+                   << " te passes before one-shot-bufferize\n";
+      std::abort();
     }
   }
 };

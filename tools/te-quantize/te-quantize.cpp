@@ -7,6 +7,7 @@
 #include "Args.h"
 #include "Npy.h"
 #include "QuantizerSyntax.h"
+#include "te/Format/RecipeTraits.h"
 #include "te/ToolVersion.h"
 #include "te_rt.h"
 
@@ -280,12 +281,12 @@ int run(int argc, char **argv) {
       p = c + 1;
     }
   }
+  // The parsed quantizer holds a known recipe (te_rt_quantizer_verify).
+  const te::format::RecipeTraits traits =
+      te::format::recipeTraits(static_cast<te::format::Recipe>(qz.recipe));
   te_rt_target target;
   if (targetText.empty())
-    target =
-        (qz.recipe == TE_RT_RECIPE_MXFP8 || qz.recipe == TE_RT_RECIPE_NVFP4)
-            ? TE_RT_SM100
-            : TE_RT_SM90;
+    target = traits.emulatedOnSM90 ? TE_RT_SM100 : TE_RT_SM90;
   else if (targetText == "sm_90")
     target = TE_RT_SM90;
   else if (targetText == "sm_100")
@@ -409,14 +410,12 @@ int run(int argc, char **argv) {
   args.seed = seed;
   args.offset = offset;
   float *devScale = nullptr, *devAmax = nullptr;
-  bool perTensor =
-      qz.recipe == TE_RT_RECIPE_DELAYED || qz.recipe == TE_RT_RECIPE_CURRENT;
-  if (perTensor) {
+  if (traits.perTensor) {
     if (!devAlloc(4, reinterpret_cast<void **>(&devAmax)))
       return error(te_rt_last_error());
     args.amax = devAmax;
   }
-  if (qz.recipe == TE_RT_RECIPE_DELAYED) {
+  if (traits.liveScale) {
     if (!devAlloc(4, reinterpret_cast<void **>(&devScale)) ||
         te_rt_memcpy(ctx, devScale, &delayedScale, 4, TE_RT_HOST_TO_DEVICE) !=
             TE_RT_OK)
@@ -452,7 +451,7 @@ int run(int argc, char **argv) {
     if (!te::npy::write(outDir + "/" + descs[i].name + ".npy", a, &err))
       return error(err);
   }
-  if (perTensor) {
+  if (traits.perTensor) {
     te::npy::Array a;
     a.kind = te::npy::Kind::F32;
     a.shape = {1};

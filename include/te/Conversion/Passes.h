@@ -88,8 +88,14 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
       llvm::cl::init(true)};
 };
 
-/// Adds the whole te flow (DESIGN.md "The flow") to `pm`.
+/// Adds the whole te flow (docs/guide/passes.md) to `pm`.
 void buildTEPipeline(OpPassManager &pm, const TEPipelineOptions &options);
+
+/// The passes buildTEPipeline adds for `options`, in order, by their
+/// registered argument ("te-infer-shapes", "one-shot-bufferize", ...); a
+/// nested pass manager as "<op>(<its passes>)". The pipeline's registered
+/// description and the fuzzer's pass list are made from it.
+std::vector<std::string> tePipelinePasses(const TEPipelineOptions &options);
 
 /// Whether te-pipeline's `target` option names a GPU (sm_90, sm_100): its
 /// programs keep every tensor in device memory and run every op on tensor

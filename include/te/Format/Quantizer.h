@@ -14,6 +14,7 @@
 #ifndef TE_FORMAT_QUANTIZER_H
 #define TE_FORMAT_QUANTIZER_H
 
+#include "te/Format/RecipeTraits.h"
 #include "te/Format/Types.h"
 
 #include <cstdint>
@@ -88,6 +89,21 @@ std::string verifyConfig(const QuantizerConfig &config);
 /// transform (docs/formats.md §3.5). Other element types are not inputs.
 bool quantizerAcceptsInput(const QuantizerConfig &config, Usage usage,
                            DType input);
+
+/// Whether a quantize with `config` may take its amax reduced across a
+/// process group (te.allreduce_max, te_rt_comm_quantize): the recipe's
+/// groupAmax (current scaling, NVFP4), except NVFP4 with per-row global
+/// scales, whose amaxes are per row (docs/formats.md §3.5).
+inline bool amaxReducibleAcrossGroup(const QuantizerConfig &config) {
+  return recipeTraits(config.recipe).groupAmax && !config.rowScaled;
+}
+
+/// How many precomputed fp32 amaxes a quantize with `config` takes
+/// (te_rt_quantize_args::amax_in): the recipe's amaxInputs, none for NVFP4
+/// with per-row global scales.
+inline int amaxInputs(const QuantizerConfig &config) {
+  return config.rowScaled ? 0 : recipeTraits(config.recipe).amaxInputs;
+}
 
 const char *recipeName(Recipe r); ///< "delayed", "current", "block", ...
 const char *dtypeName(DType t);   ///< "f32", "bf16", "f8E4M3FN", ...

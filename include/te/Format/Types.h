@@ -20,12 +20,15 @@ namespace te::format {
 
 /// The recipes (TransformerEngine quantizer classes).
 enum class Recipe : uint8_t {
-  Delayed, ///< Float8Quantizer: per-tensor FP8, delayed scaling.
-  Current, ///< Float8CurrentScalingQuantizer: per-tensor FP8, current scaling.
-  Block,   ///< Float8BlockQuantizer: 1x128 or 128x128 blocks, fp32 scales.
-  MXFP8,   ///< MXFP8Quantizer: 1x32 / 32x1 (or 32x32) blocks, E8M0 scales.
-  NVFP4,   ///< NVFP4Quantizer: 1x16 (or 16x16) blocks, E4M3 + fp32 scales.
+#define TE_FORMAT_RECIPE(Enum, ...) Enum,
+#include "te/Format/Recipes.def"
 };
+
+/// The number of recipes (Recipe's values are 0 .. kNumRecipes - 1).
+inline constexpr int kNumRecipes = 0
+#define TE_FORMAT_RECIPE(...) +1
+#include "te/Format/Recipes.def"
+    ;
 
 /// Element types of logical tensors and of buffers.
 enum class DType : uint8_t {

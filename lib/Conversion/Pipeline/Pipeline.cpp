@@ -4,10 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// te-pipeline{target=cpu|sm_90|sm_100 ...}: the whole flow of DESIGN.md as one
-// registered pipeline, built from pass objects. Every stage is a pass usable
-// alone: te's are declared in te/Dialect/TE/Transforms/Passes.td (passes on
-// te ops), te/Transforms/Passes.td (passes on upstream dialects only) and
+// te-pipeline{target=cpu|sm_90|sm_100 ...}: the whole flow as one
+// registered pipeline (docs/guide/passes.md), built from pass objects. Every
+// stage is a pass usable alone: te's are declared in
+// te/Dialect/TE/Transforms/Passes.td (passes on te ops),
+// te/Transforms/Passes.td (passes on upstream dialects only) and
 // te/Conversion/Passes.td; the others are upstream's. What
 // --dump-pass-pipeline prints is what runs; two passes decide at run time
 // what they run inside (te-deallocate, te-lower-if-present: their Passes.td
@@ -33,7 +34,12 @@
 #include "te/Dialect/TE/Transforms/Passes.h"
 #include "te/Transforms/Passes.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::te;
@@ -204,6 +210,65 @@ bool mlir::te::isGPUTarget(llvm::StringRef target) {
   return target == "sm_90" || target == "sm_100";
 }
 
+/// The arguments of the passes of `pm`, a nested pass manager as
+/// "<op>(<its passes>)".
+static void collectPasses(OpPassManager &pm, std::vector<std::string> &out) {
+  for (Pass &pass : pm.getPasses()) {
+    if (!pass.getArgument().empty()) {
+      out.push_back(pass.getArgument().str());
+      continue;
+    }
+    // A nested pass manager (OpToOpPassAdaptor): its textual form without
+    // the passes' options.
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    pass.printAsTextualPipeline(os);
+    std::string plain;
+    int depth = 0;
+    for (char c : text) {
+      if (c == '{')
+        ++depth;
+      else if (c == '}')
+        --depth;
+      else if (depth == 0)
+        plain.push_back(c);
+    }
+    out.push_back(plain);
+  }
+}
+
+std::vector<std::string>
+mlir::te::tePipelinePasses(const TEPipelineOptions &options) {
+  OpPassManager pm;
+  buildTEPipeline(pm, options);
+  std::vector<std::string> out;
+  collectPasses(pm, out);
+  return out;
+}
+
+/// te-pipeline's description, from the pipeline itself: its passes for the
+/// default options (target=sm_90), then what target=cpu leaves out.
+static std::string pipelineDescription() {
+  TEPipelineOptions gpu;
+  TEPipelineOptions cpu;
+  cpu.target = "cpu";
+  std::vector<std::string> gpuPasses = tePipelinePasses(gpu);
+  std::vector<std::string> cpuPasses = tePipelinePasses(cpu);
+  std::string text = "the te flow (docs/guide/passes.md); for the default "
+                     "options (target=sm_90): " +
+                     llvm::join(gpuPasses, ", ") + ". target=cpu leaves out ";
+  std::vector<std::string> gpuOnly;
+  for (const std::string &p : gpuPasses)
+    if (!llvm::is_contained(cpuPasses, p) && !llvm::is_contained(gpuOnly, p))
+      gpuOnly.push_back(p);
+  text += llvm::join(gpuOnly, ", ");
+  text += ". The options add or leave out passes (reference, "
+          "fuse-accumulate, raise-attention, share-emulated-operands, "
+          "fuse-elementwise, check-shapes, lower-to-llvm); "
+          "--dump-pass-pipeline lists the passes for given options";
+  return text;
+}
+
 void mlir::te::registerTEPipeline() {
   // te's passes, so that a printed te-pipeline (--dump-pass-pipeline, crash
   // reproducers) parses back where the upstream passes are registered too.
@@ -211,27 +276,5 @@ void mlir::te::registerTEPipeline() {
   registerTEGenericPasses();
   registerTEConversionPasses();
   PassPipelineRegistration<TEPipelineOptions>(
-      "te-pipeline",
-      "the te flow (DESIGN.md): te-set-target, inline, "
-      "convert-elementwise-to-linalg, te-raise-attention (unless "
-      "raise-attention=false), te-decompose-aggregates, "
-      "te-expand-integer-powers, "
-      "te-split-arg-reductions (GPU targets), "
-      "te-infer-shapes, "
-      "te-decompose-linear, convert-te-to-reference (reference=true), "
-      "te-fuse-accumulate (fuse-accumulate=true), te-infer-usages, "
-      "te-eliminate-aliases, te-expand-qtensors, canonicalize, "
-      "te-share-emulated-operands (target=sm_90, unless "
-      "share-emulated-operands=false), "
-      "te-check-shapes (unless check-shapes=false), "
-      "te-bufferize-boundaries, te-constant-globals, one-shot-bufferize, "
-      "te-fold-attention-transposes, "
-      "te-deallocate, te-expand-reshapes, convert-te-to-runtime (GPU "
-      "targets: with "
-      "te-linalg-to-gpu, device memory); unless lower-to-llvm=false, "
-      "te-lower-if-present (GPU targets: kernel outlining before it, NVVM "
-      "and gpu-module-to-binary after it), te-lower-checks and "
-      "convert-to-llvm. "
-      "--dump-pass-pipeline lists the passes for given options",
-      buildTEPipeline);
+      "te-pipeline", pipelineDescription(), buildTEPipeline);
 }

@@ -689,7 +689,7 @@ int64_t targetCode(Operation *op) {
 }
 
 bool isDelayed(QuantizerAttrInterface q) {
-  return q.getFormatConfig().recipe == ::te::format::Recipe::Delayed;
+  return ::te::format::recipeTraits(q.getFormatConfig().recipe).liveScale;
 }
 
 /// `outs` of a te op and their values in the conversion, the amax buffer

@@ -8,6 +8,7 @@
 #include "te_rt_comm.h"
 
 #include "Error.h"
+#include "te/Format/Quantizer.h"
 
 #include <dlfcn.h>
 
@@ -394,8 +395,19 @@ te_rt_status te_rt_comm_quantize(te_rt_context *ctx, te_rt_comm *comm,
       return fail(TE_RT_INVALID_ARGUMENT,
                   "te_rt_comm_quantize computes args->amax_in itself; pass "
                   "NULL");
-    te_rt_recipe r = q->quantizer.recipe;
-    if (r == TE_RT_RECIPE_CURRENT) {
+    // Recipes whose amax is not reducible quantize locally; an unknown
+    // recipe value reaches te_rt_quantize, which names it.
+    const int raw = static_cast<int>(q->quantizer.recipe);
+    if (raw < 0 || raw >= te::format::kNumRecipes)
+      return te_rt_quantize(ctx, x, q, &a);
+    const auto recipe = static_cast<te::format::Recipe>(raw);
+    if (!te::format::recipeTraits(recipe).groupAmax)
+      return te_rt_quantize(ctx, x, q, &a);
+    if (q->quantizer.row_scaled)
+      return fail(TE_RT_UNSUPPORTED,
+                  "amax reduction is not supported for row-scaled nvfp4");
+    if (te::format::recipeTraits(recipe).amaxInputs == 1) {
+      // Per-tensor current scaling: the amax of the input, reduced.
       Scratch amax{ctx};
       if (te_rt_status s = amax.alloc(1))
         return s;
@@ -406,11 +418,8 @@ te_rt_status te_rt_comm_quantize(te_rt_context *ctx, te_rt_comm *comm,
       a.amax_in = amax.p;
       return te_rt_quantize(ctx, x, q, &a);
     }
-    if (r == TE_RT_RECIPE_NVFP4) {
-      if (q->quantizer.row_scaled)
-        return fail(TE_RT_UNSUPPORTED,
-                    "amax reduction is not supported for row-scaled nvfp4");
-      // A local cast writes the local rowwise / columnwise (post-RHT)
+    {
+      // NVFP4: a local cast writes the local rowwise / columnwise (post-RHT)
       // amaxes into the tensor's amax buffers; reduce them, cast again.
       if (te_rt_status s = te_rt_quantize(ctx, x, q, &a))
         return s;
@@ -430,7 +439,6 @@ te_rt_status te_rt_comm_quantize(te_rt_context *ctx, te_rt_comm *comm,
       a.amax_in = amax.p;
       return te_rt_quantize(ctx, x, q, &a);
     }
-    return te_rt_quantize(ctx, x, q, &a);
   });
 }
 

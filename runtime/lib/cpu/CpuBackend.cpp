@@ -226,7 +226,7 @@ std::vector<float> transpose(const float *x, int64_t rows, int64_t cols) {
 }
 
 bool isBlockScaledBytes(const QTensor &q) {
-  return q.config.recipe == Recipe::MXFP8 || q.config.recipe == Recipe::NVFP4;
+  return recipeTraits(q.config.recipe).swizzledScales;
 }
 
 /// Swizzles (or unswizzles) one compact scale buffer in place.

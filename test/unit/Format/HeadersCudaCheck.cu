@@ -14,6 +14,7 @@
 #include "te/Format/Hadamard.h"
 #include "te/Format/HostDevice.h"
 #include "te/Format/Philox.h"
+#include "te/Format/RecipeTraits.h"
 #include "te/Format/ScaleRules.h"
 #include "te/Format/Swizzle.h"
 #include "te/Format/Types.h"
@@ -51,4 +52,7 @@ __global__ void teFormatHeaderCheckKernel(const float *x, uint8_t *o,
   float s = 1, si;
   f[i] += delayedScalingUpdate(hist, 4, &s, &si, AmaxAlgo::Max, 0, 448.f);
   f[i] += static_cast<float>(swizzledScaleOffset(i, i, 128, 4));
+  const RecipeTraits t = recipeTraits(static_cast<Recipe>(i % kNumRecipes));
+  f[i] += (t.perTensor ? 1.f : 0.f) + t.blockSize + t.amaxInputs +
+          (isKnownRecipe(t.recipe) && t.blockScaled() ? 1.f : 0.f);
 }

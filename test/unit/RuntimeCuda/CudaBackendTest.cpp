@@ -60,7 +60,7 @@ struct Contexts {
     EXPECT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &cpu), TE_RT_OK);
     EXPECT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &gpu), TE_RT_OK)
         << te_rt_last_error();
-    // TE_PERF_GENERAL: the general kernels (perf-check.sh's "general").
+    // TE_PERF_GENERAL: the general kernels (scripts/gpu/perf-check.sh's "general").
     if (gpu && std::getenv("TE_PERF_GENERAL"))
       EXPECT_EQ(te_rt_context_set_fast_kernels(gpu, 0), TE_RT_OK);
   }

@@ -265,7 +265,7 @@ struct EdgeContexts {
   EdgeContexts() {
     EXPECT_EQ(te_rt_context_create(TE_RT_BACKEND_CPU, &cpu), TE_RT_OK);
     EXPECT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &gpu), TE_RT_OK);
-    // TE_PERF_GENERAL: the general kernels (perf-check.sh's "general").
+    // TE_PERF_GENERAL: the general kernels (scripts/gpu/perf-check.sh's "general").
     if (gpu && std::getenv("TE_PERF_GENERAL"))
       EXPECT_EQ(te_rt_context_set_fast_kernels(gpu, 0), TE_RT_OK);
   }
@@ -409,7 +409,7 @@ TEST(CudaPerf, DISABLED_Bandwidth16k) {
   REQUIRE_DEVICE();
   te_rt_context *ctx = nullptr;
   ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &ctx), TE_RT_OK);
-  if (std::getenv("TE_PERF_GENERAL")) // perf-check.sh's "general"
+  if (std::getenv("TE_PERF_GENERAL")) // scripts/gpu/perf-check.sh's "general"
     ASSERT_EQ(te_rt_context_set_fast_kernels(ctx, 0), TE_RT_OK);
   const int64_t M = 16384, K = 16384, n = M * K;
   const size_t inBytes = sizeof(uint16_t) * n;
@@ -559,7 +559,7 @@ TEST(CudaPerf, DISABLED_ProfileOnce) {
   REQUIRE_DEVICE();
   te_rt_context *ctx = nullptr;
   ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &ctx), TE_RT_OK);
-  if (std::getenv("TE_PERF_GENERAL")) // perf-check.sh's "general"
+  if (std::getenv("TE_PERF_GENERAL")) // scripts/gpu/perf-check.sh's "general"
     ASSERT_EQ(te_rt_context_set_fast_kernels(ctx, 0), TE_RT_OK);
   const int64_t M = 16384, K = 16384, n = M * K;
   std::vector<int64_t> shape{M, K};

@@ -552,7 +552,7 @@ TEST(CudaNVFP4Perf, DISABLED_Bandwidth16k) {
     GTEST_SKIP() << "SKIP: no CUDA device";
   te_rt_context *ctx = nullptr;
   ASSERT_EQ(te_rt_context_create(TE_RT_BACKEND_CUDA, &ctx), TE_RT_OK);
-  if (std::getenv("TE_PERF_GENERAL")) // perf-check.sh's "general"
+  if (std::getenv("TE_PERF_GENERAL")) // scripts/gpu/perf-check.sh's "general"
     ASSERT_EQ(te_rt_context_set_fast_kernels(ctx, 0), TE_RT_OK);
   const int64_t M = 16384, K = 16384, n = M * K;
   const size_t inBytes = sizeof(uint16_t) * n;

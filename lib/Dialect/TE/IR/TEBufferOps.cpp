@@ -130,7 +130,7 @@ static LogicalResult verifyQuantizedBuffers(Operation *op, StringRef what,
 
 static bool isDelayed(QuantizerAttrInterface quantizer) {
   return quantizer &&
-         quantizer.getFormatConfig().recipe == fmt::Recipe::Delayed;
+         fmt::recipeTraits(quantizer.getFormatConfig().recipe).liveScale;
 }
 
 static BufferShape amaxShape(MLIRContext *ctx) {
@@ -199,7 +199,7 @@ LogicalResult QuantizeBuffersOp::verify() {
                          << input.elementType;
   QuantizerAttrInterface quantizer = getQuantizer();
   fmt::QuantizerConfig config = quantizer.getFormatConfig();
-  bool delayed = config.recipe == fmt::Recipe::Delayed;
+  bool delayed = fmt::recipeTraits(config.recipe).liveScale;
   if (delayed != static_cast<bool>(getScale()))
     return emitOpError() << (delayed ? "with a #te.delayed quantizer needs "
                                        "the live 'scale' operand"
@@ -347,7 +347,7 @@ LogicalResult EmulatedOperandBuffersOp::verify() {
     return emitOpError() << "writes one bf16 operand, got " << getOuts().size()
                          << " 'outs' operands";
   fmt::Recipe recipe = getQuantizer().getFormatConfig().recipe;
-  if (recipe != fmt::Recipe::MXFP8 && recipe != fmt::Recipe::NVFP4)
+  if (!fmt::recipeTraits(recipe).emulatedOnSM90)
     return emitOpError() << "emulated GEMM operands are MXFP8 or NVFP4, got "
                          << fmt::recipeFamilyName(recipe);
   if (getTarget(*this) != Target::SM90)

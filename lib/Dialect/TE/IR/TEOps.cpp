@@ -159,7 +159,7 @@ static LogicalResult verifyLinearAlignment(Operation *op,
 /// thread.
 static LogicalResult verifyNotDelayed(Operation *op, StringRef name,
                                       QuantizerAttrInterface quantizer) {
-  if (quantizer && configOf(quantizer).recipe == fmt::Recipe::Delayed)
+  if (quantizer && fmt::recipeTraits(configOf(quantizer).recipe).liveScale)
     return op->emitOpError()
            << "does not take #te.delayed quantizers (" << name
            << "): delayed scaling keeps its scale and amax history as SSA "
@@ -207,7 +207,7 @@ LogicalResult QuantizeOp::verify() {
                          << " does not match the nominal type "
                          << resultType.getElementType() << " of the result";
   fmt::QuantizerConfig config = configOf(resultType.getQuantizer());
-  bool delayed = config.recipe == fmt::Recipe::Delayed;
+  bool delayed = fmt::recipeTraits(config.recipe).liveScale;
   if (delayed && !getScale())
     return emitOpError() << "with a #te.delayed quantizer needs the live "
                             "'scale' operand";
@@ -237,9 +237,7 @@ LogicalResult mlir::te::verifyAmaxGroup(Operation *op,
   if (group->empty())
     return op->emitOpError() << "needs a non-empty process group name";
   fmt::QuantizerConfig config = configOf(quantizer);
-  bool reducible = config.recipe == fmt::Recipe::Current ||
-                   (config.recipe == fmt::Recipe::NVFP4 && !config.rowScaled);
-  if (!reducible)
+  if (!fmt::amaxReducibleAcrossGroup(config))
     return op->emitOpError()
            << "reduces its amax across a group only with current scaling "
               "or NVFP4 (not row-scaled); delayed scaling reduces with "
@@ -351,7 +349,7 @@ LogicalResult GemmOp::verify() {
     if (out.stochasticRounding)
       return emitOpError() << "does not support an output quantizer with "
                               "stochastic rounding";
-    delayedOut = out.recipe == fmt::Recipe::Delayed;
+    delayedOut = fmt::recipeTraits(out.recipe).liveScale;
   }
   if (delayedOut && !getOutScale())
     return emitOpError() << "with a #te.delayed output quantizer needs its "

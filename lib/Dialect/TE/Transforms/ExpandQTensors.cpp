@@ -128,7 +128,7 @@ static SmallVector<OpFoldResult> refine(Builder &b, ArrayRef<int64_t> shape,
 }
 
 static bool isDelayed(QuantizerAttrInterface quantizer) {
-  return quantizer.getFormatConfig().recipe == fmt::Recipe::Delayed;
+  return fmt::recipeTraits(quantizer.getFormatConfig().recipe).liveScale;
 }
 
 /// Converts a qtensor type, emitting an error at `op` when Format refuses it.

@@ -96,8 +96,7 @@ std::string describe(Value value) {
 /// Why `need` cannot be derived from what a tensor of `type` holds.
 std::string recipeReason(QTensorType type, Usage need, Target target) {
   fmt::QuantizerConfig config = type.getQuantizer().getFormatConfig();
-  bool perTensor = config.recipe == fmt::Recipe::Delayed ||
-                   config.recipe == fmt::Recipe::Current;
+  bool perTensor = fmt::recipeTraits(config.recipe).perTensor;
   StringRef family = fmt::recipeFamilyName(config.recipe);
   if (bitEnumContainsAll(need, Usage::Rowwise) && !type.hasRowwise()) {
     if (perTensor)

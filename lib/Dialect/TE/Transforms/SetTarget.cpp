@@ -34,8 +34,8 @@ bool isEmulatedOnSm90(Attribute q) {
   auto quantizer = dyn_cast_or_null<QuantizerAttrInterface>(q);
   if (!quantizer)
     return false;
-  ::te::format::Recipe r = quantizer.getFormatConfig().recipe;
-  return r == ::te::format::Recipe::MXFP8 || r == ::te::format::Recipe::NVFP4;
+  return ::te::format::recipeTraits(quantizer.getFormatConfig().recipe)
+      .emulatedOnSM90;
 }
 
 Attribute quantizerOf(Type t) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs programs compiled by scripts/gpu-programs.py on the GPU machine (no
+# Runs programs compiled by scripts/gpu/gpu-programs.py on the GPU machine (no
 # MLIR there): builds the runtime (cmake -S runtime), links each object with
 # the AOT driver, runs the cpu-target object on the cpu backend and the
 # GPU-target object on the cuda backend with the same inputs, and compares
@@ -10,7 +10,7 @@
 # exactly the twin's cuda results, byte for byte. Prints one line per program
 # and a summary; exit status 1 if any program failed.
 #
-#   scripts/gpu-check.sh OBJ_DIR [OUT_DIR]
+#   scripts/gpu/gpu-check.sh OBJ_DIR [OUT_DIR]
 #   TE_GPU_CHECK_SANITIZE=memcheck|racecheck  run the cuda runs under
 #                                             compute-sanitizer; racecheck
 #       hazards whose both accesses lie in cuBLASLt's own kernels (nvjet*,
@@ -19,12 +19,12 @@
 #       and in the summary but do not fail the program; any other hazard does
 #   TE_GPU_CHECK_REPEAT=N                     --repeat N on the cuda runs
 set -uo pipefail
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 OBJ=$(cd "$1" && pwd)
-OUT=${2:-${OUT:-/tmp/te-gpu-check}}
+OUT=${2:-${OUT:-$(mktemp -d -t te-gpu-check.XXXXXX)}}
 # TE_RT_BUILD: a runtime build directory (built here if it has build.ninja
 # or nothing), or a folder holding a prebuilt libte_rt.so.
-RT=${TE_RT_BUILD:-/tmp/te-rt-build}
+RT=${TE_RT_BUILD:-$ROOT/build-gpu/runtime-release}
 TOL=${TE_GPU_CHECK_TOL:-0.05}
 REPEAT=${TE_GPU_CHECK_REPEAT:-1}
 mkdir -p "$OUT"

@@ -18,14 +18,17 @@
 # built elsewhere (sm_90a) instead of building; if that binary does not start
 # there, the runtime is built as usual. TE_PERF_NCU_TIMEOUT: seconds (120),
 # TE_PERF_TEST_TIMEOUT: seconds per TE_PERF_VARIANT_TESTS run (600).
-# Logs go to $OUT (default /tmp/te-gpu): ctest-*.log, perf.log, ncu-*.txt.
+# Logs go to $OUT (default: a new temporary directory, printed first):
+# ctest-*.log, perf.log, ncu-*.txt. The build: $TE_GPU_BUILD_DIR (default
+# build-gpu/runtime).
 # GoogleTest: the installed package, or sources in .gtest/ at the repo root.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/te-gpu}
+OUT=${OUT:-$(mktemp -d -t te-gpu.XXXXXX)}
+echo "logs: $OUT"
 mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
-B=${TE_GPU_BUILD_DIR:-/tmp/b}
+B=${TE_GPU_BUILD_DIR:-build-gpu/runtime}
 GT=()
 [ -d .gtest ] && GT=(-DTE_GTEST_SOURCE_DIR="$PWD/.gtest")
 VARIANTS=${TE_PERF_VARIANTS:-tile}

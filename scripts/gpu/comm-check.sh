@@ -5,15 +5,18 @@
 # else python's nvidia-nccl wheel, else a file search; TE_RT_NCCL_LIBRARY
 # wins when set), then runs the GPU tests and the NCCL test of
 # test/Distributed with 1 rank and with 2 ranks (2 needs two GPUs: exit 77
-# otherwise). Logs go to $OUT (default /tmp/te-comm). GoogleTest: the
+# otherwise). Logs go to $OUT (default: a new temporary
+# directory, printed first); the build to $TE_COMM_BUILD_DIR (default
+# build-gpu/comm). GoogleTest: the
 # installed package or sources in .gtest/ at the repository root.
-#   runtime/lib/comm/gpu-check.sh
+#   scripts/gpu/comm-check.sh
 set -uo pipefail
-cd "$(dirname "$0")/../../.."
-OUT=${OUT:-/tmp/te-comm}
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$(mktemp -d -t te-comm.XXXXXX)}
+echo "logs: $OUT"
 mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
-B=${TE_COMM_BUILD_DIR:-/tmp/bc}
+B=${TE_COMM_BUILD_DIR:-build-gpu/comm}
 nvidia-smi -L
 if [ ! -x "$B/cuda/test/te-rt-cuda-comm-tests" ]; then
   GT=()

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compiles te's example and integration programs ahead of time for a GPU
-target and for the cpu target, for scripts/gpu-check.sh to run on a GPU
+target and for the cpu target, for scripts/gpu/gpu-check.sh to run on a GPU
 machine (which has no MLIR) and compare: the cuda backend's results against
 the cpu backend's.
 
@@ -27,7 +27,8 @@ import shlex
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 KEEP = {"--seed": 1, "--fill": 1, "--dynamic-dim": 1}
 
 

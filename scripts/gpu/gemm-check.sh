@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-#===- runtime/cuda/gemm-check.sh - GEMM tests + timings in one GPU call -----===#
+#===- scripts/gpu/gemm-check.sh - GEMM tests + timings in one GPU call -----===#
 #
 # Runs on the GPU machine from the repository root (or a snapshot of it):
 #
-#   bash runtime/cuda/gemm-check.sh [SRC]
+#   bash scripts/gpu/gemm-check.sh [SRC]
 #
 # SRC (default .) is the tree to build from when the prebuilt binaries
 # (build-gemm/: the standalone runtime with te-rt-cuda-tests; build-gemm-bench/:
@@ -20,24 +20,28 @@
 #===------------------------------------------------------------------------===#
 set -u
 SRC=${1:-.}
-OUT=${OUT:-/tmp/gemm-out}
+OUT=${OUT:-$(mktemp -d -t te-gemm.XXXXXX)}
 mkdir -p "$OUT"
+echo "logs: $OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
 export LD_LIBRARY_PATH=$PWD/build-gemm${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 T=build-gemm/cuda/test/te-rt-cuda-tests
 B=build-gemm-bench/te_bench
 if ! { [ -x "$T" ] && "$T" --gtest_list_tests > /dev/null 2>&1; }; then
   echo "gemm-check: building the runtime tests from $SRC"
-  cmake -S "$SRC/runtime" -B /tmp/gc-rt -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90a \
-    -DTE_GTEST_SOURCE_DIR="$(cd "$SRC" && pwd)/.gtest" > /tmp/gc-rt.log 2>&1 &&
-    ninja -C /tmp/gc-rt te-rt-cuda-tests >> /tmp/gc-rt.log 2>&1 || tail -30 /tmp/gc-rt.log
-  T=/tmp/gc-rt/cuda/test/te-rt-cuda-tests
+  RTB=build-gpu/gemm-rt
+  cmake -S "$SRC/runtime" -B "$RTB" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90a \
+    -DTE_GTEST_SOURCE_DIR="$(cd "$SRC" && pwd)/.gtest" > "$OUT/build-rt.log" 2>&1 &&
+    ninja -C "$RTB" te-rt-cuda-tests >> "$OUT/build-rt.log" 2>&1 ||
+    tail -30 "$OUT/build-rt.log"
+  T=$RTB/cuda/test/te-rt-cuda-tests
 fi
 if ! { [ -x "$B" ] && "$B" --help > /dev/null 2>&1; }; then
   echo "gemm-check: building te_bench from $SRC"
-  cmake -S "$SRC/bench" -B /tmp/gc-b -G Ninja -DCMAKE_BUILD_TYPE=Release > /tmp/gc-b.log 2>&1 &&
-    ninja -C /tmp/gc-b te_bench >> /tmp/gc-b.log 2>&1 || tail -30 /tmp/gc-b.log
-  B=/tmp/gc-b/te_bench
+  BB=build-gpu/gemm-bench
+  cmake -S "$SRC/bench" -B "$BB" -G Ninja -DCMAKE_BUILD_TYPE=Release > "$OUT/build-bench.log" 2>&1 &&
+    ninja -C "$BB" te_bench >> "$OUT/build-bench.log" 2>&1 || tail -30 "$OUT/build-bench.log"
+  B=$BB/te_bench
 fi
 start=$(date +%s)
 timeout 240 "$T" > "$OUT/tests.log" 2>&1

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the standalone runtime with the cuda backend, runs the GPU tests and
-# compute-sanitizer on a GPU machine. Logs go to $OUT (default /tmp/te-gpu).
-# Usage: runtime/cuda/gpu-check.sh [ctest-timeout-s] [sanitizer-tools...]
+# compute-sanitizer on a GPU machine. Logs go to $OUT (default: a new
+# temporary directory, printed first); the build to $TE_GPU_BUILD_DIR (default
+# build-gpu/runtime, ignored by git, kept between runs).
+# Usage: scripts/gpu/runtime-check.sh [ctest-timeout-s] [sanitizer-tools...]
 #   The sanitizers run the whole GPU suite with TE_RT_CUDA_TEST_SMALL=1 except
 #   the 2^32-input codec sweeps and the host-only proofs (TE_SANITIZE_FILTER
 #   overrides the gtest filter; TE_SANITIZE_TIMEOUT, default 200 s, per tool).
@@ -12,12 +14,13 @@
 #   /usr/src/googletest) at the repository root.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/te-gpu}
+OUT=${OUT:-$(mktemp -d -t te-gpu.XXXXXX)}
 mkdir -p "$OUT"
+echo "logs: $OUT"
 CTEST_TIMEOUT=${1:-300}
 shift || true
 TOOLS=("$@")
-B=${TE_GPU_BUILD_DIR:-/tmp/b}
+B=${TE_GPU_BUILD_DIR:-build-gpu/runtime}
 export PATH=/usr/local/cuda/bin:$PATH
 nvidia-smi -L
 GT=()

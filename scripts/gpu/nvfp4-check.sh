@@ -7,14 +7,16 @@
 # If TE_NVFP4_OLD_INCLUDE names a directory holding an older
 # te/Format/ScaleRules.h, the Format test is also built against it (to show
 # that the test catches the host compiler's miscompilation).
-# Logs go to $OUT (default /tmp/te-nvfp4). GoogleTest: the installed package
+# Logs go to $OUT (default: a new temporary directory, printed first); the
+# build to $TE_GPU_BUILD_DIR (default build-gpu/nvfp4). GoogleTest: the installed package
 # or sources in .gtest/ at the repo root.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/te-nvfp4}
+OUT=${OUT:-$(mktemp -d -t te-nvfp4.XXXXXX)}
+echo "logs: $OUT"
 mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
-B=${TE_GPU_BUILD_DIR:-/tmp/bn}
+B=${TE_GPU_BUILD_DIR:-build-gpu/nvfp4}
 CXX=${CXX:-c++}
 GT=()
 [ -d .gtest ] && GT=(-DTE_GTEST_SOURCE_DIR="$PWD/.gtest")
@@ -37,8 +39,8 @@ formatTest() { # $1: label, $2...: extra include directories first
   shift
   $CXX -std=c++17 -O2 "$@" -Iinclude "${GTEST_INC[@]}" \
     test/unit/Format/ScaleRulesTest.cpp $GTEST_LIBS -lpthread \
-    -o "/tmp/scale-rules-$label" >"$OUT/format-$label.log" 2>&1 &&
-    "/tmp/scale-rules-$label" --gtest_filter='ScaleRules.NVFP4*' \
+    -o "$B/scale-rules-$label" >"$OUT/format-$label.log" 2>&1 &&
+    "$B/scale-rules-$label" --gtest_filter='ScaleRules.NVFP4*' \
       >>"$OUT/format-$label.log" 2>&1
   echo "Format ScaleRules.NVFP4* ($label, $CXX -O2): rc=$?"
   grep -E "^\[ +(OK|FAILED|PASSED) +\]|Expected|Which is|first at" \
