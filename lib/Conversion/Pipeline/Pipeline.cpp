@@ -239,7 +239,7 @@ static void collectPasses(OpPassManager &pm, std::vector<std::string> &out) {
 
 std::vector<std::string>
 mlir::te::tePipelinePasses(const TEPipelineOptions &options) {
-  OpPassManager pm;
+  OpPassManager pm("builtin.module");
   buildTEPipeline(pm, options);
   std::vector<std::string> out;
   collectPasses(pm, out);
