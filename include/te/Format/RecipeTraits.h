@@ -44,7 +44,8 @@ struct RecipeTraits {
 /// Whether `r` is one of the recipes (a value read from a descriptor or a C
 /// struct may not be).
 TE_HD constexpr bool isKnownRecipe(Recipe r) {
-  return static_cast<int>(r) >= 0 && static_cast<int>(r) < kNumRecipes;
+  // Recipe's underlying type is unsigned: no value is below 0.
+  return static_cast<unsigned>(r) < static_cast<unsigned>(kNumRecipes);
 }
 
 /// The facts of recipe `r`. An unknown value gives a row with every fact

@@ -403,9 +403,6 @@ te_rt_status te_rt_comm_quantize(te_rt_context *ctx, te_rt_comm *comm,
     const auto recipe = static_cast<te::format::Recipe>(raw);
     if (!te::format::recipeTraits(recipe).groupAmax)
       return te_rt_quantize(ctx, x, q, &a);
-    if (q->quantizer.row_scaled)
-      return fail(TE_RT_UNSUPPORTED,
-                  "amax reduction is not supported for row-scaled nvfp4");
     if (te::format::recipeTraits(recipe).amaxInputs == 1) {
       // Per-tensor current scaling: the amax of the input, reduced.
       Scratch amax{ctx};
@@ -419,6 +416,10 @@ te_rt_status te_rt_comm_quantize(te_rt_context *ctx, te_rt_comm *comm,
       return te_rt_quantize(ctx, x, q, &a);
     }
     {
+      // Per-row global amaxes are not one number to reduce.
+      if (q->quantizer.row_scaled)
+        return fail(TE_RT_UNSUPPORTED,
+                    "amax reduction is not supported for row-scaled nvfp4");
       // NVFP4: a local cast writes the local rowwise / columnwise (post-RHT)
       // amaxes into the tensor's amax buffers; reduce them, cast again.
       if (te_rt_status s = te_rt_quantize(ctx, x, q, &a))
