@@ -1041,7 +1041,7 @@ te_rt_status te::rt::quantizeProduced(te_rt_context *ctx, int32_t xDtype,
     std::vector<Region> outs,
         ins = {{"args->scale", o.scale, 4},
                {"args->amax_in", o.amaxIn,
-                qt.config.recipe == Recipe::NVFP4 ? 8 : 4}};
+                4 * recipeTraits(qt.config.recipe).amaxInputs}};
     if (te_rt_status s = checkProducer(producer, qt.m, qt.k, ins))
       return s;
     Producer program = normalizeProducer(producer);
