@@ -29,13 +29,14 @@ MLIR_CAPI_EXPORTED void mlirRegisterTEPasses(void);
  * runtime); false when only the te-* passes were available. */
 MLIR_CAPI_EXPORTED bool mlirTEHasPipeline(void);
 
-/** Runs `te-pipeline{<options>}` on `module` (DESIGN.md "The flow": shape and
- * usage inference, decomposition, alias elimination, 1:N expansion of
- * !te.qtensor, bufferization, conversion to runtime calls and, unless
- * `lower-to-llvm=false`, to the LLVM dialect). `options` is the pipeline's
- * option string, e.g. "target=sm_100" or "target=cpu lower-to-llvm=false";
- * an empty string takes the defaults. The dialects the pipeline needs are
- * appended to the module's context first (mlirTERegisterRequiredDialects).
+/** Runs `te-pipeline{<options>}` on `module` (docs/guide/passes.md, "The
+ * passes, in pipeline order": shape and usage inference, decomposition, alias
+ * elimination, 1:N expansion of !te.qtensor, bufferization, conversion to
+ * runtime calls and, unless `lower-to-llvm=false`, to the LLVM dialect).
+ * `options` is the pipeline's option string, e.g. "target=sm_100" or
+ * "target=cpu lower-to-llvm=false"; an empty string takes the defaults. The
+ * dialects the pipeline needs are appended to the module's context first
+ * (mlirTERegisterRequiredDialects).
  *
  * Every error -- a malformed option string, a diagnostic emitted while the
  * passes run -- is reported as one line (location, then message) to

@@ -1,5 +1,5 @@
 // te-pipeline with --mlir-timing: the report names every stage, in the
-// order of DESIGN.md (te-legalize is not a pass of its own: te-set-target
+// order of docs/guide/passes.md (no pass of its own legalizes: te-set-target
 // makes the remark of an emulated GEMM). With reference=true the twin's
 // convert-te-to-reference runs after te-decompose-linear.
 //

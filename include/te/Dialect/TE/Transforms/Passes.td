@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The te dialect's transforms: the passes of te-pipeline that work on te ops
-// and types (DESIGN.md "The flow"), and te-print-buffers. Each pass has lit
+// and types (docs/guide/passes.md), and te-print-buffers. Each pass has lit
 // tests of its own in test/Transforms/ (te-set-target and te-deallocate in
 // test/Conversion/). te's passes on upstream dialects only are in
 // te/Transforms/Passes.td, its conversions in te/Conversion/Passes.td.
