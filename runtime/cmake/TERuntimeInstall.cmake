@@ -47,7 +47,7 @@ install(DIRECTORY ${te_rt_source_dir}/include/
   FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 install(DIRECTORY ${te_rt_source_dir}/../include/te/Format
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/te
-  FILES_MATCHING PATTERN "*.h")
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 
 # The AOT driver (and, in a runtime-only build, te-quantize), finding the
 # libraries in ../lib.
