@@ -105,7 +105,7 @@ def _check_amax_in(quantizer, amax_in):
     if amax_in is None:
         return
     n = np.asarray(amax_in).size
-    want = {"current": 1, "nvfp4": 2}.get(quantizer.recipe)
+    want = quantizer._traits.amax_inputs or None
     if want is not None and n != want:
         what = ("one float (the tensor's amax)" if want == 1 else
                 "two floats (the rowwise and columnwise global amaxes)")
