@@ -67,6 +67,13 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
                      "into the op reading their result (one kernel or loop "
                      "nest, not one per op)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseQuantize{
+      *this, "fuse-quantize",
+      llvm::cl::desc("te-fuse-quantize: an elementwise producer computed "
+                     "inside the quantization of its result (the "
+                     "high-precision tensor not written unless something "
+                     "else reads it)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> checkShapes{
       *this, "check-shapes",
       llvm::cl::desc("te-check-shapes: run-time checks that operands agree "

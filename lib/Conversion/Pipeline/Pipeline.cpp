@@ -109,6 +109,14 @@ void mlir::te::buildTEPipeline(OpPassManager &pm,
   // (te-fuse-accumulate).
   if (options.fuseElementwise)
     pm.addPass(createTEFuseElementwise());
+  // Elementwise producers (what te-fuse-elementwise left as one generic)
+  // into the quantization of their result: the runtime's quantize kernels
+  // evaluate them, the high-precision tensor is not written.
+  if (options.fuseQuantize) {
+    TEFuseQuantizeOptions fuseQuantize;
+    fuseQuantize.remarks = options.remarks;
+    pm.addPass(createTEFuseQuantize(fuseQuantize));
+  }
   // Emulated GEMMs (MXFP8 / NVFP4 on sm_90) that read one operand share its
   // dequantization; the cpu backend computes from the quantized buffers.
   if (options.shareEmulatedOperands && options.target.getValue() == "sm_90")

@@ -70,6 +70,7 @@
 #include "te/Conversion/DeviceMemory.h"
 #include "te/Conversion/RuntimeAbi.h"
 #include "te/Dialect/TE/IR/BufferExtents.h"
+#include "te/Dialect/TE/IR/ProducerProgram.h"
 #include "te/Dialect/TE/IR/TEAttrs.h"
 #include "te/Dialect/TE/IR/TEDialect.h"
 #include "te/Dialect/TE/IR/TEOps.h"
@@ -226,6 +227,20 @@ public:
     return globalAddress(b, at, g);
   }
 
+  /// A pointer to the constant i32 array `words` in host memory (one
+  /// constant global per distinct array: a producer program's code).
+  Value int32Array(OpBuilder &b, Operation *at, ArrayRef<int32_t> words) {
+    auto i32 = IntegerType::get(b.getContext(), 32);
+    auto key = DenseElementsAttr::get(
+        RankedTensorType::get({static_cast<int64_t>(words.size())}, i32),
+        words);
+    memref::GlobalOp &g = int32Arrays[key];
+    if (!g)
+      g = constantGlobal(b, "__te_producer_", int32Arrays.size() - 1, i32,
+                         words, b.getI64IntegerAttr(4));
+    return globalAddress(b, at, g);
+  }
+
   /// A pointer to the NUL-terminated `text` (one constant global per
   /// distinct string).
   Value cString(OpBuilder &b, Operation *at, StringRef text) {
@@ -373,6 +388,7 @@ private:
   bool deviceMemory;
   Type ptrType;
   llvm::DenseMap<Attribute, memref::GlobalOp> quantizers;
+  llvm::DenseMap<Attribute, memref::GlobalOp> int32Arrays;
   llvm::StringMap<memref::GlobalOp> strings;
   llvm::DenseSet<Operation *> ownGlobals;
   llvm::DenseMap<std::tuple<Block *, unsigned, int64_t>, Value> constants;
@@ -468,6 +484,9 @@ public:
   Value i64(int64_t v) { return rt.i64(b, op, v); }
   Value i32(int64_t v) { return rt.i32(b, op, v); }
   Value cString(StringRef text) { return rt.cString(b, op, text); }
+  Value int32Array(ArrayRef<int32_t> words) {
+    return rt.int32Array(b, op, words);
+  }
   Value quantizerDescriptor(QuantizerAttrInterface q) {
     return rt.quantizerDescriptor(b, op, q);
   }
@@ -587,9 +606,9 @@ private:
 /// The ops whose memref operands all reach the runtime as pointers only
 /// (CallOperands::pointer; no memref.copy, no dim of a static shape).
 bool passesOnlyPointers(Operation *op) {
-  return isa<QuantizeBuffersOp, DequantizeBuffersOp, GemmBuffersOp,
-             EmulatedOperandBuffersOp, AmaxBuffersOp, AttentionBuffersOp,
-             AttentionGradBuffersOp>(op);
+  return isa<QuantizeBuffersOp, QuantizeProducedBuffersOp, DequantizeBuffersOp,
+             GemmBuffersOp, EmulatedOperandBuffersOp, AmaxBuffersOp,
+             AttentionBuffersOp, AttentionGradBuffersOp>(op);
 }
 
 /// Whether `alloc` is a buffer only the runtime sees: in a function, a
@@ -814,6 +833,154 @@ struct QuantizeLowering : TEOpLowering<QuantizeBuffersOp> {
     c.append(d);
     return StringRef(group ? "te_rt_mlir_quantize_group"
                            : "te_rt_mlir_quantize");
+  }
+};
+
+/// te.quantize_produced_buffers: a quantize descriptor without x and the
+/// producer descriptor of its body (the program's code a constant global,
+/// each input's address, dtype and the row and column strides its
+/// indexing map gives on its row-major elements).
+struct QuantizeProducedLowering : TEOpLowering<QuantizeProducedBuffersOp> {
+  using TEOpLowering::TEOpLowering;
+
+  // The two descriptors of one call need two stack slots (one per size).
+  static_assert(te_rt_abi::quantize::kWords != te_rt_abi::producer::kWords,
+                "the quantize and producer descriptors share a slot size");
+
+  LogicalResult check(QuantizeProducedBuffersOp op) const override {
+    auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
+    Outputs outs(q, op.getOuts(), op.getOuts());
+    if (isDelayed(q) && !outs.amax)
+      return op.emitOpError("delayed scaling needs the amax output");
+    if (failed(checkBufferCount(op, outs.buffers)))
+      return failure();
+    for (Value input : op.getInputs())
+      if (!cast<MemRefType>(input.getType()).getElementType().isIntOrFloat())
+        return op.emitOpError("input of an element type the runtime has no "
+                              "code for");
+    return success();
+  }
+
+  FailureOr<StringRef> lower(QuantizeProducedBuffersOp op, OpAdaptor adaptor,
+                             CallOperands &c) const override {
+    using W = te_rt_abi::quantize;
+    using P = te_rt_abi::producer;
+    OpBuilder &b = c.builder();
+    Location loc = op.getLoc();
+    auto q = cast<QuantizerAttrInterface>(op.getQuantizer());
+    Outputs outs(q, op.getOuts(), adaptor.getOuts());
+    RankedTensorType valueType = op.getValueType();
+
+    // The logical sizes as i64; rows = the leading ones' product.
+    SmallVector<OpFoldResult> sizes;
+    unsigned nextSize = 0;
+    for (int64_t d : valueType.getShape()) {
+      if (!ShapedType::isDynamic(d)) {
+        sizes.push_back(b.getI64IntegerAttr(d));
+        continue;
+      }
+      Value v = adaptor.getSizes()[nextSize++];
+      sizes.push_back(
+          arith::IndexCastOp::create(b, loc, b.getI64Type(), v).getResult());
+    }
+    OpFoldResult rows = product(c, ArrayRef(sizes).drop_back());
+
+    Descriptor d = Descriptor::of<W>();
+    d.set(W::target, targetCode(op));
+    d.setQuantizer(W::quantizer, q);
+    d.set(W::usage, static_cast<int64_t>(toFormat(op.getUsage())));
+    d.set(W::rows, rows);
+    d.set(W::cols, sizes.back());
+    d.set(W::x_dtype, static_cast<int64_t>(
+                          getProducerTypeCode(valueType.getElementType())));
+    d.setBuffers(W::bufs,
+                 c.addresses(outs.buffers, outs.converted, false, true));
+    if (op.getScale())
+      d.set(W::scale,
+            c.address(op.getScale(), adaptor.getScale(), true, false));
+    if (outs.amax)
+      d.set(W::amax, c.address(outs.amax, outs.amaxConverted, false, true));
+    d.setIfPresent(W::seed, adaptor.getSeed());
+    d.setIfPresent(W::offset, adaptor.getOffset());
+
+    Descriptor p = Descriptor::of<P>();
+    p.set(P::num_inputs, static_cast<int64_t>(op.getInputs().size()));
+    ArrayRef<Attribute> maps = op.getIndexingMaps().getValue();
+    for (auto [i, input, converted] :
+         llvm::enumerate(op.getInputs(), adaptor.getInputs())) {
+      auto type = cast<MemRefType>(input.getType());
+      int64_t slot = static_cast<int64_t>(i);
+      p.set(P::inputs + slot, c.address(input, converted, true, false));
+      p.set(P::input_dtypes + slot,
+            static_cast<int64_t>(getProducerTypeCode(type.getElementType())));
+      FailureOr<ProducerInputLayout> layout =
+          getProducerInputLayout(cast<AffineMapAttr>(maps[i]).getValue(),
+                                 valueType.getShape(), type.getShape());
+      if (failed(layout))
+        return op.emitOpError("input #")
+               << i << " is not read at uniform strides";
+      // Row-major elements: the stride of dimension j is the product of
+      // the sizes after it.
+      auto stride = [&](int64_t dim) -> OpFoldResult {
+        if (dim < 0)
+          return b.getI64IntegerAttr(0);
+        SmallVector<OpFoldResult> after;
+        for (int64_t k = dim + 1; k < type.getRank(); ++k) {
+          if (!type.isDynamicDim(k)) {
+            after.push_back(b.getI64IntegerAttr(type.getDimSize(k)));
+            continue;
+          }
+          Value dimValue = memref::DimOp::create(b, loc, input, k);
+          after.push_back(
+              arith::IndexCastOp::create(b, loc, b.getI64Type(), dimValue)
+                  .getResult());
+        }
+        return product(c, after);
+      };
+      p.set(P::input_row_strides + slot, stride(layout->rowDim));
+      p.set(P::input_col_strides + slot, stride(layout->colDim));
+    }
+    FailureOr<SmallVector<ProducerInstruction>> program =
+        encodeProducerProgram(op.getBody().front());
+    if (failed(program))
+      return op.emitOpError("body is not a producer program");
+    SmallVector<int32_t> words;
+    for (const ProducerInstruction &in : *program)
+      words.append({in.opcode, in.type, in.a, in.b, in.c});
+    p.set(P::num_instrs, static_cast<int64_t>(program->size()));
+    p.set(P::code,
+          LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), c.int32Array(words))
+              .getResult());
+    if (op.getValueOut())
+      p.set(P::value_out,
+            c.address(op.getValueOut(), adaptor.getValueOut(), false, true));
+    c.append(d);
+    c.append(p);
+    return StringRef("te_rt_mlir_quantize_produced");
+  }
+
+  /// The product of i64 sizes, constants folded.
+  static OpFoldResult product(CallOperands &c, ArrayRef<OpFoldResult> sizes) {
+    int64_t constant = 1;
+    Value dynamic;
+    for (OpFoldResult s : sizes) {
+      if (std::optional<int64_t> v = getConstantIntValue(s)) {
+        constant *= *v;
+        continue;
+      }
+      Value v = cast<Value>(s);
+      dynamic = dynamic
+                    ? arith::MulIOp::create(c.builder(), v.getLoc(), dynamic, v)
+                          .getResult()
+                    : v;
+    }
+    if (!dynamic)
+      return c.builder().getI64IntegerAttr(constant);
+    if (constant == 1)
+      return dynamic;
+    return arith::MulIOp::create(c.builder(), dynamic.getLoc(), dynamic,
+                                 c.i64(constant))
+        .getResult();
   }
 };
 
@@ -1312,11 +1479,11 @@ LogicalResult lowerTEOps(ModuleOp module, RuntimeCalls &rt,
   RuntimeTypeConverter converter(ctx, rt.onDeviceMemory());
   ConversionTarget target(*ctx);
   RewritePatternSet patterns(ctx);
-  patterns.add<QuantizeLowering, DequantizeLowering, GemmLowering,
-               EmulatedOperandLowering, AmaxLowering, UpdateScaleLowering,
-               AllReduceMaxLowering, AttentionLowering, AttentionGradLowering,
-               RuntimeOnlyAllocLowering, RuntimeOnlyDeallocLowering>(converter,
-                                                                     ctx, rt);
+  patterns.add<QuantizeLowering, QuantizeProducedLowering, DequantizeLowering,
+               GemmLowering, EmulatedOperandLowering, AmaxLowering,
+               UpdateScaleLowering, AllReduceMaxLowering, AttentionLowering,
+               AttentionGradLowering, RuntimeOnlyAllocLowering,
+               RuntimeOnlyDeallocLowering>(converter, ctx, rt);
   if (failed(convert(module, target, std::move(patterns), needsLowering)))
     return failure();
   return success();
@@ -1767,7 +1934,8 @@ struct ConvertTEToRuntimePass
       return signalPassFailure();
     numRuntimeOnlyBuffers += runtimeOnly;
     numQuantizeCalls += rt.getCallCount("te_rt_mlir_quantize") +
-                        rt.getCallCount("te_rt_mlir_quantize_group");
+                        rt.getCallCount("te_rt_mlir_quantize_group") +
+                        rt.getCallCount("te_rt_mlir_quantize_produced");
     numDequantizeCalls += rt.getCallCount("te_rt_mlir_dequantize");
     numGemmCalls += rt.getCallCount("te_rt_mlir_gemm");
     numAmaxCalls += rt.getCallCount("te_rt_mlir_amax");

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "te/Dialect/TE/IR/ProducerProgram.h"
 #include "te/Dialect/TE/IR/TEOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -219,6 +220,125 @@ LogicalResult QuantizeBuffersOp::verify() {
 }
 
 void QuantizeBuffersOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addEffects(*this, effects, /*initsAreRead=*/false);
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeProducedBuffersOp
+//===----------------------------------------------------------------------===//
+
+MutableOperandRange QuantizeProducedBuffersOp::getDpsInitsMutable() {
+  // `outs` and `value_out` are adjacent operand segments.
+  unsigned start = getODSOperandIndexAndLength(5).first;
+  return MutableOperandRange(*this, start,
+                             getOuts().size() + (getValueOut() ? 1 : 0));
+}
+
+SmallVector<OpFoldResult> QuantizeProducedBuffersOp::getMixedSizes() {
+  SmallVector<OpFoldResult> sizes;
+  Builder b(getContext());
+  unsigned next = 0;
+  for (int64_t d : getValueType().getShape()) {
+    if (ShapedType::isDynamic(d) && next < getSizes().size())
+      sizes.push_back(getSizes()[next++]);
+    else
+      sizes.push_back(b.getIndexAttr(d));
+  }
+  return sizes;
+}
+
+LogicalResult QuantizeProducedBuffersOp::verify() {
+  if (failed(verifyDpsForm(*this)))
+    return failure();
+  RankedTensorType value = getValueType();
+  if (value.getRank() == 0 || !isFloat(value.getElementType()))
+    return emitOpError() << "value_type must be a ranked tensor of bf16, f16 "
+                            "or f32 of rank 1 or more, got "
+                         << value;
+  if (getSizes().size() != static_cast<size_t>(value.getNumDynamicDims()))
+    return emitOpError() << "needs one size per dynamic dimension of " << value
+                         << ", got " << getSizes().size();
+  if (getValueOut()) {
+    BufferShape out = shapeOf(getValueOut().getType());
+    if (out.elementType != value.getElementType() ||
+        !compatible(out.shape, value.getShape()))
+      return emitOpError() << "value_out must be "
+                           << typeStr(value.getShape(), value.getElementType())
+                           << ", got " << typeStr(out.shape, out.elementType);
+  }
+  ArrayRef<Attribute> maps = getIndexingMaps().getValue();
+  if (maps.size() != getInputs().size())
+    return emitOpError() << "needs one indexing map per input: "
+                         << getInputs().size() << " inputs, " << maps.size()
+                         << " maps";
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body needs one argument per input: "
+                         << getInputs().size() << " inputs, "
+                         << body.getNumArguments() << " arguments";
+  for (auto [i, input, attr, arg] :
+       llvm::enumerate(getInputs(), maps, body.getArguments())) {
+    BufferShape in = shapeOf(input.getType());
+    if (!cast<ShapedType>(input.getType()).hasRank())
+      return emitOpError() << "input #" << i << " must be ranked";
+    if (arg.getType() != in.elementType)
+      return emitOpError() << "body argument #" << i << " must be "
+                           << in.elementType << " (input #" << i
+                           << "'s element type), got " << arg.getType();
+    AffineMap map = cast<AffineMapAttr>(attr).getValue();
+    std::string why;
+    if (failed(getProducerInputLayout(map, value.getShape(), in.shape, &why)))
+      return emitOpError() << "input #" << i
+                           << " is not read at uniform row and column "
+                              "strides of the value: "
+                           << why;
+    for (auto [j, expr] : llvm::enumerate(map.getResults()))
+      if (auto d = dyn_cast<AffineDimExpr>(expr)) {
+        int64_t loop = value.getDimSize(d.getPosition());
+        if (!ShapedType::isDynamic(loop) &&
+            !ShapedType::isDynamic(in.shape[j]) && loop != in.shape[j])
+          return emitOpError()
+                 << "input #" << i << " dimension " << j << " is "
+                 << in.shape[j] << ", but loop d" << d.getPosition()
+                 << " (dimension " << d.getPosition() << " of " << value
+                 << ") is " << loop;
+      }
+  }
+  auto produce = dyn_cast<ProduceOp>(body.getTerminator());
+  if (!produce || produce.getValue().getType() != value.getElementType())
+    return emitOpError() << "body must end in te.produce of a "
+                         << value.getElementType() << " value";
+  std::string why;
+  Operation *where = nullptr;
+  if (failed(encodeProducerProgram(body, &why, &where))) {
+    InFlightDiagnostic d = emitOpError()
+                           << "body is not a producer program: " << why;
+    if (where)
+      d.attachNote(where->getLoc()) << "here";
+    return d;
+  }
+  QuantizerAttrInterface quantizer = getQuantizer();
+  fmt::QuantizerConfig config = quantizer.getFormatConfig();
+  bool delayed = config.recipe == fmt::Recipe::Delayed;
+  if (delayed != static_cast<bool>(getScale()))
+    return emitOpError() << (delayed ? "with a #te.delayed quantizer needs "
+                                       "the live 'scale' operand"
+                                     : "takes a 'scale' operand only with a "
+                                       "#te.delayed quantizer");
+  if (config.stochasticRounding != (getSeed() && getOffset()) ||
+      (static_cast<bool>(getSeed()) != static_cast<bool>(getOffset())))
+    return emitOpError() << "takes 'seed' and 'offset' exactly when the "
+                            "quantizer rounds stochastically";
+  SmallVector<BufferShape> extra;
+  if (delayed)
+    extra.push_back(amaxShape(getContext()));
+  return verifyQuantizedBuffers(*this, "output", quantizer, value.getShape(),
+                                getUsage(), getOuts(), extra);
+}
+
+void QuantizeProducedBuffersOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   addEffects(*this, effects, /*initsAreRead=*/false);

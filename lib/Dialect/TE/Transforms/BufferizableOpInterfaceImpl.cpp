@@ -7,7 +7,7 @@
 // BufferizableOpInterface for the destination-passing buffer-level te ops.
 // Each `outs` operand is written in place (it is equivalent to its tied
 // result); the other operands are only read. Bufferizing rebuilds the op
-// with memref operands and no results.
+// with memref operands and no results; a region (on scalars) moves over.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,7 +64,11 @@ struct BufferOpInterface
     Operation *bufferized = Operation::create(
         op->getLoc(), op->getName(), /*resultTypes=*/TypeRange(), operands,
         op->getAttrDictionary(), op->getPropertiesStorage(),
-        /*successors=*/{}, /*numRegions=*/0);
+        /*successors=*/{}, op->getNumRegions());
+    // A region (te.quantize_produced_buffers' body, on scalars) moves over.
+    for (auto [from, to] :
+         llvm::zip_equal(op->getRegions(), bufferized->getRegions()))
+      rewriter.inlineRegionBefore(from, to, to.end());
     rewriter.insert(bufferized);
     replaceOpWithBufferizedValues(rewriter, op, results);
     return success();

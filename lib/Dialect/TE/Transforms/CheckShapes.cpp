@@ -1132,6 +1132,50 @@ public:
                   " of the input (the quantized result's)");
   }
 
+  /// te.quantize_produced_buffers: each input dimension a loop indexes is
+  /// that loop's size (the value's size, `sizes`), as is `value_out`'s; and
+  /// into buffers of a static shape, the value's dynamic sizes are the
+  /// logical sizes the buffers hold.
+  void checkQuantizeProduced(QuantizeProducedBuffersOp produced) {
+    SmallVector<OpFoldResult> loops = produced.getMixedSizes();
+    ArrayRef<Attribute> maps = produced.getIndexingMaps().getValue();
+    for (auto [i, input, attr] : llvm::enumerate(produced.getInputs(), maps))
+      for (auto [j, expr] :
+           llvm::enumerate(cast<AffineMapAttr>(attr).getValue().getResults()))
+        if (auto d = dyn_cast<AffineDimExpr>(expr))
+          check(sizeOf(input, j), loops[d.getPosition()], /*atLeast=*/false,
+                "dimension " + Twine(j) + " of input " + Twine(i) + " (loop d" +
+                    Twine(d.getPosition()) + ", the value's dimension " +
+                    Twine(d.getPosition()) + ")");
+    if (Value out = produced.getValueOut())
+      for (auto [k, loop] : llvm::enumerate(loops))
+        check(sizeOf(out, k), loop, /*atLeast=*/false,
+              "dimension " + Twine(k) + " of value_out (the value's)");
+    RankedTensorType value = produced.getValueType();
+    if (value.hasStaticShape() ||
+        !llvm::all_of(produced.getOuts().getTypes(), [](Type t) {
+          auto shaped = dyn_cast<ShapedType>(t);
+          return shaped && shaped.hasStaticShape();
+        }))
+      return;
+    SmallVector<bool> needed;
+    for (int64_t i = 0; i < value.getRank(); ++i)
+      needed.push_back(value.isDynamicDim(i));
+    FailureOr<SmallVector<OpFoldResult>> logical = emitLogicalSizes(
+        b, loc, produced.getQuantizer(), produced.getUsage(), getTarget(op),
+        value.getShape(), produced.getOuts(), [&] { return op->emitOpError(); },
+        needed);
+    if (failed(logical)) {
+      staticFailure = true;
+      return;
+    }
+    for (int64_t i = 0; i < value.getRank(); ++i)
+      if (needed[i])
+        check(loops[i], folded((*logical)[i]), /*atLeast=*/false,
+              "dimension " + Twine(i) +
+                  " of the value (the quantized result's)");
+  }
+
   /// te.dequantize_buffers into a result of static sizes (a te.dequantize
   /// of a dynamic !te.qtensor): the logical sizes the buffers hold are the
   /// result's.
@@ -1291,8 +1335,8 @@ public:
               memref::AtomicRMWOp, memref::GenericAtomicRMWOp, memref::AllocOp,
               memref::AllocaOp, memref::DimOp, tensor::DimOp,
               affine::AffineLoadOp, affine::AffineStoreOp, vector::LoadOp,
-              vector::StoreOp, QuantizeBuffersOp, DequantizeBuffersOp,
-              GemmBuffersOp>(op) &&
+              vector::StoreOp, QuantizeBuffersOp, QuantizeProducedBuffersOp,
+              DequantizeBuffersOp, GemmBuffersOp>(op) &&
           inControlFlow(op))
         ops.push_back(op);
     });
@@ -1354,6 +1398,8 @@ public:
         c.checkCopy(copy);
       else if (auto quantize = dyn_cast<QuantizeBuffersOp>(op))
         c.checkQuantizeBuffers(quantize);
+      else if (auto produced = dyn_cast<QuantizeProducedBuffersOp>(op))
+        c.checkQuantizeProduced(produced);
       else if (auto dequantize = dyn_cast<DequantizeBuffersOp>(op))
         c.checkDequantizeBuffers(dequantize);
       else if (auto gemm = dyn_cast<GemmBuffersOp>(op))

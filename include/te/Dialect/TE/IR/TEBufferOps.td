@@ -121,6 +121,117 @@ def TE_QuantizeBuffersOp : TE_BufferOp<"quantize_buffers",
   let extraClassDeclaration = dpsDeclaration;
 }
 
+def TE_QuantizeProducedBuffersOp : TE_BufferOp<"quantize_produced_buffers",
+    [AttrSizedOperandSegments, IsolatedFromAbove, SingleBlock]> {
+  let summary = "quantize the value of an elementwise producer, never written";
+  let description = [{
+    `te.quantize_buffers` of a tensor that an elementwise computation
+    produces, with the computation inside: instead of reading an input
+    tensor, the quantization evaluates `body` at every element of the
+    logical shape `value_type` (rows x cols: the leading dimensions
+    flattened, as for `te.quantize_buffers`) and quantizes the value it
+    yields, as if that value had been written to a tensor of `value_type`
+    first. The bf16 tensor is not written unless `value_out` is given: then
+    the same kernel also writes the value there (for other readers of it).
+    `te-fuse-quantize` creates it from a `linalg.generic` that feeds a
+    `te.quantize_buffers`; `convert-te-to-runtime` lowers it to
+    `te_rt_mlir_quantize_produced` (runtime/include/te_rt_abi.def).
+
+    `body` is the elementwise `linalg.generic`'s region, one block argument
+    per element of `inputs` (bf16, f16, f32, or i1 stored as bytes), read at
+    the element its `indexing_maps` entry gives for the loops of the logical
+    shape (as a generic's map: `(d0, ..., dn-1) -> (...)`), and terminated
+    by `te.produce` with the value (`value_type`'s element type). The body
+    is exactly the runtime's producer program: only the operations the
+    program encodes (`arith.constant`, `extf`, `truncf`, `addf`, `subf`,
+    `mulf`, `divf`, `negf`, `maximumf`, `minimumf`, `maxnumf`, `minnumf`,
+    `cmpf`, `select`; `math.absf`, `exp`, `exp2`, `log`, `tanh`, `erf`,
+    `sqrt`, `rsqrt`, `fma`, `powf`, `log1p`, `expm1`; scalar bf16, f16, f32
+    and i1 values, no fastmath flags, at most 64 of them with the casts the
+    program adds) and at most 8 inputs. Each input's map must make its
+    element a uniform stride of the flattened row and column indices: the
+    column loop (the last) at most once, the row loops either all absent
+    (the input is broadcast across rows) or all present in order at
+    consecutive dimensions (size-1 dimensions between them allowed); a
+    size-1 input dimension may be indexed by the constant 0. So a bias
+    `(d0, d1) -> (d1)`, a row statistic `(d0, d1) -> (d0)`, a residual
+    `(d0, d1) -> (d0, d1)`, a transposed input `(d0, d1) -> (d1, d0)` and a
+    scalar `(d0, d1) -> ()` are all inputs; `(d0, d1, d2) -> (d1, d2)` (a
+    broadcast over the leading dimension only) is not.
+
+    A new op rather than a region on `te.quantize_buffers`: the two have
+    different operands (the tensor read vs. the producer's inputs, maps and
+    logical shape), verifiers and entry points, and every pass that reads
+    `te.quantize_buffers`' input tensor stays correct without knowing of
+    producers.
+
+    The other operands are `te.quantize_buffers`': `scale`, `seed`,
+    `offset`, `quantizer`, `usage`, `outs` (no amax-reduction `group`).
+    `sizes` are the dynamic sizes of `value_type`, in order. On tensors the
+    op returns the `outs` followed by `value_out`; on memrefs it has no
+    results.
+
+    ```mlir
+    %d, %s, %v = te.quantize_produced_buffers
+        ins(%h, %b : tensor<32x64xbf16>, tensor<64xbf16>)
+        maps [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>]
+        value tensor<32x64xbf16> quantizer #te.current<f8E4M3FN> usage rowwise
+        outs(%d0, %s0 : tensor<32x64xf8E4M3FN>, tensor<1xf32>)
+        value_out(%v0 : tensor<32x64xbf16>) {
+    ^bb0(%x: bf16, %y: bf16):
+      %a = arith.extf %x : bf16 to f32
+      %c = arith.extf %y : bf16 to f32
+      %s = arith.addf %a, %c : f32
+      %r = arith.truncf %s : f32 to bf16
+      te.produce %r : bf16
+    } -> tensor<32x64xf8E4M3FN>, tensor<1xf32>, tensor<32x64xbf16>
+    ```
+  }];
+  let arguments = (ins
+    Variadic<TE_TensorOrMemRef>:$inputs,
+    Variadic<Index>:$sizes,
+    Optional<TE_TensorOrMemRef>:$scale,
+    Optional<I64>:$seed,
+    Optional<I64>:$offset,
+    Variadic<TE_TensorOrMemRef>:$outs,
+    Optional<TE_TensorOrMemRef>:$valueOut,
+    AffineMapArrayAttr:$indexing_maps,
+    TypeAttrOf<AnyRankedTensor>:$value_type,
+    TE_QuantizerAttrInterface:$quantizer,
+    TE_UsageProp:$usage
+  );
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`ins` `(` $inputs^ `:` type($inputs) `)`)?
+    `maps` $indexing_maps
+    `value` $value_type (`sizes` `(` $sizes^ `)`)?
+    (`scale` `(` $scale^ `:` type($scale) `)`)?
+    (`seed` $seed^)? (`offset` $offset^)?
+    `quantizer` qualified($quantizer) `usage` $usage
+    `outs` `(` $outs `:` type($outs) `)`
+    (`value_out` `(` $valueOut^ `:` type($valueOut) `)`)?
+    $body attr-dict (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// The `outs` followed by `value_out`: every operand the op writes.
+    ::mlir::MutableOperandRange getDpsInitsMutable();
+    /// The logical sizes: `value_type`'s, the dynamic ones `sizes`.
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedSizes();
+  }];
+}
+
+def TE_ProduceOp : TE_Op<"produce", [Pure, Terminator,
+    HasParent<"QuantizeProducedBuffersOp">]> {
+  let summary = "the value of a te.quantize_produced_buffers body";
+  let description = [{
+    Terminates the body of `te.quantize_produced_buffers` with the value
+    that is quantized at the element (the logical tensor's element type).
+  }];
+  let arguments = (ins AnyType:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
 def TE_DequantizeBuffersOp : TE_BufferOp<"dequantize_buffers",
     [AttrSizedOperandSegments]> {
   let summary = "dequantize the buffers of a quantized tensor";

@@ -438,6 +438,75 @@ def TEFuseAccumulate : Pass<"te-fuse-accumulate"> {
 }
 
 //===----------------------------------------------------------------------===//
+// te-fuse-quantize
+//===----------------------------------------------------------------------===//
+
+def TEFuseQuantize : Pass<"te-fuse-quantize"> {
+  let summary = "compute an elementwise producer inside the quantization of its result";
+  let description = [{
+    A `te.quantize_buffers` whose input an elementwise `linalg.generic`
+    produces (a bias add and GELU, SiLU, SwiGLU, a residual add, a cast, a
+    LayerNorm / RMSNorm normalize step reading its row statistics, an
+    activation gradient times the incoming gradient: whatever
+    te-fuse-elementwise left as one generic) becomes one
+    `te.quantize_produced_buffers` holding the generic's body: the runtime
+    evaluates the body per element inside its quantize kernels (the
+    producer program of runtime/include/te_rt_abi.def), so the codecs, scale
+    rules and layouts stay the runtime's (Format's) and the high-precision
+    tensor is not written. Where other ops also read the generic's result,
+    the fused op writes it too (`value_out`) and they read that; current
+    scaling's amax is taken from the program as well. The quantized buffers
+    are bit-identical to the unfused program's (each element's operations
+    run in the same order, rounded to the same types;
+    `test/Integration/fuse-quantize*.mlir` compares both).
+
+    Fused when the generic is all-parallel with one result written through
+    the identity map, in the quantization's block, its body only the
+    operations the program encodes (at most 64, `te.quantize_produced_buffers`
+    lists them; constants and scalars defined outside the body become
+    constants and inputs), at most 8 inputs, each read at uniform strides of
+    the flattened rows and columns (identity, broadcast along the rows or
+    the columns, collapsed leading dimensions, a scalar); every other reader
+    of its result after the quantization; and the quantization reduces no
+    amax across a process group. Each decision is a remark at the
+    quantization (`remarks=false`: none): `te-fuse-quantize: fused ...`, or
+    `te-fuse-quantize: not fused: <why>` where the input is computed by an
+    op that cannot be fused (a reduction, a matrix product, an unsupported
+    operation such as `math.sin`, a layout whose strides do not collapse).
+    A quantization of a function argument or a view is left alone silently.
+    `te-pipeline` runs it after te-fuse-elementwise unless
+    `fuse-quantize=false`.
+
+    ```mlir
+    %g = linalg.generic {indexing_maps = [#id, #bias, #id], ...}
+        ins(%h, %b : tensor<32x64xbf16>, tensor<64xbf16>) outs(%e : tensor<32x64xbf16>) {...}
+    %d, %s = te.quantize_buffers %g quantizer #te.current<f8E4M3FN> usage rowwise
+        outs(%d0, %s0 : tensor<32x64xf8E4M3FN>, tensor<1xf32>) : ...
+    // becomes
+    %d, %s = te.quantize_produced_buffers ins(%h, %b : tensor<32x64xbf16>, tensor<64xbf16>)
+        maps [#id, #bias] value tensor<32x64xbf16>
+        quantizer #te.current<f8E4M3FN> usage rowwise
+        outs(%d0, %s0 : tensor<32x64xf8E4M3FN>, tensor<1xf32>) {...}
+    ```
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"true",
+           "remark on each quantization of a computed tensor: fused, or why not">
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+  let statistics = [
+    Statistic<"numFused", "quantizations-fused",
+              "quantizations that compute their elementwise producer">,
+    Statistic<"numValueOut", "values-written",
+              "fused quantizations that also write the value for other readers">,
+    Statistic<"numNotFused", "quantizations-not-fused",
+              "quantizations of a computed tensor left alone (remarked)">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // te-share-emulated-operands
 //===----------------------------------------------------------------------===//
 
