@@ -12,6 +12,7 @@
 // RUN: te-opt %s --te-pipeline="target=sm_90 share-emulated-operands=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHARE
 // RUN: te-opt %s --te-pipeline="target=cpu share-emulated-operands=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSHARE
 // RUN: te-opt %s --te-pipeline="target=sm_90 fuse-elementwise=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSE
+// RUN: te-opt %s --te-pipeline="target=cpu fuse-quantize=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFUSEQ
 // RUN: te-opt %s --te-pipeline="target=cpu check-shapes=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECK
 // RUN: te-opt %s --te-pipeline="target=sm_90 raise-attention=false remarks=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NORAISE
 
@@ -33,6 +34,7 @@
 // CPU-NEXT: te-expand-qtensors,
 // CPU-NEXT: canonicalize{{.*}},
 // CPU-NEXT: te-fuse-elementwise,
+// CPU-NEXT: te-fuse-quantize{remarks=true},
 // CPU-NEXT: te-check-shapes,
 // CPU-NEXT: te-bufferize-boundaries,
 // CPU-NEXT: te-constant-globals{alignment=64},
@@ -66,6 +68,7 @@
 // SM90-NEXT: te-expand-qtensors,
 // SM90-NEXT: canonicalize{{.*}},
 // SM90-NEXT: te-fuse-elementwise,
+// SM90-NEXT: te-fuse-quantize{remarks=true},
 // SM90-NEXT: te-share-emulated-operands,
 // SM90-NEXT: te-check-shapes,
 // SM90-NEXT: te-bufferize-boundaries,
@@ -117,6 +120,7 @@
 // NOLLVM-NEXT: te-expand-qtensors,
 // NOLLVM-NEXT: canonicalize{{.*}},
 // NOLLVM-NEXT: te-fuse-elementwise,
+// NOLLVM-NEXT: te-fuse-quantize{remarks=true},
 // NOLLVM-NEXT: te-check-shapes,
 // NOLLVM-NEXT: te-bufferize-boundaries,
 // NOLLVM-NEXT: te-constant-globals{alignment=64},
@@ -148,6 +152,7 @@
 // TWIN-NEXT: te-expand-qtensors,
 // TWIN-NEXT: canonicalize{{.*}},
 // TWIN-NEXT: te-fuse-elementwise,
+// TWIN-NEXT: te-fuse-quantize{remarks=true},
 // TWIN-NEXT: te-check-shapes,
 // TWIN-NEXT: te-bufferize-boundaries,
 // TWIN-NEXT: te-constant-globals{alignment=64},
@@ -173,6 +178,7 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-fuse-elementwise,
+// SHARE-NEXT: te-fuse-quantize{remarks=true},
 // SHARE-NEXT: te-check-shapes,
 // NOSHARE: Pass Manager with 28 passes:
 // NOSHARE-NOT: te-share-emulated-operands
@@ -182,6 +188,12 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // NOFUSE: Pass Manager with 41 passes:
 // NOFUSE: convert-elementwise-to-linalg,
 // NOFUSE-NOT: te-fuse-elementwise
+
+// fuse-quantize=false leaves te-fuse-quantize out (on every target).
+// NOFUSEQ: Pass Manager with 27 passes:
+// NOFUSEQ: te-fuse-elementwise,
+// NOFUSEQ-NEXT: te-check-shapes,
+// NOFUSEQ-NOT: te-fuse-quantize
 
 // check-shapes=false leaves te-check-shapes out; te-lower-checks still runs
 // (it lowers the program's own cf.assert ops).

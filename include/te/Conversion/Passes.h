@@ -91,6 +91,7 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
       llvm::cl::desc("remark on what the target runs slowly: MXFP8/NVFP4 "
                      "GEMMs the runtime emulates (one per function and "
                      "recipe), reductions that run one GPU thread per output; "
+                     "producers fused into quantizations, or why not; "
                      "attention chains raised or left alone"),
       llvm::cl::init(true)};
 };

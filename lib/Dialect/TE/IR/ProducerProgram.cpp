@@ -86,25 +86,21 @@ void fail(std::string *why, Operation **where, Operation *op,
     *where = op;
 }
 
-/// The f32 bits of a constant of the program (a float; i1 as 0 or 1), or
-/// nullopt.
-std::optional<int32_t> constantBits(arith::ConstantOp c) {
+/// The f32 bits of a constant of one of the program's types (a float
+/// attribute of bf16, f16 or f32, exact in f32; an i1 as 0 or 1).
+int32_t constantBits(arith::ConstantOp c) {
+  float value = 0.0f;
   if (auto f = dyn_cast<FloatAttr>(c.getValue())) {
     bool lost = false;
     APFloat v = f.getValue();
     v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
-    if (lost)
-      return std::nullopt;
-    return static_cast<int32_t>(v.bitcastToAPInt().getZExtValue());
+    value = v.convertToFloat();
+  } else if (auto i = dyn_cast<IntegerAttr>(c.getValue())) {
+    value = i.getValue().isZero() ? 0.0f : 1.0f;
   }
-  if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-    if (i.getType().isInteger(1)) {
-      float one = i.getValue().isZero() ? 0.0f : 1.0f;
-      int32_t bits;
-      std::memcpy(&bits, &one, sizeof bits);
-      return bits;
-    }
-  return std::nullopt;
+  int32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
 }
 
 } // namespace
@@ -202,12 +198,7 @@ mlir::te::encodeProducerProgram(Block &body, std::string *why,
       }
     ProducerInstruction in{static_cast<int32_t>(*opcode), type, 0, 0, 0};
     if (auto c = dyn_cast<arith::ConstantOp>(&op)) {
-      std::optional<int32_t> bits = constantBits(c);
-      if (!bits) {
-        fail(why, where, &op, "a constant that is not exact in f32");
-        return failure();
-      }
-      in.a = *bits;
+      in.a = constantBits(c);
     } else {
       if (static_cast<int>(op.getNumOperands()) != arityOf(*opcode)) {
         fail(why, where, &op,

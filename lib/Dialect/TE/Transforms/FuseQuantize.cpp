@@ -97,7 +97,7 @@ private:
   void notFusedRemark(QuantizeBuffersOp q, const Twine &why) {
     ++notFused;
     if (remarks)
-      q.emitRemark() << "te-fuse-quantize: not fused: " << why;
+      emitRemark(q.getLoc()) << "te-fuse-quantize: not fused: " << why;
   }
 
   LogicalResult fuse(QuantizeBuffersOp q, linalg::GenericOp generic,
@@ -163,8 +163,8 @@ private:
       if (!isProgramElementType(v.getType())) {
         std::string text;
         llvm::raw_string_ostream os(text);
-        os << "its producer's body reads a " << v.getType()
-           << " value defined outside it";
+        os << "its producer's body reads a value of type " << v.getType()
+           << " defined outside it";
         return no(text);
       }
       scalarsAbove.push_back(v);
@@ -174,7 +174,7 @@ private:
       if (!type || !isProgramElementType(type.getElementType())) {
         std::string text;
         llvm::raw_string_ostream os(text);
-        os << "its producer reads a " << input.getType()
+        os << "its producer reads an operand of type " << input.getType()
            << " (the program reads bf16, f16, f32 and i1 tensors)";
         return no(text);
       }
@@ -260,7 +260,7 @@ private:
         user->replaceUsesOfWith(q.getInput(), written);
     }
     if (remarks) {
-      InFlightDiagnostic r = q.emitRemark()
+      InFlightDiagnostic r = emitRemark(q.getLoc())
                              << "te-fuse-quantize: fused the elementwise "
                                 "producer ("
                              << summarize(*body, inputs.size())
