@@ -14,7 +14,7 @@
 // lit tests check them); here the lowered calls:
 // RUN: te-opt %s --te-pipeline="target=cpu lower-to-llvm=false remarks=false" | FileCheck %s --check-prefix=CALLS --implicit-check-not="call @te_rt_mlir_quantize("
 // RUN: te-opt %s --te-pipeline="target=cpu lower-to-llvm=false fuse-quantize=false remarks=false" | FileCheck %s --check-prefix=UNFUSED
-// CALLS-COUNT-8: call @te_rt_mlir_quantize_produced(
+// CALLS-COUNT-9: call @te_rt_mlir_quantize_produced(
 // UNFUSED-NOT: te_rt_mlir_quantize_produced
 //
 // And for sm_90 (run on a GPU by scripts/gpu-check.sh):
@@ -47,6 +47,9 @@
 // RUN: te-run %s --entry dgelu_dbias_dynamic --seed 8 --dynamic-dim 37 --fill 2=0.125 --quiet --compare %t/u8/result0.npy --compare %t/u8/result1.npy --compare %t/u8/result2.npy --compare %t/u8/result3.npy | FileCheck %s --check-prefix=R4
 // RUN: te-run %s --entry dgelu_dbias_dynamic --seed 9 --dynamic-dim 1 --fill 2=0.125 --pipeline-options "fuse-quantize=false" --output-dir %t/u9 --quiet
 // RUN: te-run %s --entry dgelu_dbias_dynamic --seed 9 --dynamic-dim 1 --fill 2=0.125 --quiet --compare %t/u9/result0.npy --compare %t/u9/result1.npy --compare %t/u9/result2.npy --compare %t/u9/result3.npy | FileCheck %s --check-prefix=R4
+//
+// RUN: te-run %s --entry many_ops --seed 10 --pipeline-options "fuse-quantize=false" --output-dir %t/u10 --quiet
+// RUN: te-run %s --entry many_ops --seed 10 --quiet --compare %t/u10/result0.npy --compare %t/u10/result1.npy --compare %t/u10/result2.npy | FileCheck %s --check-prefix=R3
 //
 // R3-COUNT-3: : PASS vs
 // R3-NOT: FAIL
@@ -251,4 +254,41 @@ func.func @dgelu_dbias_dynamic(%h: tensor<?x48xbf16>, %dy: tensor<?x48xbf16>, %i
     linalg.yield %s : f32
   } -> tensor<48xf32>
   return %q, %db : !te.qtensor<?x48xbf16, #te.current<f8E5M2>, rowwise|columnwise>, tensor<48xf32>
+}
+
+// Every other operation of the program once, on an f16 input, a boolean
+// mask (i1, read as bytes) and an f32 input broadcast along the rows; NaN
+// and infinities come up (log of negatives, division by zero) and are
+// ignored by the amax and encoded as the codecs say.
+func.func @many_ops(%xin: tensor<40x32xf16>, %m: tensor<40x32xi1>, %c: tensor<32xf32>)
+    -> !te.qtensor<40x32xf32, #te.current<f8E4M3FN>, rowwise|columnwise> {
+  %init = tensor.empty() : tensor<40x32xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%xin, %m, %c : tensor<40x32xf16>, tensor<40x32xi1>, tensor<32xf32>) outs(%init : tensor<40x32xf32>) {
+  ^bb0(%xh: f16, %mi: i1, %ci: f32, %out: f32):
+    %two = arith.constant 2.0 : f32
+    %h = arith.mulf %xh, %xh : f16
+    %x = arith.extf %xh : f16 to f32
+    %e2 = math.exp2 %x : f32
+    %l = math.log %x : f32
+    %p = math.powf %e2, %ci : f32
+    %s = math.sqrt %e2 : f32
+    %rs = math.rsqrt %e2 : f32
+    %mn = arith.minimumf %l, %p : f32
+    %mx = arith.maxnumf %mn, %s : f32
+    %mnn = arith.minnumf %mx, %rs : f32
+    %q = arith.divf %mnn, %ci : f32
+    %hf = arith.extf %h : f16 to f32
+    %gt = arith.cmpf ogt, %x, %ci : f32
+    %sel = arith.select %gt, %q, %hf : f32
+    %un = arith.cmpf uno, %sel, %sel : f32
+    %n = arith.negf %sel : f32
+    %ab = math.absf %n : f32
+    %fix = arith.select %un, %two, %ab : f32
+    %r = arith.select %mi, %fix, %sel : f32
+    %y = arith.subf %r, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<40x32xf32>
+  %q = te.quantize %a : tensor<40x32xf32> -> !te.qtensor<40x32xf32, #te.current<f8E4M3FN>, rowwise|columnwise>
+  return %q : !te.qtensor<40x32xf32, #te.current<f8E4M3FN>, rowwise|columnwise>
 }

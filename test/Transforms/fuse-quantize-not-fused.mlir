@@ -351,3 +351,78 @@ func.func @f64_input(%x: tensor<32x64xf64>) -> (tensor<32x64xf8E4M3FN>, tensor<1
       : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<1xf32>
   return %q#0, %q#1 : tensor<32x64xf8E4M3FN>, tensor<1xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// log1p and expm1: the compiled loops and the runtime's program compute
+// them differently.
+// CHECK-LABEL: func.func @log1p
+// CHECK: te.quantize_buffers
+func.func @log1p(%x: tensor<32x64xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>) {
+  %init = tensor.empty() : tensor<32x64xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<32x64xf32>) outs(%init : tensor<32x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = math.log1p %in : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  %e0 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<1xf32>
+  // expected-remark @below {{te-fuse-quantize: not fused: its producer's body holds 'math.log1p', which the compiled cpu loops compute as logf(1 + x) and the runtime's program with the C library's log1pf}}
+  %q:2 = te.quantize_buffers %a quantizer #te.current<f8E4M3FN> usage rowwise
+      outs(%e0, %e1 : tensor<32x64xf8E4M3FN>, tensor<1xf32>)
+      : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<1xf32>
+  return %q#0, %q#1 : tensor<32x64xf8E4M3FN>, tensor<1xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// CHECK-LABEL: func.func @expm1
+// CHECK: te.quantize_buffers
+func.func @expm1(%x: tensor<32x64xf32>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>) {
+  %init = tensor.empty() : tensor<32x64xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<32x64xf32>) outs(%init : tensor<32x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = math.expm1 %in : f32
+    linalg.yield %s : f32
+  } -> tensor<32x64xf32>
+  %e0 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<1xf32>
+  // expected-remark @below {{te-fuse-quantize: not fused: its producer's body holds 'math.expm1', which the compiled cpu loops compute as expf(x) - 1 and the runtime's program with the C library's expm1f}}
+  %q:2 = te.quantize_buffers %a quantizer #te.current<f8E4M3FN> usage rowwise
+      outs(%e0, %e1 : tensor<32x64xf8E4M3FN>, tensor<1xf32>)
+      : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<1xf32>
+  return %q#0, %q#1 : tensor<32x64xf8E4M3FN>, tensor<1xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A chain of bf16 arithmetic (an SGD update w - 0.01 g): the compiled cpu
+// loops keep the product in f32 for the subtraction, the program rounds it.
+// CHECK-LABEL: func.func @bf16_chain
+// CHECK: te.quantize_buffers
+func.func @bf16_chain(%w: tensor<32x64xbf16>, %g: tensor<32x64xbf16>) -> (tensor<32x64xf8E4M3FN>, tensor<1xf32>) {
+  %init = tensor.empty() : tensor<32x64xbf16>
+  %a = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %g : tensor<32x64xbf16>, tensor<32x64xbf16>) outs(%init : tensor<32x64xbf16>) {
+  ^bb0(%wi: bf16, %gi: bf16, %out: bf16):
+    %lr = arith.constant 0.01 : bf16
+    %m = arith.mulf %gi, %lr : bf16
+    %d = arith.subf %wi, %m : bf16
+    linalg.yield %d : bf16
+  } -> tensor<32x64xbf16>
+  %e0 = tensor.empty() : tensor<32x64xf8E4M3FN>
+  %e1 = tensor.empty() : tensor<1xf32>
+  // expected-remark @below {{te-fuse-quantize: not fused: its producer's body computes on bf16: 'arith.subf' reads 'arith.mulf''s result, which the compiled cpu loops keep in f32 (arith-emulate-unsupported-floats) and the runtime's program rounds}}
+  %q:2 = te.quantize_buffers %a quantizer #te.current<f8E4M3FN> usage rowwise
+      outs(%e0, %e1 : tensor<32x64xf8E4M3FN>, tensor<1xf32>)
+      : tensor<32x64xbf16> -> tensor<32x64xf8E4M3FN>, tensor<1xf32>
+  return %q#0, %q#1 : tensor<32x64xf8E4M3FN>, tensor<1xf32>
+}

@@ -135,6 +135,41 @@ private:
         return no("'" + user->getName().getStringRef() +
                   "' reads the producer's result before the quantization");
 
+    // math.log1p / math.expm1: the program's are the C library's log1pf /
+    // expm1f (CUDA's on the GPU), the compiled cpu loops compute logf(1 + x)
+    // and expf(x) - 1 (upstream's MathToLLVM): fusing would change the bits.
+    for (Operation &op : generic.getBlock()->without_terminator())
+      if (isa<math::Log1pOp, math::ExpM1Op>(op))
+        return no("its producer's body holds '" + op.getName().getStringRef() +
+                  "', which the compiled cpu loops compute as " +
+                  (isa<math::Log1pOp>(op) ? "logf(1 + x)" : "expf(x) - 1") +
+                  " and the runtime's program with the C library's " +
+                  (isa<math::Log1pOp>(op) ? "log1pf" : "expm1f"));
+
+    // Arithmetic on bf16 / f16 values that reads another such op's result:
+    // on the host, upstream's arith-emulate-unsupported-floats computes
+    // both in f32 with `contract` casts between them, which fold away, so
+    // the compiled cpu loops keep the intermediate in f32 where the
+    // program (and the GPU's bf16 instructions) round it.
+    for (Operation &op : generic.getBlock()->without_terminator()) {
+      if (isa<arith::ConstantOp, arith::ExtFOp, arith::TruncFOp>(op) ||
+          op.getNumResults() != 1)
+        continue;
+      Type t = op.getResult(0).getType();
+      if (!t.isBF16() && !t.isF16())
+        continue;
+      for (Operation *user : op.getResult(0).getUsers())
+        if (!isa<arith::ExtFOp, arith::TruncFOp, arith::SelectOp,
+                 linalg::YieldOp>(user))
+          return no("its producer's body computes on " +
+                    (t.isBF16() ? StringRef("bf16") : StringRef("f16")) +
+                    ": '" + user->getName().getStringRef() + "' reads '" +
+                    op.getName().getStringRef() +
+                    "''s result, which the compiled cpu loops keep in f32 "
+                    "(arith-emulate-unsupported-floats) and the runtime's "
+                    "program rounds");
+    }
+
     // The inputs: the generic's, its init where the body reads it, and the
     // scalars the body reads from outside (as rank-0 tensors).
     Block &genericBody = *generic.getBlock();
