@@ -16,7 +16,7 @@
 // RUN: te-opt %s --te-pipeline="target=cpu check-shapes=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCHECK
 // RUN: te-opt %s --te-pipeline="target=sm_90 raise-attention=false remarks=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NORAISE
 
-// CPU: Pass Manager with 28 passes:
+// CPU: Pass Manager with 29 passes:
 // CPU-NEXT: builtin.module(
 // CPU-NEXT: te-set-target{remarks=true target=cpu},
 // CPU-NEXT: inline{{.*}},
@@ -49,7 +49,7 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 42 passes:
+// SM90: Pass Manager with 43 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
@@ -101,7 +101,7 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 28 passes:
+// NOLLVM: Pass Manager with 29 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
@@ -134,7 +134,7 @@
 // NOLLVM-NEXT: te-linalg-to-gpu{remarks=true}
 // NOLLVM-NEXT: )
 
-// TWIN: Pass Manager with 28 passes:
+// TWIN: Pass Manager with 29 passes:
 // TWIN-NEXT: builtin.module(
 // TWIN-NEXT: te-set-target{remarks=true target=cpu},
 // TWIN-NEXT: inline{{.*}},
@@ -174,34 +174,34 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // te-share-emulated-operands runs after the expansion on sm_90 (SM90 above);
 // share-emulated-operands=false leaves it out; the cpu backend computes its
 // GEMMs from the quantized buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 41 passes:
+// SHARE: Pass Manager with 42 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-fuse-elementwise,
 // SHARE-NEXT: te-fuse-quantize{remarks=true},
 // SHARE-NEXT: te-check-shapes,
-// NOSHARE: Pass Manager with 28 passes:
+// NOSHARE: Pass Manager with 29 passes:
 // NOSHARE-NOT: te-share-emulated-operands
 
 // fuse-elementwise=false leaves te-fuse-elementwise out (on every target);
 // arith / math ops on whole tensors still become linalg.generic ops.
-// NOFUSE: Pass Manager with 41 passes:
+// NOFUSE: Pass Manager with 42 passes:
 // NOFUSE: convert-elementwise-to-linalg,
 // NOFUSE-NOT: te-fuse-elementwise
 
 // fuse-quantize=false leaves te-fuse-quantize out (on every target).
-// NOFUSEQ: Pass Manager with 27 passes:
+// NOFUSEQ: Pass Manager with 28 passes:
 // NOFUSEQ: te-fuse-elementwise,
 // NOFUSEQ-NEXT: te-check-shapes,
 // NOFUSEQ-NOT: te-fuse-quantize
 
 // check-shapes=false leaves te-check-shapes out; te-lower-checks still runs
 // (it lowers the program's own cf.assert ops).
-// NOCHECK: Pass Manager with 27 passes:
+// NOCHECK: Pass Manager with 28 passes:
 // NOCHECK-NOT: te-check-shapes
 // NOCHECK: te-lower-checks
 
 // raise-attention=false leaves te-raise-attention out (on every target).
-// NORAISE: Pass Manager with 41 passes:
+// NORAISE: Pass Manager with 42 passes:
 // NORAISE: convert-elementwise-to-linalg,
 // NORAISE-NEXT: te-decompose-aggregates
