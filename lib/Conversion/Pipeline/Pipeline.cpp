@@ -272,7 +272,7 @@ static std::string pipelineDescription() {
   text += llvm::join(gpuOnly, ", ");
   text += ". The options add or leave out passes (reference, "
           "fuse-accumulate, raise-attention, share-emulated-operands, "
-          "fuse-elementwise, check-shapes, lower-to-llvm); "
+          "fuse-elementwise, fuse-quantize, check-shapes, lower-to-llvm); "
           "--dump-pass-pipeline lists the passes for given options";
   return text;
 }
