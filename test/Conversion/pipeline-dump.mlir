@@ -49,7 +49,7 @@
 // CPU-NEXT: reconcile-unrealized-casts
 // CPU-NEXT: )
 
-// SM90: Pass Manager with 43 passes:
+// SM90: Pass Manager with 42 passes:
 // SM90-NEXT: builtin.module(
 // SM90-NEXT: te-set-target{remarks=true target=sm_90},
 // SM90-NEXT: inline{{.*}},
@@ -68,7 +68,6 @@
 // SM90-NEXT: te-expand-qtensors,
 // SM90-NEXT: canonicalize{{.*}},
 // SM90-NEXT: te-fuse-elementwise,
-// SM90-NEXT: te-fuse-quantize{remarks=true},
 // SM90-NEXT: te-share-emulated-operands,
 // SM90-NEXT: te-check-shapes,
 // SM90-NEXT: te-bufferize-boundaries,
@@ -101,7 +100,7 @@
 // SM90-NEXT: reconcile-unrealized-casts
 // SM90-NEXT: )
 
-// NOLLVM: Pass Manager with 29 passes:
+// NOLLVM: Pass Manager with 28 passes:
 // NOLLVM-NEXT: builtin.module(
 // NOLLVM-NEXT: te-set-target{remarks=true target=sm_100},
 // NOLLVM-NEXT: inline{{.*}},
@@ -120,7 +119,6 @@
 // NOLLVM-NEXT: te-expand-qtensors,
 // NOLLVM-NEXT: canonicalize{{.*}},
 // NOLLVM-NEXT: te-fuse-elementwise,
-// NOLLVM-NEXT: te-fuse-quantize{remarks=true},
 // NOLLVM-NEXT: te-check-shapes,
 // NOLLVM-NEXT: te-bufferize-boundaries,
 // NOLLVM-NEXT: te-constant-globals{alignment=64},
@@ -174,18 +172,17 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // te-share-emulated-operands runs after the expansion on sm_90 (SM90 above);
 // share-emulated-operands=false leaves it out; the cpu backend computes its
 // GEMMs from the quantized buffers, so target=cpu does not run it.
-// SHARE: Pass Manager with 42 passes:
+// SHARE: Pass Manager with 41 passes:
 // SHARE: te-expand-qtensors,
 // SHARE-NEXT: canonicalize{{.*}},
 // SHARE-NEXT: te-fuse-elementwise,
-// SHARE-NEXT: te-fuse-quantize{remarks=true},
 // SHARE-NEXT: te-check-shapes,
 // NOSHARE: Pass Manager with 29 passes:
 // NOSHARE-NOT: te-share-emulated-operands
 
 // fuse-elementwise=false leaves te-fuse-elementwise out (on every target);
 // arith / math ops on whole tensors still become linalg.generic ops.
-// NOFUSE: Pass Manager with 42 passes:
+// NOFUSE: Pass Manager with 41 passes:
 // NOFUSE: convert-elementwise-to-linalg,
 // NOFUSE-NOT: te-fuse-elementwise
 
@@ -202,6 +199,6 @@ func.func @f(%w: tensor<64x128xbf16>) -> tensor<64x128xbf16> {
 // NOCHECK: te-lower-checks
 
 // raise-attention=false leaves te-raise-attention out (on every target).
-// NORAISE: Pass Manager with 42 passes:
+// NORAISE: Pass Manager with 41 passes:
 // NORAISE: convert-elementwise-to-linalg,
 // NORAISE-NEXT: te-decompose-aggregates

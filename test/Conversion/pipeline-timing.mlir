@@ -39,7 +39,7 @@
 // TIMING-NEXT: TEExpandQTensors
 // TIMING-NEXT: Canonicalizer
 // TIMING-NEXT: TEFuseElementwise
-// TIMING-NEXT: TEFuseQuantize
+// REFERENCE-NEXT: TEFuseQuantize
 // NATIVE-NEXT: TEShareEmulatedOperands
 // TIMING-NEXT: TECheckShapes
 // TIMING-NEXT: TEBufferizeBoundaries

@@ -72,7 +72,7 @@ struct TEPipelineOptions : public PassPipelineOptions<TEPipelineOptions> {
       llvm::cl::desc("te-fuse-quantize: an elementwise producer computed "
                      "inside the quantization of its result (the "
                      "high-precision tensor not written unless something "
-                     "else reads it)"),
+                     "else reads it); cpu target only for now"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> checkShapes{
       *this, "check-shapes",
